@@ -1,0 +1,99 @@
+"""flowmagic: Apache Flink's four-layer execution model in Jupyter, running on Apache Spark.
+
+Write a DataStream program, and flowmagic builds the StreamGraph, JobGraph and
+ExecutionGraph exactly as Flink 2.3 would (same ids, names, chains and wiring), draws them,
+and runs the ExecutionGraph on a SparkSession.
+"""
+
+from flowmagic.api import (
+    AggregateFunction,
+    CoFlatMapFunction,
+    CoMapFunction,
+    CoProcessFunction,
+    CountEvictor,
+    CountTrigger,
+    Duration,
+    Encoder,
+    EventTimeSessionWindows,
+    FileSink,
+    FilterFunction,
+    FlatMapFunction,
+    GlobalWindows,
+    KeyedCoProcessFunction,
+    KeyedProcessFunction,
+    KeySelector,
+    MapFunction,
+    OutputTag,
+    Partitioner,
+    ProcessFunction,
+    ProcessingTimeSessionWindows,
+    ProcessWindowFunction,
+    PurgingTrigger,
+    ReduceFunction,
+    SinkFunction,
+    SlidingEventTimeWindows,
+    SlidingProcessingTimeWindows,
+    StreamExecutionEnvironment,
+    Time,
+    TumblingEventTimeWindows,
+    TumblingProcessingTimeWindows,
+    WatermarkStrategy,
+    WindowFunction,
+)
+from flowmagic.compile.config import RuntimeExecutionMode
+from flowmagic.compile.key_groups import (
+    assign_key_to_parallel_operator,
+    assign_to_key_group,
+    compute_default_max_parallelism,
+)
+from flowmagic.errors import FlowError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AggregateFunction",
+    "CoFlatMapFunction",
+    "CoMapFunction",
+    "CoProcessFunction",
+    "CountEvictor",
+    "CountTrigger",
+    "Duration",
+    "Encoder",
+    "EventTimeSessionWindows",
+    "FileSink",
+    "FilterFunction",
+    "FlatMapFunction",
+    "FlowError",
+    "GlobalWindows",
+    "KeySelector",
+    "KeyedCoProcessFunction",
+    "KeyedProcessFunction",
+    "MapFunction",
+    "OutputTag",
+    "Partitioner",
+    "ProcessFunction",
+    "ProcessWindowFunction",
+    "ProcessingTimeSessionWindows",
+    "PurgingTrigger",
+    "ReduceFunction",
+    "RuntimeExecutionMode",
+    "SinkFunction",
+    "SlidingEventTimeWindows",
+    "SlidingProcessingTimeWindows",
+    "StreamExecutionEnvironment",
+    "Time",
+    "TumblingEventTimeWindows",
+    "TumblingProcessingTimeWindows",
+    "WatermarkStrategy",
+    "WindowFunction",
+    "assign_key_to_parallel_operator",
+    "assign_to_key_group",
+    "compute_default_max_parallelism",
+]
+
+
+def load_ipython_extension(ipython):  # pragma: no cover - exercised through IPython
+    """``%load_ext flowmagic``: register the ``%flow`` / ``%%flow`` magics."""
+    from flowmagic.magics import load_ipython_extension as load
+
+    load(ipython)

@@ -1,0 +1,610 @@
+"""DataStream, KeyedStream, ConnectedStreams and DataStreamSink (Flink's DataStream API).
+
+Every method builds a transformation and registers it with the environment; no user
+function is called while a program is written. Parallelism is fixed when the call is made
+(``env.get_parallelism()`` at that moment), as in Flink.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from flowmagic.api.functions import OutputTag
+from flowmagic.api.watermarks import WatermarkStrategy
+from flowmagic.errors import (
+    IncompatibleStreamsError,
+    InvalidParallelismError,
+    ProgramError,
+)
+from flowmagic.graph.operators import ChainingStrategy, OperatorSpec
+from flowmagic.graph.partitioners import (
+    BROADCAST,
+    CUSTOM,
+    FORWARD,
+    GLOBAL,
+    HASH,
+    REBALANCE,
+    RESCALE,
+    SHUFFLE,
+    Partitioner,
+)
+from flowmagic.graph.transformations import (
+    LegacySinkTransformation,
+    OneInputTransformation,
+    PartitionTransformation,
+    PhysicalTransformation,
+    SideOutputTransformation,
+    SinkTransformation,
+    Transformation,
+    TwoInputTransformation,
+    UnionTransformation,
+)
+
+if TYPE_CHECKING:
+    from flowmagic.api.environment import StreamExecutionEnvironment
+    from flowmagic.api.windowed import AllWindowedStream, WindowedStream
+    from flowmagic.api.windows import WindowAssigner
+
+__all__ = ["ConnectedStreams", "DataStream", "DataStreamSink", "KeyedStream"]
+
+UPPER_BOUND_MAX_PARALLELISM = 1 << 15
+
+
+def call_site() -> str | None:
+    """``file:line`` of the innermost caller outside flowmagic (the user's cell line)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("flowmagic"):
+        frame = frame.f_back
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else None
+
+
+def check_parallelism(parallelism: Any, what: str = "The parallelism of an operator") -> int:
+    if isinstance(parallelism, bool) or not isinstance(parallelism, int):
+        raise InvalidParallelismError(f"{what} must be an int, got {parallelism!r}.")
+    if parallelism <= 0:
+        raise InvalidParallelismError(f"{what} must be at least 1.")
+    return parallelism
+
+
+def check_max_parallelism(max_parallelism: Any) -> int:
+    if isinstance(max_parallelism, bool) or not isinstance(max_parallelism, int):
+        raise InvalidParallelismError(f"The maximum parallelism must be an int, got {max_parallelism!r}.")
+    if max_parallelism <= 0:
+        raise InvalidParallelismError("The maximum parallelism must be greater than 0.")
+    if max_parallelism > UPPER_BOUND_MAX_PARALLELISM:
+        raise InvalidParallelismError(
+            f"The maximum parallelism must be smaller than or equal to {UPPER_BOUND_MAX_PARALLELISM}."
+        )
+    return max_parallelism
+
+
+def _check_callable(function: Any, what: str, *method_names: str) -> Any:
+    if callable(function) or any(hasattr(function, name) for name in method_names):
+        return function
+    wanted = " or an object with " + "/".join(f"{n}()" for n in method_names) if method_names else ""
+    raise ProgramError(f"{what} expects a callable{wanted}, got {function!r}.")
+
+
+class DataStream:
+    """A stream of records produced by a transformation."""
+
+    def __init__(self, env: StreamExecutionEnvironment, transformation: Transformation):
+        self._env = env
+        self._transformation = transformation
+
+    # -- introspection --------------------------------------------------------------------
+
+    @property
+    def transformation(self) -> Transformation:
+        return self._transformation
+
+    def get_id(self) -> int:
+        return self._transformation.id
+
+    def get_name(self) -> str:
+        return self._transformation.name
+
+    def get_parallelism(self) -> int:
+        return self._transformation.parallelism
+
+    def get_execution_environment(self) -> StreamExecutionEnvironment:
+        return self._env
+
+    def __repr__(self) -> str:
+        t = self._transformation
+        return f"<{type(self).__name__} {t.name!r} id={t.id} parallelism={t.parallelism}>"
+
+    # -- operator-only settings (reported clearly on non-operators) ------------------------
+
+    def _operator(self, method: str) -> PhysicalTransformation:
+        if not isinstance(self._transformation, PhysicalTransformation):
+            raise ProgramError(
+                f"{method}() can only be called on an operator; this stream comes from "
+                f"{self._transformation.name!r} ({self._transformation.kind}), which is not one."
+            )
+        return self._transformation
+
+    def set_parallelism(self, parallelism: int) -> DataStream:
+        """Set this operator's parallelism (marks it as configured)."""
+        t = self._operator("set_parallelism")
+        check_parallelism(parallelism)
+        if t.non_parallel and parallelism != 1:
+            raise InvalidParallelismError("The parallelism of non parallel operator must be 1.")
+        t.parallelism = parallelism
+        t.parallelism_configured = True
+        return self
+
+    def set_max_parallelism(self, max_parallelism: int) -> DataStream:
+        """Set the number of key groups (the upper bound of rescaling) of this operator."""
+        t = self._operator("set_max_parallelism")
+        check_max_parallelism(max_parallelism)
+        if t.non_parallel and max_parallelism != 1:
+            raise InvalidParallelismError("The maximum parallelism of non parallel operator must be 1.")
+        t.max_parallelism = max_parallelism
+        return self
+
+    def name(self, name: str) -> DataStream:
+        """Rename this operator (never changes its ids)."""
+        if not isinstance(name, str):
+            raise ProgramError(f"name() expects a str, got {name!r}.")
+        self._operator("name").name = name
+        return self
+
+    def set_description(self, description: str) -> DataStream:
+        """Set the description shown in plans (defaults to the name)."""
+        self._operator("set_description").description = description
+        return self
+
+    def uid(self, uid: str) -> DataStream:
+        """Give this operator a stable id: its vertex id is then the hash of ``uid``."""
+        if not isinstance(uid, str) or not uid:
+            raise ProgramError("uid() expects a non-empty str.")
+        self._operator("uid").uid = uid
+        return self
+
+    def set_uid_hash(self, uid_hash: str) -> DataStream:
+        """Set the user-defined operator id (32 hex digits) used to match savepoint state."""
+        t = self._operator("set_uid_hash")
+        if (
+            not isinstance(uid_hash, str)
+            or len(uid_hash) != 32
+            or any(c not in "0123456789abcdefABCDEF" for c in uid_hash)
+        ):
+            raise ProgramError(f"Node hash must be a 32 character String that describes a hex code. Found: {uid_hash}")
+        t.uid_hash = uid_hash
+        return self
+
+    def slot_sharing_group(self, name: str) -> DataStream:
+        """Put this operator into the named slot sharing group."""
+        if not isinstance(name, str) or not name:
+            raise ProgramError("slot_sharing_group() expects a non-empty str.")
+        self._operator("slot_sharing_group").slot_sharing_group = name
+        return self
+
+    def disable_chaining(self) -> DataStream:
+        """Never chain this operator to its predecessor or successors."""
+        self._operator("disable_chaining").chaining_strategy = ChainingStrategy.NEVER
+        return self
+
+    def start_new_chain(self) -> DataStream:
+        """Start a new chain at this operator."""
+        self._operator("start_new_chain").chaining_strategy = ChainingStrategy.HEAD
+        return self
+
+    # -- one-input operators --------------------------------------------------------------
+
+    def _one_input(
+        self,
+        name: str,
+        operator: OperatorSpec,
+        *,
+        stream_class: type[DataStream] | None = None,
+        parallelism: int | None = None,
+        configured: bool = False,
+        state_key: Callable[[Any], Any] | None = None,
+        description: str | None = None,
+    ) -> DataStream:
+        t = OneInputTransformation(
+            id=self._env._new_id(),
+            name=name,
+            parallelism=self._env.get_parallelism() if parallelism is None else parallelism,
+            inputs=[self._transformation],
+            parallelism_configured=configured,
+            description=description,
+            operator=operator,
+            state_key=state_key if state_key is not None else self._state_key(),
+            call_site=call_site(),
+        )
+        self._env._add_operator(t)
+        return (stream_class or DataStream)(self._env, t)
+
+    def _state_key(self) -> Callable[[Any], Any] | None:
+        return None
+
+    def map(self, function: Callable[[Any], Any]) -> DataStream:
+        """Apply ``function`` to every record."""
+        _check_callable(function, "map()", "map")
+        return self._one_input("Map", OperatorSpec("map", {"function": function}))
+
+    def flat_map(self, function: Callable[[Any], Iterable[Any]]) -> DataStream:
+        """Apply ``function`` to every record and emit every element of what it returns."""
+        _check_callable(function, "flat_map()", "flat_map")
+        return self._one_input("Flat Map", OperatorSpec("flat_map", {"function": function}))
+
+    def filter(self, function: Callable[[Any], bool]) -> DataStream:
+        """Keep the records for which ``function`` is true."""
+        _check_callable(function, "filter()", "filter")
+        return self._one_input("Filter", OperatorSpec("filter", {"function": function}))
+
+    def process(self, function: Any) -> DataStream:
+        """Call ``function(value, ctx, out)`` per record; ``ctx.output(tag, v)`` emits to a side output."""
+        _check_callable(function, "process()", "process_element")
+        return self._one_input("Process", OperatorSpec("process", {"function": function}))
+
+    def assign_timestamps_and_watermarks(self, strategy: WatermarkStrategy) -> DataStream:
+        """Extract event timestamps and generate watermarks with ``strategy``."""
+        if not isinstance(strategy, WatermarkStrategy):
+            raise ProgramError(f"assign_timestamps_and_watermarks() expects a WatermarkStrategy, got {strategy!r}.")
+        return self._one_input(
+            "Timestamps/Watermarks",
+            OperatorSpec("timestamps_watermarks", {"strategy": strategy}),
+            parallelism=self._transformation.parallelism,
+        )
+
+    # -- partitioning ---------------------------------------------------------------------
+
+    def _partition(self, partitioner: Partitioner, stream_class: type[DataStream] | None = None, **kwargs: Any) -> Any:
+        t = PartitionTransformation(
+            id=self._env._new_id(),
+            name="Partition",
+            parallelism=self._transformation.parallelism,
+            inputs=[self._transformation],
+            partitioner=partitioner,
+            call_site=call_site(),
+        )
+        if stream_class is None:
+            return DataStream(self._env, t)
+        return stream_class(self._env, t, **kwargs)
+
+    def key_by(self, key_selector: Callable[[Any], Any]) -> KeyedStream:
+        """Partition by key: records with equal keys go to the same subtask (HASH)."""
+        _check_callable(key_selector, "key_by()", "get_key")
+        return self._partition(Partitioner(HASH, key_selector=key_selector), KeyedStream, key_selector=key_selector)
+
+    def shuffle(self) -> DataStream:
+        """Send every record to a uniformly random subtask."""
+        return self._partition(Partitioner(SHUFFLE))
+
+    def rebalance(self) -> DataStream:
+        """Round-robin records over all downstream subtasks."""
+        return self._partition(Partitioner(REBALANCE))
+
+    def rescale(self) -> DataStream:
+        """Round-robin records over a local subset of downstream subtasks (POINTWISE)."""
+        return self._partition(Partitioner(RESCALE))
+
+    def broadcast(self) -> DataStream:
+        """Send every record to every downstream subtask."""
+        return self._partition(Partitioner(BROADCAST))
+
+    def forward(self) -> DataStream:
+        """Send records to the subtask of the same index (needs equal parallelism)."""
+        return self._partition(Partitioner(FORWARD))
+
+    def global_(self) -> DataStream:
+        """Send every record to the first downstream subtask."""
+        return self._partition(Partitioner(GLOBAL))
+
+    def partition_custom(self, partitioner: Any, key_selector: Callable[[Any], Any]) -> DataStream:
+        """Send each record to ``partitioner(key, num_partitions)`` (or ``partitioner.partition``)."""
+        _check_callable(partitioner, "partition_custom()", "partition")
+        _check_callable(key_selector, "partition_custom() key selector", "get_key")
+        return self._partition(Partitioner(CUSTOM, key_selector=key_selector, function=partitioner))
+
+    # -- combining ------------------------------------------------------------------------
+
+    def _check_same_env(self, other: Any, method: str) -> None:
+        if not isinstance(other, DataStream):
+            raise IncompatibleStreamsError(f"{method}() expects a DataStream, got {type(other).__name__}.")
+        if other._env is not self._env:
+            raise IncompatibleStreamsError(
+                f"{method}(): the streams belong to different StreamExecutionEnvironments; "
+                "all streams of one job must come from the same environment."
+            )
+
+    def union(self, *streams: DataStream) -> DataStream:
+        """Merge this stream with ``streams`` (no node of its own)."""
+        if not streams:
+            raise ProgramError("union() needs at least one other stream.")
+        for stream in streams:
+            self._check_same_env(stream, "union")
+        t = UnionTransformation(
+            id=self._env._new_id(),
+            name="Union",
+            parallelism=self._transformation.parallelism,
+            inputs=[self._transformation, *(s._transformation for s in streams)],
+            call_site=call_site(),
+        )
+        return DataStream(self._env, t)
+
+    def connect(self, stream: DataStream) -> ConnectedStreams:
+        """Pair this stream with ``stream`` for a two-input operator (``Co-Map`` ...)."""
+        self._check_same_env(stream, "connect")
+        return ConnectedStreams(self._env, self, stream)
+
+    # -- side outputs ---------------------------------------------------------------------
+
+    def get_side_output(self, tag: OutputTag) -> DataStream:
+        """The records this operator emitted with ``ctx.output(tag, value)``."""
+        if not isinstance(tag, OutputTag):
+            raise ProgramError(f"get_side_output() expects an OutputTag, got {tag!r}.")
+        self._operator("get_side_output")
+        t = SideOutputTransformation(
+            id=self._env._new_id(),
+            name="SideOutput",
+            parallelism=self._transformation.parallelism,
+            inputs=[self._transformation],
+            tag=tag.tag_id,
+            call_site=call_site(),
+        )
+        return DataStream(self._env, t)
+
+    # -- windows --------------------------------------------------------------------------
+
+    def window_all(self, assigner: WindowAssigner) -> AllWindowedStream:
+        """Window the whole stream in one non-parallel operator."""
+        from flowmagic.api.windowed import AllWindowedStream
+
+        return AllWindowedStream(self, assigner)
+
+    def count_window_all(self, size: int, slide: int | None = None) -> AllWindowedStream:
+        """Non-keyed count windows of ``size`` records, firing every ``slide`` if given."""
+        from flowmagic.api.windowed import AllWindowedStream
+
+        return AllWindowedStream.count(self, size, slide)
+
+    # -- sinks ----------------------------------------------------------------------------
+
+    def _legacy_sink(self, name: str, operator: OperatorSpec) -> DataStreamSink:
+        t = LegacySinkTransformation(
+            id=self._env._new_id(),
+            name=name,
+            parallelism=self._env.get_parallelism(),
+            inputs=[self._transformation],
+            operator=operator,
+            call_site=call_site(),
+        )
+        self._env._add_operator(t)
+        return DataStreamSink(self._env, t)
+
+    def print(self, sink_identifier: str | None = None) -> DataStreamSink:
+        """Print every record to stdout as ``[id:][subtask+1]> record`` (Flink's format)."""
+        return self._legacy_sink(
+            "Print to Std. Out", OperatorSpec("print", {"identifier": sink_identifier, "stderr": False})
+        )
+
+    def print_to_err(self, sink_identifier: str | None = None) -> DataStreamSink:
+        """Like :meth:`print`, to stderr."""
+        return self._legacy_sink(
+            "Print to Std. Err", OperatorSpec("print", {"identifier": sink_identifier, "stderr": True})
+        )
+
+    def add_sink(self, function: Callable[[Any], None]) -> DataStreamSink:
+        """Call ``function(record)`` (or ``function.invoke(record)``) for every record."""
+        _check_callable(function, "add_sink()", "invoke")
+        return self._legacy_sink("Unnamed", OperatorSpec("sink_function", {"function": function}))
+
+    def sink_to(self, sink: Any) -> DataStreamSink:
+        """Write to a Sink V2 (e.g. :class:`flowmagic.FileSink`)."""
+        if not hasattr(sink, "has_committer"):
+            raise ProgramError(f"sink_to() expects a sink such as FileSink, got {sink!r}.")
+        t = SinkTransformation(
+            id=self._env._new_id(),
+            name="Sink",
+            parallelism=self._env.get_parallelism(),
+            inputs=[self._transformation],
+            sink=sink,
+            call_site=call_site(),
+        )
+        self._env._add_operator(t)
+        return DataStreamSink(self._env, t)
+
+    def execute_and_collect(self, job_execution_name: str | None = None, limit: int | None = None):
+        """Run the job and return an iterator over this stream's records."""
+        return self._env._execute_and_collect(self, job_execution_name, limit)
+
+
+class KeyedStream(DataStream):
+    """A stream partitioned by key; operators on it have per-key state."""
+
+    def __init__(
+        self, env: StreamExecutionEnvironment, transformation: Transformation, key_selector: Callable[[Any], Any]
+    ):
+        super().__init__(env, transformation)
+        self._key_selector = key_selector
+
+    @property
+    def key_selector(self) -> Callable[[Any], Any]:
+        return self._key_selector
+
+    def _state_key(self) -> Callable[[Any], Any] | None:
+        return self._key_selector
+
+    def _keyed(self, name: str, kind: str, **params: Any) -> DataStream:
+        return self._one_input(name, OperatorSpec(kind, {"key_selector": self._key_selector, **params}))
+
+    def process(self, function: Any) -> DataStream:
+        """Call ``function(value, ctx, out)`` per record with per-key state and timers."""
+        _check_callable(function, "process()", "process_element")
+        return self._keyed("KeyedProcess", "keyed_process", function=function)
+
+    def reduce(self, function: Callable[[Any, Any], Any]) -> DataStream:
+        """Rolling reduce per key: emits the running result for every record (STREAMING)."""
+        _check_callable(function, "reduce()", "reduce")
+        return self._keyed("Keyed Reduce", "keyed_reduce", function=function)
+
+    def _aggregate(self, aggregation: str, position: int | str) -> DataStream:
+        if isinstance(position, bool) or not isinstance(position, (int, str)):
+            raise ProgramError(f"{aggregation}() expects a field position (int) or name (str), got {position!r}.")
+        return self._keyed("Keyed Aggregation", "keyed_aggregation", aggregation=aggregation, position=position)
+
+    def sum(self, position: int | str = 0) -> DataStream:
+        """Rolling sum of field ``position`` per key."""
+        return self._aggregate("sum", position)
+
+    def min(self, position: int | str = 0) -> DataStream:
+        """Rolling minimum of field ``position``; other fields keep the key's first record's values."""
+        return self._aggregate("min", position)
+
+    def max(self, position: int | str = 0) -> DataStream:
+        """Rolling maximum of field ``position``; other fields keep the key's first record's values."""
+        return self._aggregate("max", position)
+
+    def min_by(self, position: int | str = 0) -> DataStream:
+        """The whole record with the smallest field ``position`` so far (first one on ties)."""
+        return self._aggregate("min_by", position)
+
+    def max_by(self, position: int | str = 0) -> DataStream:
+        """The whole record with the largest field ``position`` so far (first one on ties)."""
+        return self._aggregate("max_by", position)
+
+    def window(self, assigner: WindowAssigner) -> WindowedStream:
+        """Group each key's records into windows of ``assigner``."""
+        from flowmagic.api.windowed import WindowedStream
+
+        return WindowedStream(self, assigner)
+
+    def count_window(self, size: int, slide: int | None = None) -> WindowedStream:
+        """Per-key windows of ``size`` records, firing every ``slide`` records if given."""
+        from flowmagic.api.windowed import WindowedStream
+
+        return WindowedStream.count(self, size, slide)
+
+
+class ConnectedStreams:
+    """Two streams feeding one two-input operator."""
+
+    def __init__(self, env: StreamExecutionEnvironment, first: DataStream, second: DataStream):
+        self._env = env
+        self.first = first
+        self.second = second
+
+    def __repr__(self) -> str:
+        return f"<ConnectedStreams {self.first!r} + {self.second!r}>"
+
+    def _keys(self) -> tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]:
+        return self.first._state_key(), self.second._state_key()
+
+    def _two_input(self, name: str, operator: OperatorSpec) -> DataStream:
+        key1, key2 = self._keys()
+        t = TwoInputTransformation(
+            id=self._env._new_id(),
+            name=name,
+            parallelism=self._env.get_parallelism(),
+            inputs=[self.first.transformation, self.second.transformation],
+            operator=operator,
+            state_key1=key1,
+            state_key2=key2,
+            call_site=call_site(),
+        )
+        self._env._add_operator(t)
+        return DataStream(self._env, t)
+
+    def key_by(self, key_selector1: Callable[[Any], Any], key_selector2: Callable[[Any], Any]) -> ConnectedStreams:
+        """Key both inputs, so that the operator sees matching keys of both in one subtask."""
+        return ConnectedStreams(self._env, self.first.key_by(key_selector1), self.second.key_by(key_selector2))
+
+    def map(self, function1: Callable[[Any], Any], function2: Callable[[Any], Any] | None = None) -> DataStream:
+        """``function1`` maps the first input, ``function2`` the second (or one object with map1/map2)."""
+        functions = _pair(function1, function2, "map", ("map1", "map2"))
+        return self._two_input("Co-Map", OperatorSpec("co_map", {"functions": functions}))
+
+    def flat_map(
+        self, function1: Callable[[Any], Iterable[Any]], function2: Callable[[Any], Iterable[Any]] | None = None
+    ) -> DataStream:
+        """Like :meth:`map`, each function returning an iterable of records."""
+        functions = _pair(function1, function2, "flat_map", ("flat_map1", "flat_map2"))
+        return self._two_input("Co-Flat Map", OperatorSpec("co_flat_map", {"functions": functions}))
+
+    def process(self, function1: Any, function2: Any = None) -> DataStream:
+        """``function(value, ctx, out)`` per input (or one object with process_element1/2)."""
+        functions = _pair(function1, function2, "process", ("process_element1", "process_element2"))
+        key1, key2 = self._keys()
+        if key1 is not None and key2 is not None:
+            return self._two_input(
+                "Co-Keyed-Process",
+                OperatorSpec("co_keyed_process", {"functions": functions, "key_selectors": (key1, key2)}),
+            )
+        return self._two_input("Co-Process", OperatorSpec("co_process", {"functions": functions}))
+
+
+def _pair(function1: Any, function2: Any, method: str, names: tuple[str, str]) -> tuple[Any, Any]:
+    if function2 is None:
+        if all(hasattr(function1, name) for name in names):
+            return getattr(function1, names[0]), getattr(function1, names[1])
+        raise ProgramError(
+            f"ConnectedStreams.{method}() needs two functions (one per input) or one object with "
+            f"{names[0]}() and {names[1]}()."
+        )
+    _check_callable(function1, f"ConnectedStreams.{method}() first function")
+    _check_callable(function2, f"ConnectedStreams.{method}() second function")
+    return function1, function2
+
+
+class DataStreamSink:
+    """The end of a stream: settings of the sink operator."""
+
+    def __init__(self, env: StreamExecutionEnvironment, transformation: Transformation):
+        self._env = env
+        self._transformation = transformation
+
+    @property
+    def transformation(self) -> Transformation:
+        return self._transformation
+
+    def __repr__(self) -> str:
+        t = self._transformation
+        return f"<DataStreamSink {t.name!r} id={t.id} parallelism={t.parallelism}>"
+
+    def _as_stream(self) -> DataStream:
+        return DataStream(self._env, self._transformation)
+
+    def name(self, name: str) -> DataStreamSink:
+        self._transformation.name = name
+        return self
+
+    def set_description(self, description: str) -> DataStreamSink:
+        self._transformation.description = description
+        return self
+
+    def uid(self, uid: str) -> DataStreamSink:
+        if not isinstance(uid, str) or not uid:
+            raise ProgramError("uid() expects a non-empty str.")
+        self._transformation.uid = uid
+        return self
+
+    def set_uid_hash(self, uid_hash: str) -> DataStreamSink:
+        DataStream.set_uid_hash(self._as_stream(), uid_hash)
+        return self
+
+    def set_parallelism(self, parallelism: int) -> DataStreamSink:
+        check_parallelism(parallelism)
+        self._transformation.parallelism = parallelism
+        self._transformation.parallelism_configured = True
+        return self
+
+    def set_max_parallelism(self, max_parallelism: int) -> DataStreamSink:
+        self._transformation.max_parallelism = check_max_parallelism(max_parallelism)
+        return self
+
+    def slot_sharing_group(self, name: str) -> DataStreamSink:
+        if not isinstance(name, str) or not name:
+            raise ProgramError("slot_sharing_group() expects a non-empty str.")
+        self._transformation.slot_sharing_group = name
+        return self
+
+    def disable_chaining(self) -> DataStreamSink:
+        self._transformation.chaining_strategy = ChainingStrategy.NEVER
+        return self

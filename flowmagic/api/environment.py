@@ -1,0 +1,302 @@
+"""StreamExecutionEnvironment: where a DataStream program starts and its graphs come from."""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from flowmagic.api.datastream import (
+    DataStream,
+    _check_callable,
+    call_site,
+    check_max_parallelism,
+    check_parallelism,
+)
+from flowmagic.compile.config import PipelineConfig, RuntimeExecutionMode
+from flowmagic.compile.stream_graph_generator import generate_stream_graph
+from flowmagic.errors import ProgramError
+from flowmagic.graph.execution_graph import ExecutionGraph
+from flowmagic.graph.job_graph import JobGraph
+from flowmagic.graph.operators import ChainingStrategy, OperatorSpec
+from flowmagic.graph.stream_graph import StreamGraph
+from flowmagic.graph.transformations import (
+    LegacySinkTransformation,
+    OneInputTransformation,
+    SourceTransformation,
+    Transformation,
+)
+
+__all__ = ["StreamExecutionEnvironment"]
+
+
+class StreamExecutionEnvironment:
+    """The context of one streaming program, like Flink's local environment.
+
+    Transformation ids start at 1 in every environment. The default parallelism is the
+    number of CPU cores, as in Flink's local environment.
+    """
+
+    def __init__(self, parallelism: int | None = None):
+        self._parallelism = (
+            check_parallelism(parallelism, "Parallelism") if parallelism is not None else (os.cpu_count() or 1)
+        )
+        self._max_parallelism = -1
+        self._chaining_enabled = True
+        self._runtime_mode = RuntimeExecutionMode.STREAMING
+        self._last_id = 0
+        self._transformations: list[Transformation] = []
+
+    @classmethod
+    def get_execution_environment(cls) -> StreamExecutionEnvironment:
+        return cls()
+
+    def __repr__(self) -> str:
+        return (
+            f"<StreamExecutionEnvironment parallelism={self._parallelism} mode={self._runtime_mode} "
+            f"operators={len(self._transformations)}>"
+        )
+
+    # -- settings -------------------------------------------------------------------------
+
+    def set_parallelism(self, parallelism: int) -> StreamExecutionEnvironment:
+        """Default parallelism of operators created from now on (existing ones keep theirs)."""
+        self._parallelism = check_parallelism(parallelism, "Parallelism")
+        return self
+
+    def get_parallelism(self) -> int:
+        return self._parallelism
+
+    def set_max_parallelism(self, max_parallelism: int) -> StreamExecutionEnvironment:
+        """Job-wide max parallelism (``pipeline.max-parallelism``) for operators without their own."""
+        self._max_parallelism = check_max_parallelism(max_parallelism)
+        return self
+
+    def get_max_parallelism(self) -> int:
+        return self._max_parallelism
+
+    def disable_operator_chaining(self) -> StreamExecutionEnvironment:
+        """Run every operator as its own task."""
+        self._chaining_enabled = False
+        return self
+
+    def is_chaining_enabled(self) -> bool:
+        return self._chaining_enabled
+
+    def set_runtime_mode(self, mode: RuntimeExecutionMode | str) -> StreamExecutionEnvironment:
+        """STREAMING (default), BATCH, or AUTOMATIC (BATCH when every source is bounded)."""
+        try:
+            self._runtime_mode = RuntimeExecutionMode(str(mode).upper())
+        except ValueError:
+            raise ProgramError(f"Unknown runtime mode {mode!r}: use STREAMING, BATCH or AUTOMATIC.") from None
+        return self
+
+    def get_runtime_mode(self) -> RuntimeExecutionMode:
+        return self._runtime_mode
+
+    def get_config(self, job_name: str | None = None) -> PipelineConfig:
+        return PipelineConfig(
+            parallelism=self._parallelism,
+            max_parallelism=self._max_parallelism,
+            chaining_enabled=self._chaining_enabled,
+            runtime_mode=self._runtime_mode,
+            job_name=job_name,
+        )
+
+    # -- bookkeeping used by the streams --------------------------------------------------
+
+    def _new_id(self) -> int:
+        self._last_id += 1
+        return self._last_id
+
+    def _add_operator(self, transformation: Transformation) -> None:
+        self._transformations.append(transformation)
+
+    @property
+    def transformations(self) -> list[Transformation]:
+        """The operators and sinks registered so far, in creation order."""
+        return list(self._transformations)
+
+    # -- sources --------------------------------------------------------------------------
+
+    def _source(
+        self,
+        name: str,
+        operator: OperatorSpec,
+        *,
+        parallelism: int | None = None,
+        bounded: bool = True,
+        legacy: bool = False,
+        non_parallel: bool = False,
+        max_parallelism: int = -1,
+    ) -> DataStream:
+        t = SourceTransformation(
+            id=self._new_id(),
+            name=name,
+            parallelism=self._parallelism if parallelism is None else parallelism,
+            parallelism_configured=parallelism is not None,
+            max_parallelism=max_parallelism,
+            operator=operator,
+            chaining_strategy=ChainingStrategy.HEAD if legacy else ChainingStrategy.ALWAYS,
+            non_parallel=non_parallel,
+            bounded=bounded,
+            legacy=legacy,
+            call_site=call_site(),
+        )
+        return DataStream(self, t)
+
+    def from_collection(self, collection: Iterable[Any], type_info: Any = None) -> DataStream:
+        """A bounded source of the given records, at parallelism 1."""
+        if isinstance(collection, (str, bytes)) or not isinstance(collection, Iterable):
+            raise ProgramError(f"from_collection() expects a list or other collection of records, got {collection!r}.")
+        data = list(collection)
+        if not data:
+            raise ProgramError("Collection must not be empty")
+        return self._source("Collection Source", OperatorSpec("source.collection", {"data": data}), parallelism=1)
+
+    def from_elements(self, *elements: Any) -> DataStream:
+        """``from_collection(elements)``."""
+        return self.from_collection(elements)
+
+    def from_sequence(self, start: int, end: int) -> DataStream:
+        """The numbers ``start..end`` (inclusive), split over the env parallelism."""
+        for value in (start, end):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ProgramError(f"from_sequence() expects ints, got {value!r}.")
+        if start > end:
+            raise ProgramError("Start of sequence must not be greater than the end")
+        return self._source("Sequence Source", OperatorSpec("source.sequence", {"start": start, "end": end}))
+
+    def read_text_file(self, path: str, charset_name: str = "UTF-8") -> DataStream:
+        """The lines of a text file (or a directory of them), as Flink 1.x's ``readTextFile``.
+
+        Any path Spark's Hadoop file system reads works at run time (``file://``, ``hdfs://``,
+        ``s3a://``). As in Flink 1.x this is a monitoring source at parallelism 1 plus a
+        split reader at the env parallelism.
+        """
+        if not isinstance(path, str) or not path:
+            raise ProgramError("read_text_file() expects a non-empty path.")
+        monitor = self._source(
+            "Custom File Source",
+            OperatorSpec("source.file_monitor", {"path": path}),
+            parallelism=1,
+            legacy=True,
+            non_parallel=True,
+            max_parallelism=1,
+        )
+        reader = OneInputTransformation(
+            id=self._new_id(),
+            name="Split Reader: Custom File Source",
+            parallelism=self._parallelism,
+            inputs=[monitor.transformation],
+            operator=OperatorSpec("file_split_reader", {"path": path, "charset": charset_name}),
+            chaining_strategy=ChainingStrategy.HEAD,
+            call_site=call_site(),
+        )
+        self._add_operator(reader)
+        return DataStream(self, reader)
+
+    def socket_text_stream(self, hostname: str, port: int, delimiter: str = "\n", max_retry: int = 0) -> DataStream:
+        """Lines read from a TCP socket: an unbounded, non-parallel source."""
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port < 65536:
+            raise ProgramError(f"port is out of range: {port!r}")
+        return self._source(
+            "Socket Stream",
+            OperatorSpec(
+                "source.socket", {"host": hostname, "port": port, "delimiter": delimiter, "max_retry": max_retry}
+            ),
+            parallelism=1,
+            bounded=False,
+            legacy=True,
+            non_parallel=True,
+        )
+
+    def from_datagen(
+        self,
+        generator: Callable[..., Any] | None = None,
+        *,
+        count: int | None = None,
+        rows_per_second: float | None = None,
+        seed: int = 0,
+    ) -> DataStream:
+        """Generated records: ``generator(index)`` or ``generator(index, rng)`` for index 0, 1, ...
+
+        ``count`` bounds the source (None: unbounded); ``rows_per_second`` throttles it;
+        ``rng`` is a ``random.Random`` seeded from ``seed`` and the index, so every record is
+        the same on every run whatever the parallelism.
+        """
+        if generator is not None:
+            _check_callable(generator, "from_datagen()")
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+            raise ProgramError(f"from_datagen(count=...) must be a non-negative int, got {count!r}.")
+        if rows_per_second is not None and rows_per_second <= 0:
+            raise ProgramError(f"from_datagen(rows_per_second=...) must be positive, got {rows_per_second!r}.")
+        arity = 1
+        if generator is not None:
+            try:
+                arity = len(inspect.signature(generator).parameters)
+            except (TypeError, ValueError):
+                arity = 1
+        spec = OperatorSpec(
+            "source.datagen",
+            {"generator": generator, "arity": arity, "count": count, "rows_per_second": rows_per_second, "seed": seed},
+        )
+        return self._source("Data Generator", spec, bounded=count is not None)
+
+    # -- graphs ---------------------------------------------------------------------------
+
+    def get_stream_graph(self, job_name: str | None = None) -> StreamGraph:
+        """Generate the StreamGraph of the program so far.
+
+        Unlike Flink, the program is kept (not cleared) so that it can be inspected and run
+        again, as a notebook expects.
+        """
+        return self._generate(self._transformations, job_name)
+
+    def _generate(self, roots: list[Transformation], job_name: str | None) -> StreamGraph:
+        return generate_stream_graph(roots, self.get_config(job_name), self._new_id)
+
+    def get_execution_plan(self) -> str:
+        """Flink's StreamGraph JSON (``getExecutionPlan()``), byte for byte."""
+        return self.get_stream_graph().to_json_plan()
+
+    def get_job_graph(self, job_name: str | None = None) -> JobGraph:
+        """The JobGraph: chained operators and vertex ids, identical to Flink's."""
+        return self.get_stream_graph(job_name).get_job_graph()
+
+    def get_execution_graph(self, job_name: str | None = None) -> ExecutionGraph:
+        """The ExecutionGraph: subtasks and their wiring."""
+        return self.get_job_graph(job_name).get_execution_graph()
+
+    # -- execution ------------------------------------------------------------------------
+
+    def _collect_sink(self, stream: DataStream) -> LegacySinkTransformation:
+        sink_id = self._new_id()
+        return LegacySinkTransformation(
+            id=sink_id,
+            name="Data stream collect sink",
+            parallelism=1,
+            inputs=[stream.transformation],
+            parallelism_configured=True,
+            uid=f"dataStreamCollect_{sink_id}",
+            operator=OperatorSpec("collect", {}),
+            call_site=call_site(),
+        )
+
+    def execute(self, job_name: str | None = None, **options: Any):
+        """Run the program on Spark and wait for it; returns the job's result."""
+        # The runtime is this environment's executor, found when first needed (as Flink finds
+        # its PipelineExecutor): importing it eagerly would load pyspark for every program.
+        from flowmagic.runtime import execute
+
+        return execute(self._generate(self._transformations, job_name), **options)
+
+    def _execute_and_collect(self, stream: DataStream, job_name: str | None, limit: int | None) -> Iterator[Any]:
+        from flowmagic.runtime import execute
+
+        sink = self._collect_sink(stream)
+        graph = self._generate([*self._transformations, sink], job_name)
+        result = execute(graph)
+        records = result.collected(sink.id)
+        return iter(records if limit is None else records[:limit])

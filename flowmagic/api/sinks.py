@@ -1,0 +1,51 @@
+"""Sink V2 descriptions for ``sink_to``: where records go and how they are encoded."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Encoder", "FileSink"]
+
+
+@dataclass(frozen=True)
+class Encoder:
+    """Turns a record into the bytes of one output line."""
+
+    encode: Callable[[Any], str]
+
+    @classmethod
+    def simple_string_encoder(cls) -> Encoder:
+        """``str(record)`` per line, as Flink's ``SimpleStringEncoder``."""
+        return cls(str)
+
+
+@dataclass(frozen=True)
+class FileSink:
+    """Row-format files under ``base_path``, committed only when the job succeeds.
+
+    Like Flink's ``FileSink`` it has a writer (one in-progress file per subtask) and a
+    committer (which publishes the files), so ``sink_to`` adds both operators.
+    """
+
+    base_path: str
+    encoder: Encoder
+    has_committer: bool = True
+
+    @classmethod
+    def for_row_format(cls, base_path: str, encoder: Encoder) -> _FileSinkBuilder:
+        if not isinstance(base_path, str) or not base_path:
+            raise ValueError("FileSink base path must be a non-empty string")
+        if not isinstance(encoder, Encoder):
+            raise TypeError(f"FileSink needs an Encoder, got {encoder!r}")
+        return _FileSinkBuilder(base_path, encoder)
+
+
+@dataclass(frozen=True)
+class _FileSinkBuilder:
+    base_path: str
+    encoder: Encoder
+
+    def build(self) -> FileSink:
+        return FileSink(self.base_path, self.encoder)

@@ -1,0 +1,77 @@
+"""Time spans for windows and watermarks: Flink's ``Time`` (1.x) and ``Duration`` (2.x)."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+__all__ = ["Duration", "Time", "to_millis"]
+
+
+@dataclass(frozen=True)
+class Duration:
+    """A span of time in milliseconds, built like ``java.time.Duration``."""
+
+    millis: int
+
+    @classmethod
+    def of_millis(cls, millis: int) -> Duration:
+        return cls(int(millis))
+
+    @classmethod
+    def of_seconds(cls, seconds: float) -> Duration:
+        return cls(round(seconds * 1000))
+
+    @classmethod
+    def of_minutes(cls, minutes: float) -> Duration:
+        return cls(round(minutes * 60_000))
+
+    @classmethod
+    def of_hours(cls, hours: float) -> Duration:
+        return cls(round(hours * 3_600_000))
+
+    @classmethod
+    def of_days(cls, days: float) -> Duration:
+        return cls(round(days * 86_400_000))
+
+    @classmethod
+    def zero(cls) -> Duration:
+        return cls(0)
+
+    def to_milliseconds(self) -> int:
+        return self.millis
+
+
+class Time(Duration):
+    """Flink 1.x's ``Time``: ``Time.seconds(5)`` is 5,000 ms."""
+
+    @classmethod
+    def milliseconds(cls, millis: int) -> Time:
+        return cls(int(millis))
+
+    @classmethod
+    def seconds(cls, seconds: float) -> Time:
+        return cls(round(seconds * 1000))
+
+    @classmethod
+    def minutes(cls, minutes: float) -> Time:
+        return cls(round(minutes * 60_000))
+
+    @classmethod
+    def hours(cls, hours: float) -> Time:
+        return cls(round(hours * 3_600_000))
+
+    @classmethod
+    def days(cls, days: float) -> Time:
+        return cls(round(days * 86_400_000))
+
+
+def to_millis(span: Duration | datetime.timedelta | int, what: str = "time span") -> int:
+    """Milliseconds of a ``Time``/``Duration``, a ``timedelta`` or a plain int (ms)."""
+    if isinstance(span, Duration):
+        return span.millis
+    if isinstance(span, datetime.timedelta):
+        return round(span.total_seconds() * 1000)
+    if isinstance(span, int) and not isinstance(span, bool):
+        return span
+    raise TypeError(f"{what} must be a Time, Duration, timedelta or milliseconds as int, got {span!r}")

@@ -1,0 +1,253 @@
+"""WindowedStream (keyed windows) and AllWindowedStream (``window_all``).
+
+A window operator is named after its assigner's class (``TumblingEventTimeWindows``) and
+described like Flink's ``WindowOperatorBuilder``:
+``Window(<assigner>, <Trigger>, [<Evictor>, ]<function>[, <window function>])``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flowmagic.api.datastream import DataStream, KeyedStream, _check_callable, call_site
+from flowmagic.api.functions import OutputTag, function_name
+from flowmagic.api.time import Duration, to_millis
+from flowmagic.api.windows import (
+    CountEvictor,
+    CountTrigger,
+    GlobalWindows,
+    PurgingTrigger,
+    Trigger,
+    WindowAssigner,
+)
+from flowmagic.errors import ProgramError
+from flowmagic.graph.operators import OperatorSpec
+from flowmagic.graph.partitioners import HASH, Partitioner
+from flowmagic.graph.transformations import (
+    OneInputTransformation,
+    PartitionTransformation,
+)
+
+__all__ = ["AllWindowedStream", "WindowedStream"]
+
+_PASS_THROUGH = "PassThroughWindowFunction"
+_AGGREGATOR_CLASS = {
+    "sum": "SumAggregator",
+    "min": "ComparableAggregator",
+    "max": "ComparableAggregator",
+    "min_by": "ComparableAggregator",
+    "max_by": "ComparableAggregator",
+}
+
+
+def _check_assigner(assigner: Any) -> WindowAssigner:
+    if not isinstance(assigner, WindowAssigner):
+        raise ProgramError(f"Expected a window assigner such as TumblingEventTimeWindows.of(...), got {assigner!r}.")
+    return assigner
+
+
+def _check_count(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ProgramError(f"{what} must be a positive int, got {value!r}.")
+    return value
+
+
+class _Windowed:
+    """What keyed and non-keyed windowed streams share: trigger, evictor, lateness, functions."""
+
+    def __init__(self, input_stream: DataStream, assigner: WindowAssigner):
+        self._input = input_stream
+        self._assigner = _check_assigner(assigner)
+        self._trigger: Trigger = assigner.default_trigger()
+        self._evictor: CountEvictor | None = None
+        self._allowed_lateness = 0
+        self._late_tag: OutputTag | None = None
+
+    def trigger(self, trigger: Trigger):
+        """Replace the assigner's default trigger."""
+        if not isinstance(trigger, Trigger):
+            raise ProgramError(f"trigger() expects a Trigger, got {trigger!r}.")
+        if self._assigner.is_merging and isinstance(trigger, CountTrigger):
+            raise ProgramError("A merging window assigner cannot be used with a trigger that does not support merging.")
+        self._trigger = trigger
+        return self
+
+    def evictor(self, evictor: CountEvictor):
+        """Evict elements before the window function runs."""
+        if not isinstance(evictor, CountEvictor):
+            raise ProgramError(f"evictor() expects an evictor such as CountEvictor.of(n), got {evictor!r}.")
+        self._evictor = evictor
+        return self
+
+    def allowed_lateness(self, lateness: Duration | int):
+        """Keep windows for ``lateness`` after the watermark passed their end (event time)."""
+        millis = to_millis(lateness, "allowed lateness")
+        if millis < 0:
+            raise ProgramError("The allowed lateness cannot be negative.")
+        if millis and not self._assigner.is_event_time:
+            raise ProgramError("Setting an allowed lateness is only valid for event-time windows.")
+        self._allowed_lateness = millis
+        return self
+
+    def side_output_late_data(self, tag: OutputTag):
+        """Emit records that arrive after their window closed to the side output ``tag``."""
+        if not isinstance(tag, OutputTag):
+            raise ProgramError(f"side_output_late_data() expects an OutputTag, got {tag!r}.")
+        self._late_tag = tag
+        return self
+
+    def _description(self, functions: list[str]) -> str:
+        parts = [str(self._assigner), self._trigger.class_name]
+        if self._evictor is not None:
+            parts.append(self._evictor.class_name)
+        return f"Window({', '.join(parts + functions)})"
+
+    def _spec(self, kind: str, **params: Any) -> OperatorSpec:
+        return OperatorSpec(
+            "window",
+            {
+                "function_kind": kind,
+                "assigner": self._assigner,
+                "trigger": self._trigger,
+                "evictor": self._evictor,
+                "allowed_lateness": self._allowed_lateness,
+                "late_tag": self._late_tag.tag_id if self._late_tag else None,
+                **params,
+            },
+        )
+
+    def _build(self, spec: OperatorSpec, functions: list[str]) -> DataStream:
+        raise NotImplementedError
+
+    # -- window functions -----------------------------------------------------------------
+
+    def reduce(self, function: Callable[[Any, Any], Any], window_function: Any = None) -> DataStream:
+        """Incrementally reduce each window; ``window_function(key, window, values, out)`` may post-process."""
+        _check_callable(function, "reduce()", "reduce")
+        names = [function_name(function), function_name(window_function) if window_function else self._pass_through]
+        return self._build(self._spec("reduce", function=function, window_function=window_function), names)
+
+    def aggregate(self, function: Any, window_function: Any = None) -> DataStream:
+        """Aggregate with an object having ``create_accumulator/add/get_result`` (and ``merge``)."""
+        for method in ("create_accumulator", "add", "get_result"):
+            if not hasattr(function, method):
+                raise ProgramError(f"aggregate() expects an AggregateFunction with {method}(), got {function!r}.")
+        names = [function_name(function), function_name(window_function) if window_function else self._pass_through]
+        return self._build(self._spec("aggregate", function=function, window_function=window_function), names)
+
+    def process(self, function: Any) -> DataStream:
+        """Call ``function(key, context, elements, out)`` (or ``.process(...)``) once per window firing."""
+        _check_callable(function, "process()", "process")
+        return self._build(self._spec("process", function=function), [function_name(function)])
+
+    def apply(self, function: Any) -> DataStream:
+        """Call ``function(key, window, elements, out)`` (or ``.apply(...)``) once per window firing."""
+        _check_callable(function, "apply()", "apply")
+        return self._build(self._spec("apply", function=function), [function_name(function)])
+
+    def _aggregation(self, aggregation: str, position: int | str) -> DataStream:
+        if isinstance(position, bool) or not isinstance(position, (int, str)):
+            raise ProgramError(f"{aggregation}() expects a field position (int) or name (str), got {position!r}.")
+        spec = self._spec("aggregation", aggregation=aggregation, position=position)
+        return self._build(spec, [_AGGREGATOR_CLASS[aggregation], self._pass_through])
+
+    def sum(self, position: int | str = 0) -> DataStream:
+        """Sum of field ``position`` per window."""
+        return self._aggregation("sum", position)
+
+    def min(self, position: int | str = 0) -> DataStream:
+        """Minimum of field ``position`` per window (other fields from the first record)."""
+        return self._aggregation("min", position)
+
+    def max(self, position: int | str = 0) -> DataStream:
+        """Maximum of field ``position`` per window (other fields from the first record)."""
+        return self._aggregation("max", position)
+
+    def min_by(self, position: int | str = 0) -> DataStream:
+        """The record with the smallest field ``position`` per window."""
+        return self._aggregation("min_by", position)
+
+    def max_by(self, position: int | str = 0) -> DataStream:
+        """The record with the largest field ``position`` per window."""
+        return self._aggregation("max_by", position)
+
+    _pass_through = _PASS_THROUGH
+
+
+class WindowedStream(_Windowed):
+    """A keyed stream grouped into windows (``key_by(...).window(...)``)."""
+
+    def __init__(self, keyed: KeyedStream, assigner: WindowAssigner):
+        if not isinstance(keyed, KeyedStream):
+            raise ProgramError("window() needs a keyed stream; use window_all() on a non-keyed stream.")
+        super().__init__(keyed, assigner)
+
+    @classmethod
+    def count(cls, keyed: KeyedStream, size: int, slide: int | None = None) -> WindowedStream:
+        """``count_window``: GlobalWindows with a (purging) count trigger, or count evictor + trigger."""
+        _check_count(size, "count window size")
+        stream = cls(keyed, GlobalWindows.create())
+        if slide is None:
+            return stream.trigger(PurgingTrigger.of(CountTrigger.of(size)))
+        _check_count(slide, "count window slide")
+        return stream.evictor(CountEvictor.of(size)).trigger(CountTrigger.of(slide))
+
+    def _build(self, spec: OperatorSpec, functions: list[str]) -> DataStream:
+        keyed: KeyedStream = self._input  # type: ignore[assignment]
+        spec.params["key_selector"] = keyed.key_selector
+        return keyed._one_input(type(self._assigner).__name__, spec, description=self._description(functions))
+
+
+class AllWindowedStream(_Windowed):
+    """A non-keyed stream grouped into windows: one operator at parallelism 1."""
+
+    _pass_through = "PassThroughAllWindowFunction"
+
+    @classmethod
+    def count(cls, stream: DataStream, size: int, slide: int | None = None) -> AllWindowedStream:
+        """``count_window_all``: like ``count_window`` over the whole stream."""
+        _check_count(size, "count window size")
+        windowed = cls(stream, GlobalWindows.create())
+        if slide is None:
+            return windowed.trigger(PurgingTrigger.of(CountTrigger.of(size)))
+        _check_count(slide, "count window slide")
+        return windowed.evictor(CountEvictor.of(size)).trigger(CountTrigger.of(slide))
+
+    def _description(self, functions: list[str]) -> str:
+        parts = [str(self._assigner), str(self._trigger)]
+        if self._evictor is not None:
+            parts.append(self._evictor.class_name)
+        return f"TriggerWindow({', '.join(parts + functions)})"
+
+    def _build(self, spec: OperatorSpec, functions: list[str]) -> DataStream:
+        env = self._input.get_execution_environment()
+        # Flink keys the stream by a constant (NullByteKeySelector) so that one subtask sees all.
+        keyed_by_null = PartitionTransformation(
+            id=env._new_id(),
+            name="Partition",
+            parallelism=self._input.transformation.parallelism,
+            inputs=[self._input.transformation],
+            partitioner=Partitioner(HASH, key_selector=_null_byte_key),
+            call_site=call_site(),
+        )
+        spec.params["key_selector"] = _null_byte_key
+        t = OneInputTransformation(
+            id=env._new_id(),
+            name=type(self._assigner).__name__,
+            parallelism=1,
+            inputs=[keyed_by_null],
+            parallelism_configured=True,
+            max_parallelism=1,
+            description=self._description(functions),
+            operator=spec,
+            state_key=_null_byte_key,
+            call_site=call_site(),
+            non_parallel=True,
+        )
+        env._add_operator(t)
+        return DataStream(env, t)
+
+
+def _null_byte_key(_record: Any) -> int:
+    return 0

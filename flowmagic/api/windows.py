@@ -1,0 +1,220 @@
+"""Window assigners, triggers and evictors.
+
+Each prints as Flink's ``toString()`` so that window operator descriptions read like
+Flink's (``Window(TumblingEventTimeWindows(5000), EventTimeTrigger, ...)``). They are
+plain data; the runtime gives them behaviour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flowmagic.api.time import Duration, to_millis
+
+__all__ = [
+    "CountEvictor",
+    "CountTrigger",
+    "EventTimeSessionWindows",
+    "EventTimeTrigger",
+    "GlobalWindows",
+    "NeverTrigger",
+    "ProcessingTimeSessionWindows",
+    "ProcessingTimeTrigger",
+    "PurgingTrigger",
+    "SlidingEventTimeWindows",
+    "SlidingProcessingTimeWindows",
+    "TumblingEventTimeWindows",
+    "TumblingProcessingTimeWindows",
+    "WindowAssigner",
+]
+
+
+# -- triggers -----------------------------------------------------------------------------
+
+
+class Trigger:
+    """Base of triggers; ``class_name`` is what window descriptions show."""
+
+    @property
+    def class_name(self) -> str:
+        return type(self).__name__
+
+    def __str__(self) -> str:
+        return f"{self.class_name}()"
+
+
+class EventTimeTrigger(Trigger):
+    """Fires when the watermark passes the end of the window."""
+
+
+class ProcessingTimeTrigger(Trigger):
+    """Fires when the wall clock passes the end of the window."""
+
+
+class NeverTrigger(Trigger):
+    """``GlobalWindows``' default: never fires."""
+
+
+@dataclass(frozen=True, eq=False)
+class CountTrigger(Trigger):
+    """Fires every ``max_count`` elements of a window."""
+
+    max_count: int
+
+    @classmethod
+    def of(cls, max_count: int) -> CountTrigger:
+        if max_count <= 0:
+            raise ValueError("CountTrigger count must be positive")
+        return cls(max_count)
+
+    def __str__(self) -> str:
+        return f"CountTrigger({self.max_count})"
+
+
+@dataclass(frozen=True, eq=False)
+class PurgingTrigger(Trigger):
+    """Turns every FIRE of ``nested`` into FIRE_AND_PURGE."""
+
+    nested: Trigger
+
+    @classmethod
+    def of(cls, nested: Trigger) -> PurgingTrigger:
+        return cls(nested)
+
+    def __str__(self) -> str:
+        return f"PurgingTrigger({self.nested})"
+
+
+# -- evictors -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class CountEvictor:
+    """Keeps at most ``max_count`` elements (the newest) before the window function runs."""
+
+    max_count: int
+
+    @classmethod
+    def of(cls, max_count: int) -> CountEvictor:
+        if max_count <= 0:
+            raise ValueError("CountEvictor count must be positive")
+        return cls(max_count)
+
+    @property
+    def class_name(self) -> str:
+        return "CountEvictor"
+
+
+# -- assigners ----------------------------------------------------------------------------
+
+
+class WindowAssigner:
+    """Base of window assigners."""
+
+    #: True for assigners driven by event time (watermarks), False for processing time.
+    is_event_time: bool = False
+    #: True for session windows, which merge.
+    is_merging: bool = False
+
+    def default_trigger(self) -> Trigger:
+        return EventTimeTrigger() if self.is_event_time else ProcessingTimeTrigger()
+
+
+def _positive_millis(span: Duration | int, what: str) -> int:
+    millis = to_millis(span, what)
+    if millis <= 0:
+        raise ValueError(f"{what} must be positive, got {millis} ms")
+    return millis
+
+
+@dataclass(frozen=True, eq=False)
+class _Tumbling(WindowAssigner):
+    size: int
+    offset: int = 0
+
+    @classmethod
+    def of(cls, size: Duration | int, offset: Duration | int = 0):
+        size_ms = _positive_millis(size, "window size")
+        offset_ms = to_millis(offset, "window offset")
+        if abs(offset_ms) >= size_ms:
+            raise ValueError(f"{cls.__name__} parameters must satisfy abs(offset) < size")
+        return cls(size_ms, offset_ms)
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}({self.size})"
+
+
+class TumblingEventTimeWindows(_Tumbling):
+    """Fixed, non-overlapping event-time windows: ``TumblingEventTimeWindows.of(Time.seconds(5))``."""
+
+    is_event_time = True
+
+
+class TumblingProcessingTimeWindows(_Tumbling):
+    """Fixed, non-overlapping processing-time windows."""
+
+
+@dataclass(frozen=True, eq=False)
+class _Sliding(WindowAssigner):
+    size: int
+    slide: int
+    offset: int = 0
+
+    @classmethod
+    def of(cls, size: Duration | int, slide: Duration | int, offset: Duration | int = 0):
+        size_ms = _positive_millis(size, "window size")
+        slide_ms = _positive_millis(slide, "window slide")
+        offset_ms = to_millis(offset, "window offset")
+        if abs(offset_ms) >= slide_ms:
+            raise ValueError(f"{cls.__name__} parameters must satisfy abs(offset) < slide and size > 0")
+        return cls(size_ms, slide_ms, offset_ms)
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}({self.size}, {self.slide})"
+
+
+class SlidingEventTimeWindows(_Sliding):
+    """Overlapping event-time windows of ``size``, one starting every ``slide``."""
+
+    is_event_time = True
+
+
+class SlidingProcessingTimeWindows(_Sliding):
+    """Overlapping processing-time windows."""
+
+
+@dataclass(frozen=True, eq=False)
+class _Session(WindowAssigner):
+    gap: int
+    is_merging = True
+
+    @classmethod
+    def with_gap(cls, gap: Duration | int):
+        return cls(_positive_millis(gap, "session gap"))
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}({self.gap})"
+
+
+class EventTimeSessionWindows(_Session):
+    """Event-time sessions closed by ``gap`` of inactivity per key."""
+
+    is_event_time = True
+
+
+class ProcessingTimeSessionWindows(_Session):
+    """Processing-time sessions closed by ``gap`` of inactivity per key."""
+
+
+class GlobalWindows(WindowAssigner):
+    """One window holding everything, fired only by a custom trigger (count windows)."""
+
+    @classmethod
+    def create(cls) -> GlobalWindows:
+        return cls()
+
+    def default_trigger(self) -> Trigger:
+        return NeverTrigger()
+
+    def __str__(self) -> str:
+        return f"GlobalWindows(trigger={type(self.default_trigger()).__name__})"

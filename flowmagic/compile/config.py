@@ -1,0 +1,35 @@
+"""Job-wide settings the passes read: Flink's ExecutionConfig and pipeline options."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+__all__ = ["PipelineConfig", "RuntimeExecutionMode"]
+
+
+class RuntimeExecutionMode(enum.StrEnum):
+    """Flink's ``RuntimeExecutionMode``: AUTOMATIC runs BATCH when every source is bounded."""
+
+    STREAMING = "STREAMING"
+    BATCH = "BATCH"
+    AUTOMATIC = "AUTOMATIC"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """The settings a StreamGraph is generated with.
+
+    ``parallelism`` is ``parallelism.default``; ``max_parallelism`` is
+    ``pipeline.max-parallelism`` (-1 when unset); ``job_name`` overrides Flink's default
+    ``Flink Streaming Job`` / ``Flink Batch Job``.
+    """
+
+    parallelism: int
+    max_parallelism: int = -1
+    chaining_enabled: bool = True
+    runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING
+    job_name: str | None = None

@@ -1,0 +1,155 @@
+"""Flink's key routing: Java ``hashCode`` -> murmur hash -> key group -> operator index.
+
+Mirrors ``KeyGroupRangeAssignment`` and ``MathUtils.murmurHash``. The runtime routes every
+HASH exchange through :func:`assign_key_to_parallel_operator`, so what the ExecutionGraph
+explains and what the Spark job does are the same computation.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from typing import Any
+
+import mmh3
+
+from flowmagic.errors import InvalidParallelismError, KeyRoutingError
+
+__all__ = [
+    "UPPER_BOUND_MAX_PARALLELISM",
+    "assign_key_to_parallel_operator",
+    "assign_to_key_group",
+    "compute_default_max_parallelism",
+    "compute_key_group_range",
+    "compute_operator_index_for_key_group",
+    "java_hash_code",
+    "murmur_hash",
+]
+
+UPPER_BOUND_MAX_PARALLELISM = 1 << 15
+_DEFAULT_LOWER_BOUND_MAX_PARALLELISM = 1 << 7
+
+_INT_MIN, _INT_MAX = -(1 << 31), (1 << 31) - 1
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _to_int32(value: int) -> int:
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value > _INT_MAX else value
+
+
+def _long_hash(value: int) -> int:
+    unsigned = value & 0xFFFFFFFFFFFFFFFF
+    return _to_int32(unsigned ^ (unsigned >> 32))
+
+
+def _big_integer_hash(value: int) -> int:
+    # java.math.BigInteger: 31*h + each 32-bit word of |value|, big-endian, times the signum.
+    magnitude = abs(value)
+    words = []
+    while magnitude:
+        words.append(magnitude & 0xFFFFFFFF)
+        magnitude >>= 32
+    h = 0
+    for word in reversed(words):
+        h = _to_int32(31 * h + word)
+    return _to_int32(h * (1 if value > 0 else -1))
+
+
+def _string_hash(value: str) -> int:
+    h = 0
+    encoded = value.encode("utf-16-be", "surrogatepass")
+    for (unit,) in struct.iter_unpack(">H", encoded):
+        h = (31 * h + unit) & 0xFFFFFFFF
+    return _to_int32(h)
+
+
+def _double_hash(value: float) -> int:
+    # Double.doubleToLongBits collapses every NaN to the canonical one.
+    bits = 0x7FF8000000000000 if math.isnan(value) else struct.unpack(">q", struct.pack(">d", value))[0]
+    return _long_hash(bits)
+
+
+def java_hash_code(key: Any) -> int:
+    """The ``hashCode()`` Java computes for the value Flink would see for ``key``.
+
+    ``bool`` hashes as Boolean, an ``int`` as Integer when it fits in 32 bits, as Long when
+    it fits in 64 and as BigInteger beyond; ``float`` as Double, ``str`` as String (UTF-16
+    code units) and ``tuple`` as Flink's ``TupleN`` (``31 * r + h(f)``, no seed, ``None``
+    fields count 0).
+    """
+    if isinstance(key, bool):
+        return 1231 if key else 1237
+    if isinstance(key, int):
+        if _INT_MIN <= key <= _INT_MAX:
+            return key
+        if _LONG_MIN <= key <= _LONG_MAX:
+            return _long_hash(key)
+        return _big_integer_hash(key)
+    if isinstance(key, float):
+        return _double_hash(key)
+    if isinstance(key, str):
+        return _string_hash(key)
+    if isinstance(key, tuple):
+        if not key:
+            raise KeyRoutingError("An empty tuple cannot be a key: Flink has no Tuple0 key type.")
+        result = 0
+        for index, field in enumerate(key):
+            field_hash = 0 if field is None else java_hash_code(field)
+            result = field_hash if index == 0 else _to_int32(31 * result + field_hash)
+        return result
+    if key is None:
+        raise KeyRoutingError("Assigned key must not be null!")
+    raise KeyRoutingError(
+        f"Cannot route a key of type {type(key).__name__!r} like Flink: keys must be "
+        "bool, int, float, str or tuples of them (their Java hashCode is known)."
+    )
+
+
+def murmur_hash(code: int) -> int:
+    """``MathUtils.murmurHash``: a non-negative int spread from a Java hash code."""
+    mixed = mmh3.hash(struct.pack("<i", _to_int32(code)), 0, signed=True)
+    if mixed >= 0:
+        return mixed
+    return 0 if mixed == _INT_MIN else -mixed
+
+
+def _check_max_parallelism(max_parallelism: int) -> None:
+    if not 0 < max_parallelism <= UPPER_BOUND_MAX_PARALLELISM:
+        raise InvalidParallelismError(
+            f"Maximum parallelism must be in (0, {UPPER_BOUND_MAX_PARALLELISM}], got {max_parallelism}."
+        )
+
+
+def assign_to_key_group(key: Any, max_parallelism: int) -> int:
+    """The key group (``0 <= g < max_parallelism``) Flink assigns ``key`` to."""
+    _check_max_parallelism(max_parallelism)
+    return murmur_hash(java_hash_code(key)) % max_parallelism
+
+
+def compute_operator_index_for_key_group(max_parallelism: int, parallelism: int, key_group: int) -> int:
+    """The subtask owning ``key_group`` when ``parallelism`` subtasks share ``max_parallelism`` groups."""
+    return key_group * parallelism // max_parallelism
+
+
+def assign_key_to_parallel_operator(key: Any, max_parallelism: int, parallelism: int) -> int:
+    """The index of the subtask that receives ``key`` over a HASH (``key_by``) exchange."""
+    if not 0 < parallelism <= max_parallelism:
+        raise InvalidParallelismError(f"Parallelism {parallelism} must be in (0, max parallelism {max_parallelism}].")
+    return compute_operator_index_for_key_group(max_parallelism, parallelism, assign_to_key_group(key, max_parallelism))
+
+
+def compute_key_group_range(max_parallelism: int, parallelism: int, operator_index: int) -> range:
+    """The key groups subtask ``operator_index`` owns (``KeyGroupRangeAssignment``)."""
+    start = (operator_index * max_parallelism + parallelism - 1) // parallelism
+    end = ((operator_index + 1) * max_parallelism - 1) // parallelism
+    return range(start, end + 1)
+
+
+def compute_default_max_parallelism(parallelism: int) -> int:
+    """Flink's default max parallelism: ``min(max(nextPow2(p + p/2), 128), 32768)``."""
+    if not 0 < parallelism <= UPPER_BOUND_MAX_PARALLELISM:
+        raise InvalidParallelismError(f"Operator parallelism not within bounds: {parallelism}")
+    target = parallelism + parallelism // 2
+    rounded = 1 << (target - 1).bit_length()
+    return min(max(rounded, _DEFAULT_LOWER_BOUND_MAX_PARALLELISM), UPPER_BOUND_MAX_PARALLELISM)

@@ -1,0 +1,127 @@
+"""One translator per transformation kind (Flink's ``TransformationTranslator`` registry).
+
+A translator adds the StreamNodes and edges of one transformation, whose inputs are
+already translated, and returns the node ids its consumers connect to. Adding a kind of
+transformation means adding one function here and one entry in ``_TRANSLATORS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from flowmagic.graph.operators import OperatorSpec
+from flowmagic.graph.transformations import (
+    LegacySinkTransformation,
+    OneInputTransformation,
+    PartitionTransformation,
+    SideOutputTransformation,
+    SinkTransformation,
+    SourceTransformation,
+    Transformation,
+    TwoInputTransformation,
+    UnionTransformation,
+)
+
+if TYPE_CHECKING:
+    from flowmagic.compile.stream_graph_generator import StreamGraphGenerator
+
+__all__ = ["translator_for"]
+
+Translator = Callable[["StreamGraphGenerator", Transformation, list[list[int]], str], list[int]]
+
+
+def _source(gen: StreamGraphGenerator, t: SourceTransformation, inputs: list[list[int]], group: str) -> list[int]:
+    gen.add_node(t, f"Source: {t.name}", group, source_kind="legacy" if t.legacy else "new")
+    return [t.id]
+
+
+def _one_input(gen: StreamGraphGenerator, t: OneInputTransformation, inputs: list[list[int]], group: str) -> list[int]:
+    keyed = t.state_key is not None
+    gen.add_node(t, t.name, group, state_keys=(t.state_key,) if keyed else (), keyed_batch_input=keyed)
+    for input_id in inputs[0]:
+        gen.add_edge(input_id, t.id, 0)
+    return [t.id]
+
+
+def _two_input(gen: StreamGraphGenerator, t: TwoInputTransformation, inputs: list[list[int]], group: str) -> list[int]:
+    keyed = t.state_key1 is not None and t.state_key2 is not None
+    gen.add_node(t, t.name, group, state_keys=(t.state_key1, t.state_key2), keyed_batch_input=keyed)
+    for type_number, input_ids in enumerate(inputs, start=1):
+        for input_id in input_ids:
+            gen.add_edge(input_id, t.id, type_number)
+    return [t.id]
+
+
+def _legacy_sink(
+    gen: StreamGraphGenerator, t: LegacySinkTransformation, inputs: list[list[int]], group: str
+) -> list[int]:
+    gen.add_node(t, f"Sink: {t.name}", group, sink=True)
+    for input_id in inputs[0]:
+        gen.add_edge(input_id, t.id, 0)
+    return [t.id]
+
+
+def _sink_v2(gen: StreamGraphGenerator, t: SinkTransformation, inputs: list[list[int]], group: str) -> list[int]:
+    # Flink expands a Sink V2 anew at every translation, drawing fresh ids: the writer takes
+    # the first, a committer the third of four (the others go to internal transformations).
+    writer_id = gen.new_id()
+    gen.add_node(
+        t,
+        f"{t.name}: Writer",
+        group,
+        node_id=writer_id,
+        uid=t.uid,
+        operator=OperatorSpec("sink_writer", {"sink": t.sink}),
+    )
+    for input_id in inputs[0]:
+        gen.add_edge(input_id, writer_id, 0)
+    if not t.sink.has_committer:
+        return []
+    gen.new_id()
+    committer_id = gen.new_id()
+    gen.new_id()
+    gen.add_node(
+        t,
+        f"{t.name}: Committer",
+        group,
+        node_id=committer_id,
+        uid=f"Sink Committer: {t.uid}" if t.uid is not None else None,
+        operator=OperatorSpec("sink_committer", {"sink": t.sink}),
+    )
+    gen.add_edge(writer_id, committer_id, 0)
+    return []
+
+
+def _union(gen: StreamGraphGenerator, t: UnionTransformation, inputs: list[list[int]], group: str) -> list[int]:
+    return [input_id for input_ids in inputs for input_id in input_ids]
+
+
+def _partition(gen: StreamGraphGenerator, t: PartitionTransformation, inputs: list[list[int]], group: str) -> list[int]:
+    return [gen.add_virtual_partition(input_id, t.partitioner, t.exchange_mode) for input_id in inputs[0]]
+
+
+def _side_output(
+    gen: StreamGraphGenerator, t: SideOutputTransformation, inputs: list[list[int]], group: str
+) -> list[int]:
+    return [gen.add_virtual_side_output(input_id, t.tag) for input_id in inputs[0]]
+
+
+_TRANSLATORS: dict[type[Transformation], Translator] = {
+    SourceTransformation: _source,
+    OneInputTransformation: _one_input,
+    TwoInputTransformation: _two_input,
+    LegacySinkTransformation: _legacy_sink,
+    SinkTransformation: _sink_v2,
+    UnionTransformation: _union,
+    PartitionTransformation: _partition,
+    SideOutputTransformation: _side_output,
+}
+
+
+def translator_for(transformation: Transformation) -> Translator:
+    """The translator registered for ``transformation``'s class."""
+    try:
+        return _TRANSLATORS[type(transformation)]
+    except KeyError:
+        raise TypeError(f"No translator for {type(transformation).__name__}") from None

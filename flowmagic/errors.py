@@ -1,0 +1,66 @@
+"""The exceptions flowmagic raises.
+
+Every error derives from :class:`FlowError`, so ``except flowmagic.FlowError`` catches
+anything flowmagic itself reports. Where Flink has a message for the same mistake, the
+message carries Flink's wording so that users can search for it::
+
+    FlowError
+    ├── ProgramError                  the DataStream program is invalid (API layer)
+    │   ├── InvalidParallelismError   parallelism / max parallelism out of bounds
+    │   └── IncompatibleStreamsError  union/connect of streams that cannot be combined
+    ├── GraphError                    a graph cannot be built from the program
+    │   ├── ForwardPartitioningError  forward() across different parallelism
+    │   ├── HashCollisionError        two operators share a uid
+    │   └── MissingTimestampsError    an event-time window without timestamps upstream
+    └── KeyRoutingError               a key cannot be routed like Flink would route it
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "FlowError",
+    "ForwardPartitioningError",
+    "GraphError",
+    "HashCollisionError",
+    "IncompatibleStreamsError",
+    "InvalidParallelismError",
+    "KeyRoutingError",
+    "MissingTimestampsError",
+    "ProgramError",
+]
+
+
+class FlowError(Exception):
+    """Root of every error flowmagic raises."""
+
+
+class ProgramError(FlowError):
+    """The DataStream program itself is invalid (raised while the program is written)."""
+
+
+class InvalidParallelismError(ProgramError, ValueError):
+    """A parallelism or max parallelism outside what Flink accepts."""
+
+
+class IncompatibleStreamsError(ProgramError, TypeError):
+    """Streams that cannot be combined by union or connect."""
+
+
+class GraphError(FlowError):
+    """A StreamGraph, JobGraph or ExecutionGraph cannot be built from the program."""
+
+
+class ForwardPartitioningError(GraphError):
+    """An explicit forward() between operators of different parallelism."""
+
+
+class HashCollisionError(GraphError):
+    """Two operators were given the same uid."""
+
+
+class MissingTimestampsError(GraphError):
+    """An event-time window whose input never had timestamps assigned."""
+
+
+class KeyRoutingError(FlowError, TypeError):
+    """A key of a type whose Java ``hashCode`` flowmagic cannot reproduce."""

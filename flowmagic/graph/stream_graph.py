@@ -1,0 +1,190 @@
+"""The StreamGraph: one StreamNode per physical transformation, StreamEdges between them.
+
+Plain data built by :mod:`flowmagic.compile.stream_graph_generator`. Virtual nodes
+(partitions, side outputs) are already resolved into edge properties here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from flowmagic.graph.jackson import pretty_json
+from flowmagic.graph.operators import ChainingStrategy, OperatorSpec
+from flowmagic.graph.partitioners import Partitioner
+
+__all__ = ["StreamEdge", "StreamGraph", "StreamNode"]
+
+UNDEFINED = "UNDEFINED"
+
+
+@dataclass(eq=False)
+class StreamEdge:
+    """A physical edge between two StreamNodes.
+
+    ``type_number`` is 0 for one-input consumers and 1/2 for the sides of a two-input one;
+    ``unique_id`` counts the edges already joining the same pair of nodes (a self-union has
+    edges 0 and 1).
+    """
+
+    source_id: int
+    target_id: int
+    type_number: int
+    partitioner: Partitioner
+    output_tag: str | None = None
+    exchange_mode: str = UNDEFINED
+    unique_id: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target_id,
+            "partitioner": str(self.partitioner),
+            "type_number": self.type_number,
+            "output_tag": self.output_tag,
+            "exchange_mode": self.exchange_mode,
+        }
+
+    def __repr__(self) -> str:
+        tag = f" [{self.output_tag}]" if self.output_tag else ""
+        return f"StreamEdge({self.source_id} -{self.partitioner}{tag}-> {self.target_id})"
+
+
+@dataclass(eq=False)
+class StreamNode:
+    """One operator of the StreamGraph."""
+
+    id: int
+    name: str
+    parallelism: int
+    operator: OperatorSpec | None = field(default=None, repr=False)
+    description: str | None = None
+    max_parallelism: int = -1
+    parallelism_configured: bool = False
+    slot_sharing_group: str | None = "default"
+    chaining_strategy: ChainingStrategy = ChainingStrategy.ALWAYS
+    uid: str | None = None
+    uid_hash: str | None = None
+    #: "new" (FLIP-27 source), "legacy" (SourceFunction) or None for non-sources.
+    source_kind: str | None = None
+    bounded: bool = True
+    #: Key selectors of keyed inputs, one per input side (None when that side is not keyed).
+    state_keys: tuple[Callable[[Any], Any] | None, ...] = field(default=(), repr=False)
+    call_site: str | None = field(default=None, repr=False)
+    in_edges: list[StreamEdge] = field(default_factory=list, repr=False)
+    out_edges: list[StreamEdge] = field(default_factory=list, repr=False)
+
+    @property
+    def operator_description(self) -> str:
+        """The description shown in plans; defaults to the name, as in Flink."""
+        return self.description if self.description is not None else self.name
+
+    @property
+    def label(self) -> str:
+        """``name-id``: how Flink names a node in its messages."""
+        return f"{self.name}-{self.id}"
+
+
+@dataclass(eq=False)
+class StreamGraph:
+    """The StreamGraph of a program.
+
+    ``nodes`` maps node ids to nodes in ascending id order. ``source_ids`` and ``sink_ids``
+    are Flink's source and (legacy) sink sets. ``operator_ids`` maps node ids to their
+    StreamGraphHasherV2 hashes (hex); it is filled in when the JobGraph is first built.
+    """
+
+    job_name: str
+    job_type: str = "STREAMING"
+    dynamic: bool = False
+    chaining_enabled: bool = True
+    nodes: dict[int, StreamNode] = field(default_factory=dict)
+    source_ids: list[int] = field(default_factory=list)
+    sink_ids: list[int] = field(default_factory=list)
+    #: The job-wide default parallelism the graph was generated with.
+    default_parallelism: int = 1
+    _hashes: dict[int, bytes] | None = field(default=None, repr=False)
+
+    def node(self, node_id: int) -> StreamNode:
+        return self.nodes[node_id]
+
+    @property
+    def edges(self) -> list[StreamEdge]:
+        """All edges, grouped by source node in id order."""
+        return [edge for node in self.nodes.values() for edge in node.out_edges]
+
+    def node_hashes(self) -> dict[int, bytes]:
+        """StreamGraphHasherV2 hashes of all nodes (computed once, then cached)."""
+        if self._hashes is None:
+            # Facade methods, as Flink's StreamGraph.getJobGraph(): the passes live one layer up.
+            from flowmagic.compile.hashing import (
+                traverse_stream_graph_and_generate_hashes,
+            )
+
+            self._hashes = traverse_stream_graph_and_generate_hashes(self)
+        return self._hashes
+
+    def get_job_graph(self, job_name: str | None = None):
+        """Translate into the JobGraph (operator chaining, vertex ids)."""
+        from flowmagic.compile.job_graph_generator import create_job_graph
+
+        return create_job_graph(self, job_name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Export in the conformance schema (``stream_graph`` of the fixtures)."""
+        hashes = self.node_hashes()
+        return {
+            "job_type": self.job_type,
+            "dynamic": self.dynamic,
+            "chaining_enabled": self.chaining_enabled,
+            "nodes": [
+                {
+                    "id": node.id,
+                    "name": node.name,
+                    "parallelism": node.parallelism,
+                    "max_parallelism": node.max_parallelism,
+                    "slot_sharing_group": node.slot_sharing_group,
+                    "chaining_strategy": str(node.chaining_strategy),
+                    "uid": node.uid,
+                    "operator_id": hashes[node.id].hex(),
+                    "out_edges": [edge.to_dict() for edge in node.out_edges],
+                }
+                for node in self.nodes.values()
+            ],
+            "source_ids": list(self.source_ids),
+            "sink_ids": list(self.sink_ids),
+        }
+
+    def to_plan(self) -> dict[str, Any]:
+        """Flink's StreamGraph JSON (``JSONGenerator``) as a dict: non-sinks, then sinks."""
+        sinks = set(self.sink_ids)
+        sources = set(self.source_ids)
+        ordered = sorted(self.nodes, key=lambda node_id: (node_id in sinks, node_id))
+        plan = []
+        for node_id in ordered:
+            node = self.nodes[node_id]
+            pact = "Data Source" if node_id in sources else "Data Sink" if node_id in sinks else "Operator"
+            entry: dict[str, Any] = {
+                "id": node_id,
+                "type": node.name,
+                "pact": pact,
+                "contents": node.operator_description,
+                "parallelism": node.parallelism,
+            }
+            if node_id not in sources:
+                # Flink checks the array size after adding the element, so "side" is never "first".
+                entry["predecessors"] = [
+                    {"id": edge.source_id, "ship_strategy": str(edge.partitioner), "side": "second"}
+                    for edge in node.in_edges
+                ]
+            plan.append(entry)
+        return {"nodes": plan}
+
+    def to_json_plan(self) -> str:
+        """The text ``env.getExecutionPlan()`` returns, laid out as Flink lays it out."""
+        return pretty_json(self.to_plan())
+
+    def __repr__(self) -> str:
+        return (
+            f"StreamGraph({self.job_type}, {len(self.nodes)} nodes, sources={self.source_ids}, sinks={self.sink_ids})"
+        )

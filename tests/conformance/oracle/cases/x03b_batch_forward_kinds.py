@@ -1,0 +1,11 @@
+# BATCH mode: explicit forward() stays FORWARD; implicit forward (also after a keyed op) becomes RESCALE.
+env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+env.set_parallelism(2)
+s = env.from_sequence(1, 10).set_parallelism(2)
+(s.map(lambda x: x + 1).disable_chaining()
+  .forward().filter(lambda x: x % 2 == 0)
+  .print())
+(s.map(lambda x: (x % 10, 1))
+  .key_by(lambda t: t[0])
+  .sum(1)
+  .print().disable_chaining())

@@ -1,0 +1,7 @@
+# name/uid/set_uid_hash/set_description/slot group on the source/per-operator max parallelism.
+env.set_parallelism(2)
+(env.from_sequence(1, 10).slot_sharing_group("src_sg")
+    .map(lambda x: x + 1).name("my map").uid("u1").set_max_parallelism(64)
+    .filter(lambda x: x > 0).set_uid_hash("0123456789abcdef0123456789abcdef")
+    .map(lambda x: x).set_description("my description")
+    .print().name("my sink"))
