@@ -9,6 +9,7 @@ consumers read every partition, subtask ``i`` reading subpartition ``i``.
 from __future__ import annotations
 
 from flowmagic.compile.key_groups import compute_default_max_parallelism
+from flowmagic.compile.validation import check_event_time_inputs
 from flowmagic.errors import InvalidParallelismError
 from flowmagic.graph.execution_graph import (
     ExecutionEdge,
@@ -24,6 +25,8 @@ __all__ = ["build_execution_graph", "pointwise_inputs"]
 
 def build_execution_graph(job_graph: JobGraph) -> ExecutionGraph:
     """Expand every JobVertex of ``job_graph`` into subtasks and wire their inputs."""
+    if job_graph.stream_graph is not None:
+        check_event_time_inputs(job_graph.stream_graph)
     graph = ExecutionGraph(job_name=job_graph.name, job_type=job_graph.job_type, job_graph=job_graph)
     for job_vertex in job_graph.sorted_vertices():
         parallelism = _resolve_parallelism(job_graph, job_vertex)

@@ -54,6 +54,19 @@ class _Chain:
     transitive_out_edges: list[StreamEdge] = field(default_factory=list)
 
 
+@dataclass
+class _Frame:
+    """A node being walked: its chainable and other out-edges, and how far it got."""
+
+    node_id: int
+    chain: _Chain
+    chainable: list[StreamEdge]
+    other: list[StreamEdge]
+    next_chainable: int = 0
+    next_other: int = 0
+    transitive: list[StreamEdge] = field(default_factory=list)
+
+
 class _JobGraphBuilder:
     def __init__(self, graph: StreamGraph, job_name: str | None):
         self.graph = graph
@@ -69,7 +82,7 @@ class _JobGraphBuilder:
 
     def build(self) -> JobGraph:
         for source_id in sorted(self.graph.source_ids):
-            self._create_chain(source_id, self._chain(source_id))
+            self._create_chains(source_id)
         if self.job_graph.dynamic:
             self._set_dynamic_parallelism()
         self._connect()
@@ -79,45 +92,42 @@ class _JobGraphBuilder:
     def _chain(self, head: int) -> _Chain:
         return self.chains.setdefault(head, _Chain(head))
 
-    def _create_chain(self, start_id: int, chain: _Chain) -> list[StreamEdge]:
-        # Iterative depth-first walk (a 1,000-operator chain must not hit Python's recursion
-        # limit); each frame finishes a node once all of its chainable children are done.
-        if chain.head in self._vertices_by_head:
-            return []
-        result: list[StreamEdge] = []
-        stack: list[tuple[int, list[StreamEdge], int]] = []
-        start_node = self.graph.node(start_id)
-        chainable, other = self._split_outputs(start_node)
-        chain.nodes.append(start_id)
-        stack.append((start_id, chainable, 0))
-        pending_other: dict[int, list[StreamEdge]] = {start_id: other}
-        transitive: dict[int, list[StreamEdge]] = {start_id: []}
+    def _create_chains(self, start_id: int) -> None:
+        # Flink's createChain recursion, unrolled onto an explicit stack so that long
+        # pipelines cannot hit Python's recursion limit. Per node: extend the chain along
+        # each chainable edge (depth first), then, per non-chainable edge, build the chain
+        # starting at its target completely before the next edge; a chain's JobVertex is
+        # created when the walk returns to its head, so consumers are created first.
+        if start_id in self._vertices_by_head:
+            return
+        stack = [self._frame(start_id, self._chain(start_id))]
         while stack:
-            node_id, chainable, position = stack[-1]
-            if position < len(chainable):
-                stack[-1] = (node_id, chainable, position + 1)
-                edge = chainable[position]
-                child = self.graph.node(edge.target_id)
-                chain.chained_edges.append(edge)
-                chain.nodes.append(child.id)
-                child_chainable, child_other = self._split_outputs(child)
-                pending_other[child.id] = child_other
-                transitive[child.id] = []
-                stack.append((child.id, child_chainable, 0))
+            frame = stack[-1]
+            if frame.next_chainable < len(frame.chainable):
+                edge = frame.chainable[frame.next_chainable]
+                frame.next_chainable += 1
+                frame.chain.chained_edges.append(edge)
+                stack.append(self._frame(edge.target_id, frame.chain))
+                continue
+            if frame.next_other < len(frame.other):
+                edge = frame.other[frame.next_other]
+                frame.next_other += 1
+                frame.transitive.append(edge)
+                if edge.target_id not in self._vertices_by_head:
+                    stack.append(self._frame(edge.target_id, self._chain(edge.target_id)))
                 continue
             stack.pop()
-            own = transitive.pop(node_id)
-            for edge in pending_other.pop(node_id):
-                own.append(edge)
-                self._create_chain(edge.target_id, self._chain(edge.target_id))
-            self._finish_node(node_id, chainable, chain)
-            if stack:
-                transitive[stack[-1][0]].extend(own)
+            self._finish_node(frame.node_id, frame.chainable, frame.chain)
+            if frame.node_id == frame.chain.head:
+                frame.chain.transitive_out_edges = frame.transitive
+                self._create_vertex(frame.chain)
             else:
-                result = own
-        chain.transitive_out_edges = result
-        self._create_vertex(chain)
-        return result
+                stack[-1].transitive.extend(frame.transitive)
+
+    def _frame(self, node_id: int, chain: _Chain) -> _Frame:
+        chain.nodes.append(node_id)
+        chainable, other = self._split_outputs(self.graph.node(node_id))
+        return _Frame(node_id, chain, chainable, other)
 
     def _split_outputs(self, node: StreamNode) -> tuple[list[StreamEdge], list[StreamEdge]]:
         chainable, other = [], []

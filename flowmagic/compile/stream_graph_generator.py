@@ -82,22 +82,27 @@ class StreamGraphGenerator:
         return self.graph
 
     def transform(self, transformation: Transformation) -> list[int]:
-        """Translate ``transformation`` (after its inputs) and return its node ids."""
-        done = self._already_transformed.get(id(transformation))
-        if done is not None:
-            return done[1]
-        if transformation.max_parallelism <= 0 and self.config.max_parallelism > 0:
-            transformation.max_parallelism = self.config.max_parallelism
-        input_ids = [self.transform(parent) for parent in transformation.inputs]
-        done = self._already_transformed.get(id(transformation))
-        if done is not None:
-            return done[1]
-        group = self._determine_slot_sharing_group(
-            transformation.slot_sharing_group, [i for ids in input_ids for i in ids]
-        )
-        ids = translator_for(transformation)(self, transformation, input_ids, group)
-        self._already_transformed[id(transformation)] = (transformation, ids)
-        return ids
+        """Translate ``transformation`` (after its inputs, in order) and return its node ids."""
+        # Flink recurses into the inputs; an explicit stack keeps deep programs (long union
+        # or partition chains) clear of Python's recursion limit, in the same order.
+        stack: list[tuple[Transformation, bool]] = [(transformation, False)]
+        while stack:
+            current, inputs_done = stack.pop()
+            if id(current) in self._already_transformed:
+                continue
+            if not inputs_done:
+                if current.max_parallelism <= 0 and self.config.max_parallelism > 0:
+                    current.max_parallelism = self.config.max_parallelism
+                stack.append((current, True))
+                stack.extend((parent, False) for parent in reversed(current.inputs))
+                continue
+            input_ids = [self._already_transformed[id(parent)][1] for parent in current.inputs]
+            group = self._determine_slot_sharing_group(
+                current.slot_sharing_group, [i for ids in input_ids for i in ids]
+            )
+            ids = translator_for(current)(self, current, input_ids, group)
+            self._already_transformed[id(current)] = (current, ids)
+        return self._already_transformed[id(transformation)][1]
 
     def _determine_slot_sharing_group(self, specified: str | None, input_ids: list[int]) -> str:
         if specified is not None:
@@ -112,11 +117,13 @@ class StreamGraphGenerator:
         return group if group is not None else DEFAULT_SLOT_SHARING_GROUP
 
     def _slot_sharing_group_of(self, node_id: int) -> str | None:
-        if node_id in self._virtual_side_outputs:
-            return self._slot_sharing_group_of(self._virtual_side_outputs[node_id][0])
-        if node_id in self._virtual_partitions:
-            return self._slot_sharing_group_of(self._virtual_partitions[node_id][0])
-        return self.graph.nodes[node_id].slot_sharing_group
+        while True:
+            if node_id in self._virtual_side_outputs:
+                node_id = self._virtual_side_outputs[node_id][0]
+            elif node_id in self._virtual_partitions:
+                node_id = self._virtual_partitions[node_id][0]
+            else:
+                return self.graph.nodes[node_id].slot_sharing_group
 
     # -- building blocks used by the translators ---------------------------------------
 
