@@ -24,9 +24,13 @@ __all__ = [
     "HashCollisionError",
     "IncompatibleStreamsError",
     "InvalidParallelismError",
+    "JobCancelledError",
+    "JobError",
+    "JobFailedError",
     "KeyRoutingError",
     "MissingTimestampsError",
     "ProgramError",
+    "UnsupportedSourceError",
 ]
 
 
@@ -64,3 +68,26 @@ class MissingTimestampsError(GraphError):
 
 class KeyRoutingError(FlowError, TypeError):
     """A key of a type whose Java ``hashCode`` flowmagic cannot reproduce."""
+
+
+class JobError(FlowError):
+    """A job could not run to completion."""
+
+
+class UnsupportedSourceError(JobError):
+    """The program reads a source the runtime cannot run (yet)."""
+
+
+class JobFailedError(JobError):
+    """A task failed: carries the operator, subtask, attempt, record and user traceback.
+
+    ``failure`` holds the same details as plain data (a dict) for programmatic use.
+    """
+
+    def __init__(self, message: str, failure: dict | None = None):
+        super().__init__(message)
+        self.failure = failure or {}
+
+
+class JobCancelledError(JobError):
+    """The job was cancelled before it finished."""

@@ -18,6 +18,7 @@ def test_all_is_pinned() -> None:
             "AggregateFunction", "CoFlatMapFunction", "CoMapFunction", "CoProcessFunction", "CountEvictor",
             "CountTrigger", "Duration", "Encoder", "EventTimeSessionWindows", "FileSink", "FilterFunction",
             "FlatMapFunction", "FlowError", "GlobalWindows", "KeySelector", "KeyedCoProcessFunction",
+            "ListStateDescriptor", "MapStateDescriptor", "ValueStateDescriptor",
             "KeyedProcessFunction", "MapFunction", "OutputTag", "Partitioner", "ProcessFunction",
             "ProcessWindowFunction", "ProcessingTimeSessionWindows", "PurgingTrigger", "ReduceFunction",
             "RuntimeExecutionMode", "SinkFunction", "SlidingEventTimeWindows", "SlidingProcessingTimeWindows",

@@ -27,6 +27,7 @@ from flowmagic.api.functions import (
     WindowFunction,
 )
 from flowmagic.api.sinks import Encoder, FileSink
+from flowmagic.api.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
 from flowmagic.api.time import Duration, Time
 from flowmagic.api.watermarks import WatermarkStrategy
 from flowmagic.api.windowed import AllWindowedStream, WindowedStream
@@ -68,7 +69,9 @@ __all__ = [
     "KeyedCoProcessFunction",
     "KeyedProcessFunction",
     "KeyedStream",
+    "ListStateDescriptor",
     "MapFunction",
+    "MapStateDescriptor",
     "OutputTag",
     "Partitioner",
     "ProcessFunction",
@@ -84,6 +87,7 @@ __all__ = [
     "Time",
     "TumblingEventTimeWindows",
     "TumblingProcessingTimeWindows",
+    "ValueStateDescriptor",
     "WatermarkStrategy",
     "WindowFunction",
     "WindowedStream",

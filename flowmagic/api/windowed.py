@@ -232,6 +232,7 @@ class AllWindowedStream(_Windowed):
             call_site=call_site(),
         )
         spec.params["key_selector"] = _null_byte_key
+        spec.params["all"] = True
         t = OneInputTransformation(
             id=env._new_id(),
             name=type(self._assigner).__name__,

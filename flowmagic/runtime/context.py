@@ -1,0 +1,262 @@
+"""What user functions see while they run: runtime context, keyed state, timers, contexts.
+
+Mirrors PyFlink's ``RuntimeContext``, ``ValueState``/``ListState``/``MapState``,
+``TimerService`` and ``ProcessFunction.Context``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from flowmagic.api.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
+from flowmagic.errors import ProgramError
+from flowmagic.runtime.records import MIN_WATERMARK
+
+__all__ = [
+    "KeyedStateBackend",
+    "ProcessContext",
+    "RuntimeContext",
+    "TimerService",
+    "adapt",
+    "emit_all",
+]
+
+
+def adapt(function: Any, method: str) -> Callable[..., Any]:
+    """The callable to invoke: ``function.<method>`` for function objects, else ``function``."""
+    bound = getattr(function, method, None)
+    if bound is not None and callable(bound) and not isinstance(function, type):
+        return bound
+    return function
+
+
+def emit_all(result: Any, collect: Callable[[Any], None]) -> None:
+    """Emit what a function returned when it returns (or yields) records instead of using ``out``."""
+    if result is None:
+        return
+    for value in result:
+        collect(value)
+
+
+class KeyedStateBackend:
+    """Per-key state of one operator subtask; ``current_key`` scopes every state access."""
+
+    def __init__(self) -> None:
+        self.current_key: Any = None
+        self._tables: dict[str, dict[Any, Any]] = {}
+
+    def table(self, name: str) -> dict[Any, Any]:
+        return self._tables.setdefault(name, {})
+
+
+class _State:
+    def __init__(self, backend: KeyedStateBackend, name: str):
+        self._backend = backend
+        self._table = backend.table(name)
+
+    def clear(self) -> None:
+        self._table.pop(self._backend.current_key, None)
+
+
+class ValueState(_State):
+    def value(self) -> Any:
+        return self._table.get(self._backend.current_key)
+
+    def update(self, value: Any) -> None:
+        self._table[self._backend.current_key] = value
+
+
+class ListState(_State):
+    def get(self) -> list[Any]:
+        return list(self._table.get(self._backend.current_key, ()))
+
+    def add(self, value: Any) -> None:
+        self._table.setdefault(self._backend.current_key, []).append(value)
+
+    def add_all(self, values: list[Any]) -> None:
+        self._table.setdefault(self._backend.current_key, []).extend(values)
+
+    def update(self, values: list[Any]) -> None:
+        self._table[self._backend.current_key] = list(values)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.get())
+
+
+class MapState(_State):
+    def _map(self) -> dict[Any, Any]:
+        return self._table.setdefault(self._backend.current_key, {})
+
+    def get(self, key: Any) -> Any:
+        return self._table.get(self._backend.current_key, {}).get(key)
+
+    def put(self, key: Any, value: Any) -> None:
+        self._map()[key] = value
+
+    def put_all(self, mapping: dict[Any, Any]) -> None:
+        self._map().update(mapping)
+
+    def remove(self, key: Any) -> None:
+        self._map().pop(key, None)
+
+    def contains(self, key: Any) -> bool:
+        return key in self._table.get(self._backend.current_key, {})
+
+    def keys(self) -> list[Any]:
+        return list(self._table.get(self._backend.current_key, {}).keys())
+
+    def values(self) -> list[Any]:
+        return list(self._table.get(self._backend.current_key, {}).values())
+
+    def items(self) -> list[tuple[Any, Any]]:
+        return list(self._table.get(self._backend.current_key, {}).items())
+
+    def is_empty(self) -> bool:
+        return not self._table.get(self._backend.current_key)
+
+
+class RuntimeContext:
+    """``open(runtime_context)`` receives this: who the subtask is, and its keyed state."""
+
+    def __init__(
+        self,
+        task_name: str,
+        index: int,
+        parallelism: int,
+        max_parallelism: int,
+        attempt: int,
+        backend: KeyedStateBackend | None,
+    ):
+        self._task_name = task_name
+        self._index = index
+        self._parallelism = parallelism
+        self._max_parallelism = max_parallelism
+        self._attempt = attempt
+        self._backend = backend
+
+    def get_task_name(self) -> str:
+        return self._task_name
+
+    def get_task_name_with_subtasks(self) -> str:
+        return f"{self._task_name} ({self._index + 1}/{self._parallelism})#{self._attempt}"
+
+    def get_index_of_this_subtask(self) -> int:
+        return self._index
+
+    def get_number_of_parallel_subtasks(self) -> int:
+        return self._parallelism
+
+    def get_max_number_of_parallel_subtasks(self) -> int:
+        return self._max_parallelism
+
+    def get_attempt_number(self) -> int:
+        return self._attempt
+
+    def _keyed(self, what: str) -> KeyedStateBackend:
+        if self._backend is None:
+            raise ProgramError(f"Keyed state can only be used on a 'keyed stream', i.e., after a 'keyBy()' ({what}).")
+        return self._backend
+
+    def get_state(self, descriptor: ValueStateDescriptor) -> ValueState:
+        return ValueState(self._keyed(descriptor.name), f"value:{descriptor.name}")
+
+    def get_list_state(self, descriptor: ListStateDescriptor) -> ListState:
+        return ListState(self._keyed(descriptor.name), f"list:{descriptor.name}")
+
+    def get_map_state(self, descriptor: MapStateDescriptor) -> MapState:
+        return MapState(self._keyed(descriptor.name), f"map:{descriptor.name}")
+
+
+class TimerService:
+    """Event-time and processing-time timers of a keyed operator, deduplicated per (time, key)."""
+
+    def __init__(self, backend: KeyedStateBackend | None):
+        self._backend = backend
+        self.current_watermark_value = MIN_WATERMARK
+        self._event: list[tuple[int, int, Any]] = []
+        self._processing: list[tuple[int, int, Any]] = []
+        self._registered: set[tuple[str, int, Any]] = set()
+        self._sequence = 0
+
+    def _check_keyed(self) -> KeyedStateBackend:
+        if self._backend is None:
+            raise ProgramError("Setting timers is only supported on a keyed streams.")
+        return self._backend
+
+    def current_processing_time(self) -> int:
+        return int(time.time() * 1000)
+
+    def current_watermark(self) -> int:
+        return self.current_watermark_value
+
+    def _register(self, kind: str, heap: list, timestamp: int) -> None:
+        key = self._check_keyed().current_key
+        marker = (kind, timestamp, key)
+        if marker in self._registered:
+            return
+        self._registered.add(marker)
+        self._sequence += 1
+        heapq.heappush(heap, (timestamp, self._sequence, key))
+
+    def register_event_time_timer(self, timestamp: int) -> None:
+        self._register("event", self._event, timestamp)
+
+    def register_processing_time_timer(self, timestamp: int) -> None:
+        self._register("processing", self._processing, timestamp)
+
+    def delete_event_time_timer(self, timestamp: int) -> None:
+        self._registered.discard(("event", timestamp, self._check_keyed().current_key))
+
+    def delete_processing_time_timer(self, timestamp: int) -> None:
+        self._registered.discard(("processing", timestamp, self._check_keyed().current_key))
+
+    def due_event_timers(self, watermark: int) -> Iterator[tuple[int, Any]]:
+        """Pop every event-time timer with ``timestamp <= watermark``, in time order."""
+        yield from self._due("event", self._event, watermark)
+
+    def due_processing_timers(self, now: int) -> Iterator[tuple[int, Any]]:
+        yield from self._due("processing", self._processing, now)
+
+    def _due(self, kind: str, heap: list, limit: int) -> Iterator[tuple[int, Any]]:
+        while heap and heap[0][0] <= limit:
+            timestamp, _sequence, key = heapq.heappop(heap)
+            marker = (kind, timestamp, key)
+            if marker in self._registered:
+                self._registered.discard(marker)
+                yield timestamp, key
+
+
+class ProcessContext:
+    """The ``ctx`` of ``process(value, ctx, out)`` and of ``on_timer``."""
+
+    def __init__(
+        self,
+        emit_side: Callable[[str, Any, int | None], None],
+        timers: TimerService | None,
+        backend: KeyedStateBackend | None,
+    ):
+        self._emit_side = emit_side
+        self._timers = timers
+        self._backend = backend
+        self.current_timestamp: int | None = None
+
+    def timestamp(self) -> int | None:
+        """The event timestamp of the current record (None when it has none)."""
+        return self.current_timestamp
+
+    def timer_service(self) -> TimerService:
+        if self._timers is None:
+            raise ProgramError("Setting timers is only supported on a keyed streams.")
+        return self._timers
+
+    def output(self, tag: Any, value: Any) -> None:
+        """Emit ``value`` to the side output ``tag`` (an OutputTag)."""
+        self._emit_side(getattr(tag, "tag_id", tag), value, self.current_timestamp)
+
+    def get_current_key(self) -> Any:
+        if self._backend is None:
+            raise ProgramError("get_current_key() is only available on a keyed stream.")
+        return self._backend.current_key

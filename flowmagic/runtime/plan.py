@@ -1,0 +1,164 @@
+"""Task plans: the picklable part of the ExecutionGraph that one vertex's tasks need.
+
+Spark ships a vertex's plan to every task of the vertex, so it holds plain data and the
+user's functions only, never the whole graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from flowmagic.compile.execution_graph_builder import pointwise_inputs
+from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionJobVertex
+from flowmagic.graph.operators import OperatorSpec
+from flowmagic.graph.partitioners import HASH
+
+__all__ = ["EdgePlan", "InputPlan", "NodePlan", "VertexPlan", "build_plans"]
+
+_COMBINABLE = ("keyed_reduce", "keyed_aggregation")
+
+
+@dataclass
+class EdgePlan:
+    """A non-chained output of an operator: an exchange into another vertex."""
+
+    slot: int
+    source_node: int
+    output_tag: str | None
+    ship_strategy: str
+    key_selector: Any
+    custom_function: Any
+    consumer_parallelism: int
+    consumer_max_parallelism: int
+    #: Position of this edge among the consumer's inputs (orders the consumer's channels).
+    consumer_input: int
+    #: For POINTWISE edges: the consumer subtasks each producer subtask writes to.
+    pointwise_channels: list[list[int]] | None
+    #: BATCH pre-aggregation: the consumer's keyed reduce, applied before the exchange.
+    combine: OperatorSpec | None = None
+
+
+@dataclass
+class InputPlan:
+    """One input of the vertex: which operator input side it feeds and its channels."""
+
+    index: int
+    side: int
+    producer: str
+    #: Per subtask of this vertex: the producer subtasks it reads.
+    partitions: list[list[int]]
+
+
+@dataclass
+class NodePlan:
+    id: int
+    name: str
+    operator: OperatorSpec
+    is_source: bool
+    #: Chained outputs: (target node id, output tag or None).
+    chained: list[tuple[int, str | None]] = field(default_factory=list)
+    edges: list[EdgePlan] = field(default_factory=list)
+
+
+@dataclass
+class VertexPlan:
+    id: str
+    name: str
+    parallelism: int
+    max_parallelism: int
+    batch: bool
+    head: int
+    nodes: dict[int, NodePlan]
+    inputs: list[InputPlan]
+    out_edges: list[EdgePlan]
+    has_results: bool
+
+    @property
+    def chain_order(self) -> list[int]:
+        return list(self.nodes)
+
+
+def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
+    """One plan per vertex of ``graph``."""
+    job_graph = graph.job_graph
+    stream_graph = job_graph.stream_graph
+    batch = job_graph.job_type == "BATCH"
+    plans: dict[str, VertexPlan] = {}
+    for vertex in graph.vertices.values():
+        job_vertex = vertex.job_vertex
+        nodes = {
+            node_id: NodePlan(
+                id=node_id,
+                name=stream_graph.node(node_id).name,
+                operator=stream_graph.node(node_id).operator,
+                is_source=stream_graph.node(node_id).source_kind is not None,
+            )
+            for node_id in job_vertex.chain
+        }
+        for edge in job_vertex.chained_edges:
+            nodes[edge.source_id].chained.append((edge.target_id, edge.output_tag))
+        out_edges = []
+        for slot, dataset in enumerate(job_vertex.produced_datasets):
+            (job_edge,) = dataset.consumers
+            consumer = graph.vertex(job_edge.target_vertex)
+            stream_edge = job_edge.stream_edge
+            plan = EdgePlan(
+                slot=slot,
+                source_node=stream_edge.source_id,
+                output_tag=stream_edge.output_tag,
+                ship_strategy=job_edge.ship_strategy,
+                key_selector=job_edge.partitioner.key_selector,
+                custom_function=job_edge.partitioner.function,
+                consumer_parallelism=consumer.parallelism,
+                consumer_max_parallelism=consumer.max_parallelism,
+                consumer_input=consumer.job_vertex.inputs.index(job_edge),
+                pointwise_channels=_pointwise_channels(vertex, consumer) if job_edge.partitioner.is_pointwise else None,
+                combine=_combine(batch, job_edge, stream_graph),
+            )
+            nodes[stream_edge.source_id].edges.append(plan)
+            out_edges.append(plan)
+        inputs = [
+            InputPlan(
+                index=position,
+                side=job_edge.stream_edge.type_number,
+                producer=job_edge.source_vertex,
+                partitions=[subtask.inputs[position].partitions for subtask in vertex.subtasks],
+            )
+            for position, job_edge in enumerate(job_vertex.inputs)
+        ]
+        plans[vertex.id] = VertexPlan(
+            id=vertex.id,
+            name=vertex.name,
+            parallelism=vertex.parallelism,
+            max_parallelism=vertex.max_parallelism,
+            batch=batch,
+            head=job_vertex.head_node,
+            nodes=nodes,
+            inputs=inputs,
+            out_edges=out_edges,
+            has_results=any(_emits_results(node.operator) for node in nodes.values()),
+        )
+    return plans
+
+
+def _emits_results(operator: OperatorSpec | None) -> bool:
+    return operator is not None and operator.kind in ("print", "collect", "sink_committer")
+
+
+def _pointwise_channels(producer: ExecutionJobVertex, consumer: ExecutionJobVertex) -> list[list[int]]:
+    channels: list[list[int]] = [[] for _ in range(producer.parallelism)]
+    for index in range(consumer.parallelism):
+        partitions, _subpartition = pointwise_inputs(producer.parallelism, consumer.parallelism, index)
+        for partition in partitions:
+            channels[partition].append(index)
+    return channels
+
+
+def _combine(batch: bool, job_edge: Any, stream_graph: Any) -> OperatorSpec | None:
+    if not batch or job_edge.ship_strategy != HASH:
+        return None
+    consumer = stream_graph.node(job_edge.stream_edge.target_id)
+    if consumer.operator is None or consumer.operator.kind not in _COMBINABLE:
+        return None
+    return consumer.operator

@@ -1,0 +1,231 @@
+"""The Spark glue: every ExecutionJobVertex becomes Spark tasks, one per subtask.
+
+A vertex is one ``mapPartitionsWithIndex`` over either ``parallelism`` empty partitions
+(sources read their own share) or the shuffle of its inputs, partitioned by consumer
+subtask: partition ``i`` is subtask ``i``. The whole job is one Spark action run under a
+job group, so it can be cancelled. This is the only module that imports pyspark.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from flowmagic.errors import JobCancelledError, JobFailedError
+from flowmagic.graph.execution_graph import ExecutionGraph
+from flowmagic.runtime.metrics import JobMonitor, MetricsServer, Reporter
+from flowmagic.runtime.operators import UserFunctionError
+from flowmagic.runtime.plan import VertexPlan, build_plans
+from flowmagic.runtime.task import RESULT_SLOT, SubtaskStats, run_subtask
+
+__all__ = ["get_spark_session", "run_on_spark"]
+
+_FAILURE_MARK = "FLOWMAGIC-FAILURE "
+_QUIET_LOG4J = os.path.join(os.path.dirname(__file__), "log4j2-quiet.properties")
+
+
+def get_spark_session(spark: Any = None) -> Any:
+    """``spark``, else the active SparkSession, else a new embedded ``local[*]`` one."""
+    if spark is not None:
+        return spark
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    # Workers must run the notebook's own Python, where flowmagic and its dependencies are.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    session = (
+        SparkSession.builder.master("local[*]")
+        .appName("flowmagic")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.python.worker.reuse", "true")
+        # flowmagic reports task failures itself; Spark's JVM stack traces are noise in a cell.
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j.configurationFile={_QUIET_LOG4J}")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("OFF")
+    return session
+
+
+class _SubtaskFunction:
+    """The function Spark runs for each partition (= subtask) of one vertex."""
+
+    def __init__(self, plan: VertexPlan, address: tuple[str, int] | None, secret: str):
+        self.plan = plan
+        self.address = address
+        self.secret = secret
+
+    def __call__(self, index: int, items: Iterator[Any]) -> Iterator[Any]:
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        attempt = context.attemptNumber() if context is not None else 0
+        stats = SubtaskStats()
+        reporter = Reporter(self.address, self.secret, self.plan.id, index, attempt, stats)
+        try:
+            yield from run_subtask(self.plan, index, attempt, items, stats)
+        except GeneratorExit:
+            reporter.finish("CANCELED")
+            raise
+        except UserFunctionError as error:
+            reporter.finish("FAILED", error.details)
+            raise RuntimeError(_FAILURE_MARK + json.dumps(error.details)) from None
+        except BaseException:
+            reporter.finish("FAILED")
+            raise
+        reporter.finish("FINISHED")
+
+
+def _strip_slot(items: Iterator[Any]) -> Iterator[Any]:
+    for _slot, key, payload in items:
+        yield key, payload
+
+
+class _SlotFilter:
+    def __init__(self, slot: int):
+        self.slot = slot
+
+    def __call__(self, items: Iterator[Any]) -> Iterator[Any]:
+        slot = self.slot
+        for item_slot, key, payload in items:
+            if item_slot == slot:
+                yield key, payload
+
+
+def _consumer_subtask(key: Any) -> int:
+    return key[0]
+
+
+def _build(graph: ExecutionGraph, plans: dict[str, VertexPlan], sc: Any, server: MetricsServer) -> Any:
+    from pyspark import StorageLevel
+
+    streaming = graph.job_type != "BATCH"
+    inputs: dict[str, list[Any]] = {vertex_id: [] for vertex_id in graph.vertices}
+    terminal = []
+    for vertex in graph.vertices.values():
+        plan = plans[vertex.id]
+        parallelism = vertex.parallelism
+        if plan.inputs:
+            parts = inputs[vertex.id]
+            merged = parts[0] if len(parts) == 1 else sc.union(parts)
+            if streaming:
+                # Sorting by (subtask, input, producer) is stable, so each channel keeps its
+                # order and the subtask reads its channels one after another, deterministically.
+                shuffled = merged.repartitionAndSortWithinPartitions(parallelism, _consumer_subtask)
+            else:
+                shuffled = merged.partitionBy(parallelism, _consumer_subtask)
+        else:
+            shuffled = sc.parallelize(range(parallelism), parallelism)
+        output = shuffled.mapPartitionsWithIndex(_SubtaskFunction(plan, server.address, server.secret))
+        output.setName(vertex.name)
+        results = plan.has_results or not plan.out_edges
+        if len(plan.out_edges) + results > 1:
+            output = output.persist(StorageLevel.MEMORY_AND_DISK)
+        for edge, dataset in zip(plan.out_edges, vertex.job_vertex.produced_datasets, strict=True):
+            (job_edge,) = dataset.consumers
+            only = len(plan.out_edges) == 1 and not results
+            inputs[job_edge.target_vertex].append(
+                output.mapPartitions(_strip_slot if only else _SlotFilter(edge.slot), preservesPartitioning=False)
+            )
+        if results:
+            terminal.append(output.mapPartitions(_SlotFilter(RESULT_SLOT)))
+    return terminal[0] if len(terminal) == 1 else sc.union(terminal)
+
+
+def _failure_from(error: BaseException, monitor: JobMonitor) -> dict[str, Any] | None:
+    match = re.search(re.escape(_FAILURE_MARK) + r"(\{.*?\})\s*$", str(error), re.MULTILINE)
+    if match:
+        try:
+            return json.loads(match.group(1))
+        except ValueError:
+            pass
+    return monitor.failures[-1] if monitor.failures else None
+
+
+def _failure_message(failure: dict[str, Any] | None, error: BaseException) -> str:
+    if failure is None:
+        text = str(error)
+        python_errors = re.findall(r"^(\w+(?:Error|Exception|Exit)\b.*)$", text, re.MULTILINE)
+        lines = [line for line in text.splitlines() if line.strip()]
+        cause = python_errors[-1] if python_errors else (lines[0] if lines else type(error).__name__)
+        return f"The job failed in Spark: {cause}"
+    trace = "\n".join(failure.get("traceback", []))
+    record = f"\n  record:   {failure['record']}" if failure.get("record") is not None else ""
+    return (
+        f"Job failed: {failure['exception']}\n"
+        f"  operator: {failure['operator']}\n"
+        f"  subtask:  {failure['subtask']} (attempt {failure['attempt']}){record}\n"
+        f"Traceback of the user function (most recent call last):\n{trace}"
+    )
+
+
+def run_on_spark(
+    graph: ExecutionGraph,
+    monitor: JobMonitor,
+    *,
+    spark: Any = None,
+    on_progress: Callable[[JobMonitor], None] | None = None,
+    progress_interval: float = 0.5,
+    cancel_event: threading.Event | None = None,
+) -> list[tuple[tuple[int, int], Any]]:
+    """Run ``graph`` on Spark; return the sinks' results as ``((node id, subtask), payload)``."""
+    session = get_spark_session(spark)
+    sc = session.sparkContext
+    plans = build_plans(graph)
+    host = sc.getConf().get("spark.driver.host", "127.0.0.1")
+    server = MetricsServer(host, monitor)
+    group = f"flowmagic-{uuid.uuid4().hex[:12]}"
+    outcome: dict[str, Any] = {}
+
+    def action() -> None:
+        sc.setJobGroup(group, f"flowmagic: {graph.job_name}", interruptOnCancel=True)
+        try:
+            outcome["results"] = _build(graph, plans, sc, server).collect()
+        except BaseException as error:
+            outcome["error"] = error
+
+    try:
+        monitor.state = "RUNNING"
+        monitor.start_time = time.time()
+        monitor.mark("SCHEDULED")
+        worker = threading.Thread(target=action, name=f"flowmagic-job-{group}", daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(progress_interval)
+                if cancel_event is not None and cancel_event.is_set():
+                    raise KeyboardInterrupt
+                if on_progress is not None:
+                    on_progress(monitor)
+        except KeyboardInterrupt:
+            monitor.state = "CANCELING"
+            sc.cancelJobGroup(group)
+            worker.join(30)
+            monitor.mark("CANCELED")
+            monitor.state = "CANCELED"
+            raise JobCancelledError(f"Job {graph.job_name!r} was cancelled.") from None
+        if "error" in outcome:
+            error = outcome["error"]
+            failure = _failure_from(error, monitor)
+            monitor.mark("CANCELED")
+            monitor.state = "FAILED"
+            raise JobFailedError(_failure_message(failure, error), failure) from None
+        monitor.mark("FINISHED")
+        monitor.state = "FINISHED"
+        return outcome["results"]
+    finally:
+        monitor.end_time = time.time()
+        server.close()
+        if on_progress is not None:
+            on_progress(monitor)

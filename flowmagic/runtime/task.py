@@ -1,0 +1,202 @@
+"""One subtask: the fused chain of a JobVertex, run over its input inside one Spark task.
+
+Chained operators call each other directly (no Spark stage, RDD or serialization between
+them). Input channels are read in a fixed order (input by input, producer by producer), the
+watermark of the subtask being the minimum over its channels, as in Flink.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from flowmagic.runtime.exchange import RecordWriter
+from flowmagic.runtime.operators import Operator, TaskInfo
+from flowmagic.runtime.plan import VertexPlan
+from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK, Watermark
+from flowmagic.runtime.registry import OPERATORS, SOURCES
+
+__all__ = ["RESULT_SLOT", "SubtaskStats", "run_subtask"]
+
+#: Slot of items that are results for the driver (sink output) instead of exchange records.
+RESULT_SLOT = -1
+_FLUSH_EVERY = 4096
+
+
+@dataclass
+class SubtaskStats:
+    """Live counters of one subtask, read by the metrics reporter thread."""
+
+    records_in: int = 0
+    records_out: int = 0
+    state: str = "DEPLOYING"
+    started: float = field(default_factory=time.time)
+    watermark: int = MIN_WATERMARK
+
+
+class _Chain:
+    def __init__(self, plan: VertexPlan, info: TaskInfo, streaming: bool, buffer: list, stats: SubtaskStats):
+        self.plan = plan
+        self.buffer = buffer
+        self.stats = stats
+        self.operators: dict[int, Operator] = {}
+        self.source = None
+        self.writers: list[RecordWriter] = []
+        self.results = 0
+        for node in plan.nodes.values():
+            spec = node.operator
+            if node.is_source:
+                self.source = SOURCES[spec.kind](spec.params, info)
+                operator = Operator(node.name, spec.params, info)
+            else:
+                operator = OPERATORS[spec.kind](node.name, spec.params, info)
+            self.operators[node.id] = operator
+            if operator.emits_results:
+                operator.emit_result = self._result_emitter(node.id, info.index)
+        for node in plan.nodes.values():
+            output = self.operators[node.id].output
+            for target_id, tag in node.chained:
+                target = self.operators[target_id]
+                self._connect(output, tag, target.process, target.process_batch)
+                output.watermark_targets.append(target.process_watermark)
+            for edge in node.edges:
+                writer = RecordWriter(edge, info.index, streaming, buffer, self.operators[node.id])
+                self.writers.append(writer)
+                self._connect(output, edge.output_tag, writer.emit, writer.emit_batch)
+                output.watermark_targets.append(writer.emit_watermark)
+            output.seal()
+        self.head = self.operators[plan.head]
+
+    @staticmethod
+    def _connect(output: Any, tag: str | None, target: Any, batch_target: Any) -> None:
+        if tag is None:
+            output.targets.append(target)
+            output.batch_targets.append(batch_target)
+        else:
+            output.side_targets.setdefault(tag, []).append(target)
+
+    def _result_emitter(self, node_id: int, index: int):
+        append, key = self.buffer.append, (node_id, index)
+
+        def emit(payload: Any) -> None:
+            self.results += 1
+            append((RESULT_SLOT, key, payload))
+
+        return emit
+
+    def open(self) -> None:
+        # Flink opens a chain from its tail, so every operator's successors are ready.
+        for node_id in reversed(self.plan.chain_order):
+            self.operators[node_id].open()
+
+    def finish(self) -> None:
+        for node_id in self.plan.chain_order:
+            self.operators[node_id].end_input()
+        for writer in self.writers:
+            writer.finish()
+        for node_id in self.plan.chain_order:
+            self.operators[node_id].close()
+
+    @property
+    def records_out(self) -> int:
+        """Records the chain emitted: into exchanges and, from its sinks, to the driver."""
+        return self.results + sum(writer.records_out for writer in self.writers)
+
+
+def run_subtask(
+    plan: VertexPlan, index: int, attempt: int, items: Iterable[Any], stats: SubtaskStats
+) -> Iterator[tuple[int, Any, Any]]:
+    """Run subtask ``index`` of ``plan`` over its input ``items``; yield the items it outputs."""
+    streaming = not plan.batch
+    info = TaskInfo(plan.name, index, plan.parallelism, plan.max_parallelism, attempt, plan.batch)
+    buffer: list[tuple[int, Any, Any]] = []
+    chain = _Chain(plan, info, streaming, buffer, stats)
+    chain.open()
+    stats.state = "RUNNING"
+    head = chain.head
+    if chain.source is not None:
+        collect_batch = head.output.collect_batch
+        for batch in chain.source.batches():
+            stats.records_out = chain.records_out
+            collect_batch(batch)
+            if buffer:
+                yield from buffer
+                buffer.clear()
+        head.output.emit_watermark(MAX_WATERMARK)
+    else:
+        yield from _consume(plan, index, items, head, buffer, stats, chain)
+    chain.finish()
+    stats.records_out = chain.records_out
+    yield from buffer
+    buffer.clear()
+
+
+def _consume(
+    plan: VertexPlan,
+    index: int,
+    items: Iterable[Any],
+    head: Operator,
+    buffer: list,
+    stats: SubtaskStats,
+    chain: _Chain,
+) -> Iterator[tuple[int, Any, Any]]:
+    sides = [input_plan.side for input_plan in plan.inputs]
+    channels = {
+        (input_plan.index, producer): MIN_WATERMARK
+        for input_plan in plan.inputs
+        for producer in input_plan.partitions[index]
+    }
+    current = MIN_WATERMARK
+    pending: list[Any] = []
+    pending_side = 0
+    process, process_batch = head.process, head.process_batch
+    counted = 0
+    for key, (value, timestamp) in items:
+        side = sides[key[1]]
+        if type(value) is Watermark:
+            if pending:
+                _flush(process_batch, process, pending, pending_side)
+                pending = []
+            channel = (key[1], key[2])
+            if value.timestamp > channels.get(channel, MIN_WATERMARK):
+                channels[channel] = value.timestamp
+                combined = min(channels.values())
+                if combined > current:
+                    current = combined
+                    stats.watermark = current
+                    head.process_watermark(current)
+            continue
+        counted += 1
+        if timestamp is None and (not pending or side == pending_side):
+            pending.append(value)
+            pending_side = side
+            if len(pending) < _FLUSH_EVERY:
+                continue
+            _flush(process_batch, process, pending, pending_side)
+            pending = []
+        else:
+            if pending:
+                _flush(process_batch, process, pending, pending_side)
+                pending = []
+            process(value, timestamp, side)
+        stats.records_in = counted
+        stats.records_out = chain.records_out
+        if len(buffer) >= _FLUSH_EVERY:
+            yield from buffer
+            buffer.clear()
+    if pending:
+        _flush(process_batch, process, pending, pending_side)
+    stats.records_in = counted
+    if current != MAX_WATERMARK:
+        stats.watermark = MAX_WATERMARK
+        head.process_watermark(MAX_WATERMARK)
+
+
+def _flush(process_batch: Any, process: Any, values: list[Any], side: int) -> None:
+    if side == 0:
+        process_batch(values)
+    else:
+        for value in values:
+            process(value, None, side)

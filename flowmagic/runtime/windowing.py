@@ -1,0 +1,377 @@
+"""The window operator: assigners, triggers, evictors, lateness and window functions.
+
+Follows Flink's ``WindowOperator`` / ``EvictingWindowOperator``: elements go into every
+window their assigner gives them (sessions merge), triggers decide when a window fires
+(event time: when the watermark passes ``window.max_timestamp()``), results carry the
+window's max timestamp, and elements for windows already past ``max_timestamp +
+allowed_lateness`` are dropped or sent to the late-data side output.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from flowmagic.api.windows import (
+    CountTrigger,
+    EventTimeTrigger,
+    GlobalWindows,
+    NeverTrigger,
+    ProcessingTimeTrigger,
+    PurgingTrigger,
+    Trigger,
+    _Session,
+    _Sliding,
+    _Tumbling,
+)
+from flowmagic.runtime.context import adapt, emit_all
+from flowmagic.runtime.operators import Operator, TaskInfo, aggregation_function, register
+from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
+
+__all__ = ["GlobalWindow", "TimeWindow", "WindowOperator"]
+
+
+@dataclass(frozen=True, order=True)
+class TimeWindow:
+    """The window ``[start, end)``."""
+
+    start: int
+    end: int
+
+    def max_timestamp(self) -> int:
+        return self.end - 1
+
+    def intersects(self, other: TimeWindow) -> bool:
+        return self.start <= other.end and self.end >= other.start
+
+    def cover(self, other: TimeWindow) -> TimeWindow:
+        return TimeWindow(min(self.start, other.start), max(self.end, other.end))
+
+    def __str__(self) -> str:
+        return f"TimeWindow{{start={self.start}, end={self.end}}}"
+
+
+@dataclass(frozen=True, order=True)
+class GlobalWindow:
+    """The single window of GlobalWindows."""
+
+    def max_timestamp(self) -> int:
+        return MAX_WATERMARK
+
+    def __str__(self) -> str:
+        return "GlobalWindow"
+
+
+_GLOBAL = GlobalWindow()
+
+
+def _window_start(timestamp: int, offset: int, size: int) -> int:
+    return timestamp - (timestamp - offset + size) % size
+
+
+def assign_windows(assigner: Any, timestamp: int) -> list[Any]:
+    """The windows ``assigner`` puts an element with ``timestamp`` into."""
+    if isinstance(assigner, GlobalWindows):
+        return [_GLOBAL]
+    if isinstance(assigner, _Tumbling):
+        start = _window_start(timestamp, assigner.offset, assigner.size)
+        return [TimeWindow(start, start + assigner.size)]
+    if isinstance(assigner, _Sliding):
+        windows = []
+        start = _window_start(timestamp, assigner.offset, assigner.slide)
+        while start > timestamp - assigner.size:
+            windows.append(TimeWindow(start, start + assigner.size))
+            start -= assigner.slide
+        return windows
+    if isinstance(assigner, _Session):
+        return [TimeWindow(timestamp, timestamp + assigner.gap)]
+    raise TypeError(f"unsupported window assigner {assigner!r}")
+
+
+class WindowContext:
+    """The ``context`` of a ProcessWindowFunction."""
+
+    def __init__(self, operator: WindowOperator):
+        self._operator = operator
+        self._window: Any = None
+
+    def window(self) -> Any:
+        return self._window
+
+    def current_watermark(self) -> int:
+        return self._operator.watermark
+
+    def current_processing_time(self) -> int:
+        return int(time.time() * 1000)
+
+
+@register("window")
+class WindowOperator(Operator):
+    """Keyed (or, for ``window_all``, keyed by a constant) windows."""
+
+    keyed = True
+
+    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+        super().__init__(name, params, task)
+        self.key_selector = params["key_selector"]
+        self.assigner = params["assigner"]
+        self.trigger: Trigger = params["trigger"]
+        self.evictor = params["evictor"]
+        self.lateness = params["allowed_lateness"]
+        self.late_tag = params["late_tag"]
+        self.all_windows = params.get("all", False)
+        self.kind = params["function_kind"]
+        self.function = params.get("function")
+        self.window_function = params.get("window_function")
+        self.event_time = self.assigner.is_event_time
+        self.watermark = MIN_WATERMARK
+        # (key, window) -> contents: a list of (value, timestamp) or an accumulator.
+        self.contents: dict[tuple[Any, Any], Any] = {}
+        self.counts: dict[tuple[Any, Any], int] = {}
+        self.sessions: dict[Any, list[TimeWindow]] = {}
+        self.timers: list[tuple[int, int, str, Any, Any]] = []
+        self.timer_set: set[tuple[str, int, Any, Any]] = set()
+        self.sequence = 0
+        self.context = WindowContext(self)
+        self.incremental = self.evictor is None and self.kind in ("reduce", "aggregate", "aggregation")
+        if self.kind == "aggregation":
+            self.reduce = aggregation_function(params["aggregation"], params["position"])
+        elif self.kind == "reduce":
+            self.reduce = adapt(self.function, "reduce")
+        self.late_records_dropped = 0
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def _functions(self) -> list[Any]:
+        return [f for f in (self.function, self.window_function) if f is not None]
+
+    def open(self) -> None:
+        for function in self._functions():
+            self.open_function(function)
+
+    def close(self) -> None:
+        for function in self._functions():
+            self.close_function(function)
+
+    # -- elements ---------------------------------------------------------------------------
+
+    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        try:
+            key = self.key_selector(value)
+        except Exception as error:
+            raise self.fail(error, value) from error
+        if self.event_time:
+            element_time = timestamp if timestamp is not None else MIN_WATERMARK
+        else:
+            element_time = int(time.time() * 1000)
+        windows = assign_windows(self.assigner, element_time)
+        if self.assigner.is_merging:
+            windows = [self._merge_session(key, windows[0])]
+        skipped = True
+        for window in windows:
+            if self._is_late(window):
+                continue
+            skipped = False
+            self._add(key, window, value, timestamp)
+            if self._on_element(key, window):
+                self._fire(key, window)
+            self._register_cleanup(key, window)
+        if skipped:
+            if self.late_tag is not None:
+                self.output.side(self.late_tag, value, timestamp)
+            else:
+                self.late_records_dropped += 1
+        if not self.event_time:
+            self._advance_processing_time(int(time.time() * 1000))
+
+    def _is_late(self, window: Any) -> bool:
+        return self.event_time and window.max_timestamp() + self.lateness <= self.watermark
+
+    def _add(self, key: Any, window: Any, value: Any, timestamp: int | None) -> None:
+        slot = (key, window)
+        try:
+            if not self.incremental:
+                self.contents.setdefault(slot, []).append((value, timestamp))
+            elif self.kind == "aggregate":
+                accumulator = self.contents[slot] if slot in self.contents else self.function.create_accumulator()
+                self.contents[slot] = self.function.add(value, accumulator)
+            elif slot in self.contents:
+                self.contents[slot] = self.reduce(self.contents[slot], value)
+            else:
+                self.contents[slot] = value
+        except Exception as error:
+            raise self.fail(error, value) from error
+
+    def _merge_session(self, key: Any, window: TimeWindow) -> TimeWindow:
+        merged = window
+        kept = []
+        absorbed = []
+        for existing in self.sessions.get(key, []):
+            if existing.intersects(merged):
+                merged = merged.cover(existing)
+                absorbed.append(existing)
+            else:
+                kept.append(existing)
+        for old in absorbed:
+            self._merge_contents(key, old, merged)
+        kept.append(merged)
+        self.sessions[key] = kept
+        return merged
+
+    def _merge_contents(self, key: Any, old: TimeWindow, merged: TimeWindow) -> None:
+        if old == merged:
+            return
+        source, target = (key, old), (key, merged)
+        self.counts[target] = self.counts.get(target, 0) + self.counts.pop(source, 0)
+        self.timer_set = {t for t in self.timer_set if not (t[2] == key and t[3] == old)}
+        if source not in self.contents:
+            return
+        moved = self.contents.pop(source)
+        if target not in self.contents:
+            self.contents[target] = moved
+        elif not self.incremental:
+            self.contents[target] = self.contents[target] + moved
+        elif self.kind == "aggregate":
+            self.contents[target] = self.function.merge(self.contents[target], moved)
+        else:
+            self.contents[target] = self.reduce(self.contents[target], moved)
+
+    # -- triggers ---------------------------------------------------------------------------
+
+    def _base_trigger(self) -> Trigger:
+        trigger = self.trigger
+        return trigger.nested if isinstance(trigger, PurgingTrigger) else trigger
+
+    def _on_element(self, key: Any, window: Any) -> bool:
+        """Trigger.onElement: True to fire now."""
+        trigger = self._base_trigger()
+        if isinstance(trigger, EventTimeTrigger):
+            if window.max_timestamp() <= self.watermark:
+                return True
+            self._register("event", window.max_timestamp(), key, window)
+            return False
+        if isinstance(trigger, ProcessingTimeTrigger):
+            self._register("processing", window.max_timestamp(), key, window)
+            return False
+        if isinstance(trigger, CountTrigger):
+            slot = (key, window)
+            self.counts[slot] = self.counts.get(slot, 0) + 1
+            if self.counts[slot] >= trigger.max_count:
+                self.counts[slot] = 0
+                return True
+            return False
+        if isinstance(trigger, NeverTrigger):
+            return False
+        raise TypeError(f"unsupported trigger {trigger!r}")
+
+    def _register(self, kind: str, timestamp: int, key: Any, window: Any) -> None:
+        marker = (kind, timestamp, key, window)
+        if marker in self.timer_set:
+            return
+        self.timer_set.add(marker)
+        self.sequence += 1
+        heapq.heappush(self.timers, (timestamp, self.sequence, kind, key, window))
+
+    def _register_cleanup(self, key: Any, window: Any) -> None:
+        if isinstance(window, GlobalWindow):
+            return
+        cleanup = window.max_timestamp() + (self.lateness if self.event_time else 0)
+        self._register("event-cleanup" if self.event_time else "processing-cleanup", cleanup, key, window)
+
+    def _fire(self, key: Any, window: Any) -> None:
+        slot = (key, window)
+        if slot not in self.contents:
+            return
+        contents = self.contents[slot]
+        if self.evictor is not None and len(contents) > self.evictor.max_count:
+            contents = contents[len(contents) - self.evictor.max_count :]
+            self.contents[slot] = contents
+        self._emit(key, window, contents)
+        if isinstance(self.trigger, PurgingTrigger):
+            del self.contents[slot]
+
+    def _emit(self, key: Any, window: Any, contents: Any) -> None:
+        timestamp = window.max_timestamp()
+        collect = self.output.collect
+        self.context._window = window
+        try:
+            if self.incremental:
+                result = self.function.get_result(contents) if self.kind == "aggregate" else contents
+                if self.window_function is None:
+                    collect(result, timestamp)
+                    return
+                results = self._call_window_function(self.window_function, key, window, [result])
+            else:
+                values = [value for value, _ts in contents]
+                if self.kind in ("reduce", "aggregation"):
+                    accumulated = values[0]
+                    for value in values[1:]:
+                        accumulated = self.reduce(accumulated, value)
+                    values = [accumulated]
+                elif self.kind == "aggregate":
+                    accumulator = self.function.create_accumulator()
+                    for value in values:
+                        accumulator = self.function.add(value, accumulator)
+                    values = [self.function.get_result(accumulator)]
+                if self.kind in ("process", "apply"):
+                    results = self._call_window_function(self.function, key, window, values)
+                elif self.window_function is not None:
+                    results = self._call_window_function(self.window_function, key, window, values)
+                else:
+                    results = values
+            emit_all(results, lambda value: collect(value, timestamp))
+        except Exception as error:
+            raise self.fail(error, f"window {window} of key {key!r}") from error
+
+    def _call_window_function(self, function: Any, key: Any, window: Any, elements: list[Any]) -> Any:
+        if hasattr(function, "apply") and not hasattr(function, "process") and not isinstance(function, type):
+            return function.apply(window, elements) if self.all_windows else function.apply(key, window, elements)
+        process = adapt(function, "process")
+        return process(self.context, elements) if self.all_windows else process(key, self.context, elements)
+
+    # -- time -------------------------------------------------------------------------------
+
+    def _on_timer(self, kind: str, timestamp: int, key: Any, window: Any) -> None:
+        self.backend.current_key = key
+        if kind in ("event-cleanup", "processing-cleanup"):
+            slot = (key, window)
+            self.contents.pop(slot, None)
+            self.counts.pop(slot, None)
+            if self.assigner.is_merging and key in self.sessions:
+                self.sessions[key] = [w for w in self.sessions[key] if w != window]
+            return
+        base = self._base_trigger()
+        if (kind == "event" and isinstance(base, EventTimeTrigger)) or (
+            kind == "processing" and isinstance(base, ProcessingTimeTrigger)
+        ):
+            self._fire(key, window)
+
+    def _run_timers(self, kinds: tuple[str, ...], limit: int) -> None:
+        deferred = []
+        while self.timers and self.timers[0][0] <= limit:
+            entry = heapq.heappop(self.timers)
+            timestamp, _sequence, kind, key, window = entry
+            if kind not in kinds:
+                deferred.append(entry)
+                continue
+            marker = (kind, timestamp, key, window)
+            if marker not in self.timer_set:
+                continue
+            self.timer_set.discard(marker)
+            self._on_timer(kind, timestamp, key, window)
+        for entry in deferred:
+            heapq.heappush(self.timers, entry)
+
+    def _advance_processing_time(self, now: int) -> None:
+        self._run_timers(("processing", "processing-cleanup"), now)
+
+    def process_watermark(self, watermark: int) -> None:
+        self.watermark = watermark
+        self._run_timers(("event", "event-cleanup"), watermark)
+        self.output.emit_watermark(watermark)
+
+    def end_input(self) -> None:
+        # A bounded job's clock jumps to the end: processing-time windows fire now.
+        self._advance_processing_time(MAX_WATERMARK)
