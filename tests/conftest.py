@@ -9,6 +9,11 @@ import pytest
 
 collect_ignore_glob = ["notebooks_for_tests/*"]
 
+# Functions and classes defined in test modules are pickled by reference: the Python workers
+# Spark starts must be able to import the test modules too.
+_TESTS = os.path.dirname(os.path.abspath(__file__))
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_TESTS, os.environ.get("PYTHONPATH")) if p)
+
 
 @pytest.fixture(scope="session")
 def spark():

@@ -25,6 +25,32 @@ RESULT_SLOT = -1
 _FLUSH_EVERY = 4096
 
 
+class _Pacer:
+    """Sizes record batches so that each takes about 20-100 ms through the chain.
+
+    Batches make stateless chains fast; bounding their duration keeps the live metrics
+    (updated between batches) fresh even when a user function is slow.
+    """
+
+    def __init__(self) -> None:
+        self.size = 64
+
+    def slices(self, values: list[Any]) -> Iterator[list[Any]]:
+        start = 0
+        while start < len(values):
+            chunk = values[start : start + self.size]
+            start += len(chunk)
+            began = time.perf_counter()
+            yield chunk
+            self.adapt(time.perf_counter() - began)
+
+    def adapt(self, elapsed: float) -> None:
+        if elapsed < 0.02 and self.size < _FLUSH_EVERY * 16:
+            self.size *= 2
+        elif elapsed > 0.1 and self.size > 1:
+            self.size //= 2
+
+
 @dataclass
 class SubtaskStats:
     """Live counters of one subtask, read by the metrics reporter thread."""
@@ -118,12 +144,14 @@ def run_subtask(
     head = chain.head
     if chain.source is not None:
         collect_batch = head.output.collect_batch
+        pacer = _Pacer()
         for batch in chain.source.batches():
-            stats.records_out = chain.records_out
-            collect_batch(batch)
-            if buffer:
-                yield from buffer
-                buffer.clear()
+            for chunk in pacer.slices(batch):
+                collect_batch(chunk)
+                stats.records_out = chain.records_out
+                if buffer:
+                    yield from buffer
+                    buffer.clear()
         head.output.emit_watermark(MAX_WATERMARK)
     else:
         yield from _consume(plan, index, items, head, buffer, stats, chain)
@@ -152,6 +180,7 @@ def _consume(
     pending: list[Any] = []
     pending_side = 0
     process, process_batch = head.process, head.process_batch
+    pacer = _Pacer()
     counted = 0
     for key, (value, timestamp) in items:
         side = sides[key[1]]
@@ -172,9 +201,11 @@ def _consume(
         if timestamp is None and (not pending or side == pending_side):
             pending.append(value)
             pending_side = side
-            if len(pending) < _FLUSH_EVERY:
+            if len(pending) < pacer.size:
                 continue
+            began = time.perf_counter()
             _flush(process_batch, process, pending, pending_side)
+            pacer.adapt(time.perf_counter() - began)
             pending = []
         else:
             if pending:

@@ -1,0 +1,231 @@
+"""The runtime on a real local Spark session: routing, operators, failures, cancellation."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from conformance_support import CONFORMANCE
+
+import flowmagic
+from flowmagic import errors
+from flowmagic.runtime import execute
+
+TABLES = json.loads((CONFORMANCE / "pointwise_connections.json").read_text())
+
+
+class TagSubtask(flowmagic.MapFunction):
+    """Appends the index of the subtask that saw the record."""
+
+    def open(self, runtime_context):
+        self.index = runtime_context.get_index_of_this_subtask()
+
+    def map(self, value):
+        return (*value, self.index) if isinstance(value, tuple) else (value, self.index)
+
+
+def _routing(up: int, down: int, exchange: str) -> dict[int, set[int]]:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    stream = env.from_sequence(1, 200).rebalance().map(TagSubtask()).set_parallelism(up)
+    tagged = getattr(stream, exchange)().map(TagSubtask()).set_parallelism(down)
+    seen: dict[int, set[int]] = defaultdict(set)
+    for _value, upstream, downstream in tagged.execute_and_collect():
+        seen[downstream].add(upstream)
+    return seen
+
+
+@pytest.mark.parametrize("row", TABLES["pointwise"][:6], ids=lambda r: f"rescale{r['up']}to{r['down']}")
+def test_rescale_reaches_the_subtasks_flink_reaches(row, spark) -> None:
+    seen = _routing(row["up"], row["down"], "rescale")
+    assert [sorted(seen[d]) for d in range(row["down"])] == row["upstream_of_downstream"]
+
+
+@pytest.mark.parametrize(
+    "row", TABLES["global"][:2] + TABLES["broadcast"][:2], ids=lambda r: f"{r['ship_strategy']}{r['up']}to{r['down']}"
+)
+def test_global_and_broadcast_routing(row, spark) -> None:
+    exchange = "global_" if row["ship_strategy"] == "GLOBAL" else "broadcast"
+    seen = _routing(row["up"], row["down"], exchange)
+    assert [sorted(seen[d]) for d in range(row["down"])] == row["upstream_of_downstream"]
+
+
+def test_hash_routing_uses_flinks_key_groups(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=3)
+    words = ["a", "b", "hello", "flink", "spark", "z"]
+    tagged = env.from_collection(words).key_by(lambda w: w).map(TagSubtask())
+    for word, subtask in tagged.execute_and_collect():
+        assert subtask == flowmagic.assign_key_to_parallel_operator(word, 128, 3)
+
+
+def test_side_outputs_union_and_connect(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    odd = flowmagic.OutputTag("odd")
+
+    def route(value, ctx, out):
+        if value % 2:
+            ctx.output(odd, value)
+        else:
+            out.collect(value)
+
+    main = env.from_sequence(1, 10).process(route)
+    both = main.map(lambda x: ("even", x)).union(main.get_side_output(odd).map(lambda x: ("odd", x)))
+    letters = env.from_collection(["a", "b"])
+    connected = both.connect(letters).map(lambda t: t, lambda s: ("letter", s))
+    result = sorted(connected.execute_and_collect())
+    assert result == sorted(
+        [("even", x) for x in range(2, 11, 2)]
+        + [("odd", x) for x in range(1, 10, 2)]
+        + [("letter", "a"), ("letter", "b")]
+    )
+
+
+def test_keyed_state_and_event_time_timers(spark) -> None:
+    class CountThenReport(flowmagic.KeyedProcessFunction):
+        def open(self, runtime_context):
+            self.count = runtime_context.get_state(flowmagic.ValueStateDescriptor("count"))
+
+        def process_element(self, value, ctx, out):
+            self.count.update((self.count.value() or 0) + 1)
+            ctx.timer_service().register_event_time_timer(10_000)
+
+        def on_timer(self, timestamp, ctx, out):
+            out.collect((ctx.get_current_key(), self.count.value(), timestamp))
+
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    strategy = flowmagic.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, ts: e[1])
+    events = [("a", 1000), ("b", 2000), ("a", 3000), ("a", 12000)]
+    result = env.from_collection(events).assign_timestamps_and_watermarks(strategy).key_by(lambda e: e[0])
+    assert sorted(result.process(CountThenReport()).execute_and_collect()) == [("a", 3, 10000), ("b", 1, 10000)]
+
+
+def test_batch_mode_emits_final_results_only(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.set_runtime_mode(flowmagic.RuntimeExecutionMode.BATCH)
+    counts = env.from_sequence(1, 100).map(lambda x: (x % 3, 1)).key_by(lambda t: t[0]).sum(1)
+    assert sorted(counts.execute_and_collect()) == [(0, 33), (1, 34), (2, 33)]
+
+
+def test_text_file_source_and_exactly_once_file_sink(tmp_path, spark) -> None:
+    source = tmp_path / "in.txt"
+    source.write_text("".join(f"line {i}\n" for i in range(1000)))
+    out = tmp_path / "out"
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    sink = flowmagic.FileSink.for_row_format(str(out), flowmagic.Encoder.simple_string_encoder()).build()
+    env.read_text_file(f"file://{source}").map(str.upper).sink_to(sink)
+    result = env.execute()
+    lines = sorted(line for path in result.committed for line in Path(path).read_text().splitlines())
+    assert lines == sorted(f"LINE {i}" for i in range(1000))
+    assert not (out / ".in-progress").exists()
+
+
+def test_text_file_splits_keep_every_line_once(tmp_path, monkeypatch, spark) -> None:
+    from flowmagic.runtime import sources
+
+    monkeypatch.setattr(sources, "SPLIT_SIZE", 7)
+    path = tmp_path / "lines.txt"
+    text = "alpha\nb\n\nlonger line here\nx\r\nlast-without-newline"
+    path.write_text(text)
+    env = flowmagic.StreamExecutionEnvironment(parallelism=3)
+    lines = list(env.read_text_file(str(path)).execute_and_collect())
+    assert sorted(lines) == sorted(["alpha", "b", "", "longer line here", "x", "last-without-newline"])
+
+
+def test_datagen_is_seeded_and_bounded(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    stream = env.from_datagen(lambda i, rng: (i, rng.randint(0, 1000)), count=50, seed=7)
+    first, second = list(stream.execute_and_collect()), list(stream.execute_and_collect())
+    assert sorted(first) == sorted(second) and len(first) == 50
+    assert sorted(i for i, _ in first) == list(range(50))
+
+
+def test_unbounded_sources_are_rejected_without_hanging(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    env.socket_text_stream("localhost", 9).print()
+    with pytest.raises(errors.UnsupportedSourceError, match="continuous mode"):
+        env.execute()
+
+
+def test_user_function_failure_names_operator_subtask_record_and_user_line(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+
+    def explode(x):
+        return 10 // (x - 7)
+
+    env.from_sequence(1, 10).map(explode).name("divide").print()
+    with pytest.raises(errors.JobFailedError) as raised:
+        env.execute()
+    message = str(raised.value)
+    assert "ZeroDivisionError" in message
+    assert "operator: divide" in message
+    assert "(2/2)" in message and "record:   7" in message
+    assert "in explode" in message and "return 10 // (x - 7)" in message
+    assert "org.apache.spark" not in message
+    assert raised.value.failure["operator"] == "divide"
+    env2 = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    assert list(env2.from_collection([1]).execute_and_collect()) == [1]
+
+
+class FailFirstAttempt(flowmagic.MapFunction):
+    """Fails the first attempt of subtask 1 half way through."""
+
+    def open(self, runtime_context):
+        self.doomed = runtime_context.get_index_of_this_subtask() == 1 and runtime_context.get_attempt_number() == 0
+        self.seen = 0
+
+    def map(self, value):
+        self.seen += 1
+        if self.doomed and self.seen == 20:
+            raise RuntimeError("injected failure")
+        return value
+
+
+def test_a_retried_subtask_loses_and_duplicates_nothing(spark) -> None:
+    def run(mapper):
+        env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+        counts = env.from_sequence(1, 200).map(mapper).map(lambda x: (x % 5, 1)).key_by(lambda t: t[0]).sum(1)
+        counts.print()
+        return execute(env.get_stream_graph(), echo=False)
+
+    clean, retried = run(lambda x: x), run(FailFirstAttempt())
+    assert sorted(retried.printed) == sorted(clean.printed)
+    subtask = retried.metrics["vertices"][0]["subtasks"][1]
+    assert subtask["attempt"] == 1 and subtask["state"] == "FINISHED"
+
+
+def test_cancel_stops_the_job_within_a_second_and_a_new_run_works(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.from_sequence(1, 10_000).map(lambda x: time.sleep(0.01) or x).print()
+    cancel = threading.Event()
+    threading.Timer(2.0, cancel.set).start()
+    started = time.time()
+    monitor_states = []
+    with pytest.raises(errors.JobCancelledError):
+        execute(env.get_stream_graph(), cancel_event=cancel, on_progress=lambda m: monitor_states.append(m.snapshot()))
+    assert time.time() - started < 2.0 + 1.5
+    final = monitor_states[-1]
+    assert {s["state"] for v in final["vertices"] for s in v["subtasks"]} == {"CANCELED"}
+    assert any(s["state"] == "RUNNING" for snap in monitor_states for v in snap["vertices"] for s in v["subtasks"])
+    env2 = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    assert sorted(env2.from_sequence(1, 4).execute_and_collect()) == [1, 2, 3, 4]
+
+
+def test_live_metrics_count_records_before_subtasks_finish(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.from_sequence(1, 400).map(lambda x: time.sleep(0.005) or x).print()
+    snapshots = []
+    result = execute(env.get_stream_graph(), echo=False, on_progress=lambda m: snapshots.append(m.snapshot()))
+    running_counts = [
+        s["records_out"]
+        for snap in snapshots
+        for v in snap["vertices"]
+        for s in v["subtasks"]
+        if s["state"] == "RUNNING"
+    ]
+    assert any(0 < count < 200 for count in running_counts)
+    final = result.metrics["vertices"][0]
+    assert final["state"] == "FINISHED" and final["records_out"] == 400
+    assert all(s["host"] for s in final["subtasks"])
