@@ -58,6 +58,28 @@ def get_spark_session(spark: Any = None) -> Any:
     return session
 
 
+_SHIPPED: set[str] = set()
+
+
+def _ship_flowmagic(sc: Any) -> None:
+    """Make flowmagic importable on executors that do not have it installed (a cluster)."""
+    if sc.applicationId in _SHIPPED:
+        return
+    import tempfile
+    import zipfile
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    archive = os.path.join(tempfile.mkdtemp(prefix="flowmagic-"), "flowmagic.zip")
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as bundle:
+        for root, directories, files in os.walk(package):
+            directories[:] = [d for d in directories if d != "__pycache__"]
+            for name in files:
+                path = os.path.join(root, name)
+                bundle.write(path, os.path.relpath(path, os.path.dirname(package)))
+    sc.addPyFile(archive)
+    _SHIPPED.add(sc.applicationId)
+
+
 class _SubtaskFunction:
     """The function Spark runs for each partition (= subtask) of one vertex."""
 
@@ -182,6 +204,7 @@ def run_on_spark(
     """Run ``graph`` on Spark; return the sinks' results as ``((node id, subtask), payload)``."""
     session = get_spark_session(spark)
     sc = session.sparkContext
+    _ship_flowmagic(sc)
     plans = build_plans(graph)
     host = sc.getConf().get("spark.driver.host", "127.0.0.1")
     server = MetricsServer(host, monitor)
