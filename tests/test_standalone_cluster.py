@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-
 SPARK_HOME = Path(__import__("pyspark").__file__).parent
 
 
@@ -89,8 +88,10 @@ _JOB = textwrap.dedent(
     class FailOnce(flowmagic.MapFunction):
         def open(self, ctx):
             self.doomed = ctx.get_index_of_this_subtask() == 0 and ctx.get_attempt_number() == 0
+            self.seen = 0
         def map(self, value):
-            if self.doomed and value == "be":
+            self.seen += 1
+            if self.doomed and self.seen == 100:
                 raise RuntimeError("injected")
             return value
 
