@@ -1,0 +1,168 @@
+"""Benchmark: WordCount on Spark, flowmagic against what a PySpark user writes by hand.
+
+Run: ``.venv/bin/python bench/bench_wordcount.py [--size-mb 500] [--parallelism 2]``.
+Generates (once, cached under bench/data/) a Zipf-distributed corpus, then times on ONE
+SparkSession, side by side, after a warm-up job:
+
+- flowmagic BATCH:     read_text_file -> flat_map -> key_by -> sum(1)
+- flowmagic STREAMING: the same program, one update per word (a no-op sink takes them)
+- PySpark DataFrame:   spark.read.text -> split/explode -> groupBy().count()
+- PySpark RDD:         textFile.flatMap.map.reduceByKey
+- Python Counter, in one process and in two processes (no Spark)
+
+and prints the ratios the runtime issue asks for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import multiprocessing
+import os
+import sys
+import time
+from pathlib import Path
+
+import itertools
+import random
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import flowmagic  # noqa: E402
+from flowmagic.runtime import execute  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def corpus(size_mb: int) -> Path:
+    """A text file of ``size_mb`` MB: lines of 10 words drawn from a Zipf(s=1.1) vocabulary."""
+    path = DATA / f"zipf-{size_mb}mb.txt"
+    if path.exists() and path.stat().st_size >= size_mb << 20:
+        return path
+    DATA.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(42)
+    vocabulary = [f"w{i}" for i in range(200_000)]
+    weights = list(itertools.accumulate(1 / rank**1.1 for rank in range(1, len(vocabulary) + 1)))
+    target = size_mb << 20
+    with open(path, "w") as out:
+        written = 0
+        while written < target:
+            words = rng.choices(vocabulary, cum_weights=weights, k=500_000)
+            block = "\n".join(" ".join(words[i : i + 10]) for i in range(0, len(words), 10)) + "\n"
+            out.write(block)
+            written += len(block)
+    return path
+
+
+def flowmagic_job(path: Path, parallelism: int, mode: str, spark) -> float:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=parallelism)
+    env.set_runtime_mode(mode)
+    (
+        env.read_text_file(str(path))
+        .flat_map(lambda line: [(word, 1) for word in line.split()])
+        .key_by(lambda pair: pair[0])
+        .sum(1)
+        .add_sink(lambda record: None)
+    )
+    started = time.perf_counter()
+    execute(env.get_stream_graph(), spark=spark, echo=False)
+    return time.perf_counter() - started
+
+
+def dataframe_job(path: Path, spark) -> float:
+    from pyspark.sql import functions as F
+
+    started = time.perf_counter()
+    words = spark.read.text(str(path)).select(F.explode(F.split("value", " ")).alias("word"))
+    words.groupBy("word").count().collect()
+    return time.perf_counter() - started
+
+
+def rdd_job(path: Path, spark, parallelism: int) -> float:
+    started = time.perf_counter()
+    lines = spark.sparkContext.textFile(str(path), parallelism)
+    lines.flatMap(str.split).map(lambda word: (word, 1)).reduceByKey(lambda a, b: a + b).collect()
+    return time.perf_counter() - started
+
+
+def _count_part(args: tuple[str, int, int]) -> collections.Counter:
+    path, start, end = args
+    counter: collections.Counter = collections.Counter()
+    with open(path, "rb") as file:
+        file.seek(start)
+        if start:
+            file.readline()
+        while file.tell() < end:
+            line = file.readline()
+            if not line:
+                break
+            counter.update(line.split())
+    return counter
+
+
+def counter_job(path: Path, processes: int) -> float:
+    started = time.perf_counter()
+    size = path.stat().st_size
+    parts = [(str(path), size * i // processes, size * (i + 1) // processes) for i in range(processes)]
+    if processes == 1:
+        _count_part(parts[0])
+    else:
+        with multiprocessing.Pool(processes) as pool:
+            total: collections.Counter = collections.Counter()
+            for counter in pool.map(_count_part, parts):
+                total.update(counter)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size-mb", type=int, default=500)
+    parser.add_argument("--parallelism", type=int, default=2)
+    parser.add_argument("--skip", nargs="*", default=[], help="cases to skip: batch streaming dataframe rdd counter")
+    args = parser.parse_args()
+    path = corpus(args.size_mb)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master(f"local[{args.parallelism}]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "4g")
+        .config("spark.driver.host", "127.0.0.1")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("OFF")
+    warm = corpus(1)
+    flowmagic_job(warm, args.parallelism, "BATCH", spark)
+    dataframe_job(warm, spark)
+    rdd_job(warm, spark, args.parallelism)
+
+    times: dict[str, float] = {}
+    cases = {
+        "flowmagic BATCH": ("batch", lambda: flowmagic_job(path, args.parallelism, "BATCH", spark)),
+        "flowmagic STREAMING": ("streaming", lambda: flowmagic_job(path, args.parallelism, "STREAMING", spark)),
+        "PySpark DataFrame": ("dataframe", lambda: dataframe_job(path, spark)),
+        "PySpark RDD": ("rdd", lambda: rdd_job(path, spark, args.parallelism)),
+        "Python Counter, 1 process": ("counter", lambda: counter_job(path, 1)),
+        "Python Counter, 2 processes": ("counter", lambda: counter_job(path, 2)),
+    }
+    print(
+        f"WordCount over {path.stat().st_size / 2**20:.0f} MB, parallelism {args.parallelism}, {os.cpu_count()} cores"
+    )
+    for name, (tag, job) in cases.items():
+        if tag in args.skip:
+            continue
+        times[name] = job()
+        print(f"  {name:<30}{times[name]:>8.1f} s", flush=True)
+    batch = times.get("flowmagic BATCH")
+    if batch:
+        for name in ("PySpark DataFrame", "PySpark RDD", "Python Counter, 1 process", "Python Counter, 2 processes"):
+            if name in times:
+                print(f"  flowmagic BATCH / {name:<28}{batch / times[name]:>6.2f}")
+        if "flowmagic STREAMING" in times:
+            print(f"  flowmagic STREAMING / BATCH{'':<20}{times['flowmagic STREAMING'] / batch:>6.2f}")
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()
