@@ -17,19 +17,18 @@ from __future__ import annotations
 
 import argparse
 import collections
+import itertools
 import multiprocessing
 import os
+import random
 import sys
 import time
 from pathlib import Path
 
-import itertools
-import random
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import flowmagic  # noqa: E402
-from flowmagic.runtime import execute  # noqa: E402
+import flowmagic
+from flowmagic.runtime import execute
 
 DATA = Path(__file__).resolve().parent / "data"
 
