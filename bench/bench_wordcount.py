@@ -127,6 +127,7 @@ def main() -> None:
         SparkSession.builder.master(f"local[{args.parallelism}]")
         .config("spark.ui.enabled", "false")
         .config("spark.driver.memory", "4g")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.host", "127.0.0.1")
         .getOrCreate()
     )

@@ -8,6 +8,7 @@ explains and what the Spark job does are the same computation.
 from __future__ import annotations
 
 import math
+import operator
 import struct
 from typing import Any
 
@@ -56,12 +57,18 @@ def _big_integer_hash(value: int) -> int:
     return _to_int32(h * (1 if value > 0 else -1))
 
 
+_POWERS_OF_31: list[int] = [1]
+
+
 def _string_hash(value: str) -> int:
-    h = 0
+    # String.hashCode = sum(unit[i] * 31^(n-1-i)) mod 2^32, evaluated in C (map/sum) rather
+    # than a Python loop per character: routing hashes every distinct key.
     encoded = value.encode("utf-16-be", "surrogatepass")
-    for (unit,) in struct.iter_unpack(">H", encoded):
-        h = (31 * h + unit) & 0xFFFFFFFF
-    return _to_int32(h)
+    count = len(encoded) // 2
+    while len(_POWERS_OF_31) < count:
+        _POWERS_OF_31.append((_POWERS_OF_31[-1] * 31) & 0xFFFFFFFF)
+    units = struct.unpack(f">{count}H", encoded)
+    return _to_int32(sum(map(operator.mul, units, reversed(_POWERS_OF_31[:count]))))
 
 
 def _double_hash(value: float) -> int:

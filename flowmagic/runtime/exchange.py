@@ -1,8 +1,11 @@
 """The producer side of an exchange: pick each record's channel as Flink's partitioners do.
 
-A writer turns records into ``(slot, key, (value, timestamp))`` items; Spark's shuffle then
-moves each item to the consumer subtask ``key`` names (``key[0]`` when the key also carries
-the input and producer used to keep the consumer's channel order deterministic).
+Records are buffered per channel and leave as one item per buffer:
+``(slot, key, (kind, data))`` where ``key`` starts with the consumer subtask (Spark's
+partition) and ``kind`` says whether ``data`` is a list of values, a list of
+``(value, timestamp)`` pairs or a watermark. In STREAMING the key also carries the
+consumer's input, the producer subtask and a sequence number, so that sorting by key hands
+the consumer every channel whole and in order.
 """
 
 from __future__ import annotations
@@ -14,11 +17,14 @@ from typing import Any
 from flowmagic.compile.key_groups import assign_key_to_parallel_operator
 from flowmagic.graph.partitioners import BROADCAST, CUSTOM, FORWARD, GLOBAL, HASH, REBALANCE, RESCALE, SHUFFLE
 from flowmagic.runtime.context import adapt
-from flowmagic.runtime.operators import Operator, reduce_function_of
+from flowmagic.runtime.operators import FoldError, KeyedFolder, Operator
 from flowmagic.runtime.plan import EdgePlan
-from flowmagic.runtime.records import Watermark
 
-__all__ = ["RecordWriter"]
+__all__ = ["TIMESTAMPED", "VALUES", "WATERMARK", "RecordWriter"]
+
+VALUES, TIMESTAMPED, WATERMARK = 0, 1, 2
+_BUFFER = 1024
+_ROUTE_CACHE = 1 << 16
 
 
 class RecordWriter:
@@ -27,31 +33,23 @@ class RecordWriter:
     def __init__(self, edge: EdgePlan, producer_index: int, streaming: bool, sink: list, owner: Operator):
         self.edge = edge
         self.slot = edge.slot
-        self.buffer = sink
+        self.sink = sink
         self.owner = owner
+        self.streaming = streaming
+        self.producer = producer_index
         self.records_out = 0
-        parallelism = edge.consumer_parallelism
+        self.sequence = 0
         if edge.pointwise_channels is not None:
             self.channels = edge.pointwise_channels[producer_index]
         else:
-            self.channels = list(range(parallelism))
-        # The key names the consumer subtask, the consumer's input and, for STREAMING (whose
-        # consumers read their channels in a fixed order), the producer subtask.
-        if streaming:
-            self.keys = [(c, edge.consumer_input, producer_index) for c in range(parallelism)]
-        else:
-            self.keys = [(c, edge.consumer_input) for c in range(parallelism)]
-        self.streaming = streaming
+            self.channels = list(range(edge.consumer_parallelism))
+        self.values: dict[int, list[Any]] = {}
+        self.stamped: dict[int, list[tuple[Any, int]]] = {}
         self.next_channel = producer_index
-        self.random = random.Random(producer_index)
         self.select = self._selector()
-        self.combiner: dict[Any, Any] | None = None
-        if edge.combine is not None:
-            self.combiner = {}
-            self.combine = reduce_function_of(edge.combine.params)
-            self.combine_key = edge.combine["key_selector"]
-        self.emit = self._emit_combining if self.combiner is not None else self._emit
-        self.emit_batch = self._emit_batch_combining if self.combiner is not None else self._emit_batch
+        self.folder = KeyedFolder(edge.combine.params) if edge.combine is not None else None
+
+    # -- channel selection ------------------------------------------------------------------
 
     def _selector(self) -> Callable[[Any], int]:
         strategy = self.edge.ship_strategy
@@ -60,28 +58,46 @@ class RecordWriter:
             first = channels[0]
             return lambda value: first
         if strategy in (REBALANCE, RESCALE):
-
-            def round_robin(value: Any) -> int:
-                self.next_channel = (self.next_channel + 1) % len(channels)
-                return channels[self.next_channel]
-
             # Rebalance starts at a random channel in Flink; this producer's index is one of
             # the starts Flink could pick, and keeps runs repeatable. Rescale starts at 0.
-            self.next_channel = (self.next_channel - 1) % len(channels) if strategy == REBALANCE else -1
+            self.next_channel = (self.producer - 1) % len(channels) if strategy == REBALANCE else -1
+            count = len(channels)
+
+            def round_robin(value: Any) -> int:
+                self.next_channel = (self.next_channel + 1) % count
+                return channels[self.next_channel]
+
             return round_robin
         if strategy == SHUFFLE:
-            choose = self.random.randrange
+            choose = random.Random(self.producer).randrange
             count = len(channels)
             return lambda value: channels[choose(count)]
         if strategy == HASH:
-            key_selector = adapt(self.edge.key_selector, "get_key")
-            max_parallelism, parallelism = self.edge.consumer_max_parallelism, self.edge.consumer_parallelism
-            return lambda value: assign_key_to_parallel_operator(key_selector(value), max_parallelism, parallelism)
+            return self._hash()
         if strategy == CUSTOM:
             return self._custom()
         if strategy == BROADCAST:
             return lambda value: -1
         raise ValueError(f"unknown ship strategy {strategy}")
+
+    def _hash(self) -> Callable[[Any], int]:
+        key_selector = adapt(self.edge.key_selector, "get_key")
+        max_parallelism, parallelism = self.edge.consumer_max_parallelism, self.edge.consumer_parallelism
+        routes: dict[Any, int] = {}
+
+        def select(value: Any) -> int:
+            key = key_selector(value)
+            try:
+                return routes[key]
+            except KeyError:
+                channel = assign_key_to_parallel_operator(key, max_parallelism, parallelism)
+                if len(routes) < _ROUTE_CACHE:
+                    routes[key] = channel
+                return channel
+            except TypeError:  # an unhashable key: route it without the cache
+                return assign_key_to_parallel_operator(key, max_parallelism, parallelism)
+
+        return select
 
     def _custom(self) -> Callable[[Any], int]:
         partition = adapt(self.edge.custom_function, "partition")
@@ -96,54 +112,91 @@ class RecordWriter:
 
         return select
 
-    def _emit(self, value: Any, timestamp: int | None) -> None:
+    # -- writing ----------------------------------------------------------------------------
+
+    def _key(self, channel: int) -> tuple:
+        if not self.streaming:
+            return (channel, self.edge.consumer_input)
+        self.sequence += 1
+        return (channel, self.edge.consumer_input, self.producer, self.sequence)
+
+    def _flush_channel(self, channel: int) -> None:
+        values = self.values.pop(channel, None)
+        if values:
+            self.sink.append((self.slot, self._key(channel), (VALUES, values)))
+        stamped = self.stamped.pop(channel, None)
+        if stamped:
+            self.sink.append((self.slot, self._key(channel), (TIMESTAMPED, stamped)))
+
+    def _route(self, value: Any) -> int:
         try:
-            channel = self.select(value)
+            return self.select(value)
         except Exception as error:
             raise self.owner.fail(error, value) from error
-        if channel < 0:
-            for target in self.channels:
-                self.buffer.append((self.slot, self.keys[target], (value, timestamp)))
-            self.records_out += len(self.channels)
-        else:
-            self.buffer.append((self.slot, self.keys[channel], (value, timestamp)))
-            self.records_out += 1
 
-    def _emit_batch(self, values: list[Any]) -> None:
-        select, keys, append, slot = self.select, self.keys, self.buffer.append, self.slot
-        if self.edge.ship_strategy == BROADCAST:
-            for value in values:
-                self._emit(value, None)
+    def emit(self, value: Any, timestamp: int | None) -> None:
+        if self.folder is not None and timestamp is None:
+            self.emit_batch([value])
             return
+        channel = self._route(value)
+        targets = self.channels if channel < 0 else (channel,)
+        for target in targets:
+            if timestamp is None:
+                if self.stamped.get(target):
+                    self._flush_channel(target)
+                buffer = self.values.setdefault(target, [])
+                buffer.append(value)
+            else:
+                if self.values.get(target):
+                    self._flush_channel(target)
+                buffer = self.stamped.setdefault(target, [])
+                buffer.append((value, timestamp))
+            if len(buffer) >= _BUFFER:
+                self._flush_channel(target)
+        self.records_out += len(targets)
+
+    def emit_batch(self, values: list[Any]) -> None:
+        if self.folder is not None:
+            try:
+                self.folder.fold_batch(values)
+            except FoldError as wrapped:
+                raise self.owner.fail(wrapped.__cause__, wrapped.record) from wrapped.__cause__
+            return
+        if self.edge.ship_strategy == BROADCAST or self.stamped:
+            for value in values:
+                self.emit(value, None)
+            return
+        select, buffers, flush = self.select, self.values, self._flush_channel
+        value = None
         try:
             for value in values:
-                append((slot, keys[select(value)], (value, None)))
+                channel = select(value)
+                buffer = buffers.get(channel)
+                if buffer is None:
+                    buffer = buffers[channel] = []
+                buffer.append(value)
+                if len(buffer) >= _BUFFER:
+                    flush(channel)
         except Exception as error:
             raise self.owner.fail(error, value) from error
         self.records_out += len(values)
-
-    def _emit_combining(self, value: Any, timestamp: int | None) -> None:
-        self._emit_batch_combining([value])
-
-    def _emit_batch_combining(self, values: list[Any]) -> None:
-        state, key_of, combine = self.combiner, self.combine_key, self.combine
-        try:
-            for value in values:
-                key = key_of(value)
-                state[key] = combine(state[key], value) if key in state else value
-        except Exception as error:
-            raise self.owner.fail(error, value) from error
 
     def emit_watermark(self, watermark: int) -> None:
         # BATCH ignores watermarks: every consumer sees the end of its input as the last one.
         if not self.streaming:
             return
-        marker = (Watermark(watermark), None)
         for target in self.channels:
-            self.buffer.append((self.slot, self.keys[target], marker))
+            self._flush_channel(target)
+            self.sink.append((self.slot, self._key(target), (WATERMARK, watermark)))
+
+    def flush(self) -> None:
+        """Hand on every buffered record (called between batches and at the end)."""
+        for channel in list(self.values) + list(self.stamped):
+            self._flush_channel(channel)
 
     def finish(self) -> None:
-        """Flush what BATCH pre-aggregation kept back."""
-        if self.combiner:
-            partials, self.combiner = list(self.combiner.values()), {}
-            self._emit_batch(partials)
+        """Flush what BATCH pre-aggregation kept back, then every buffer."""
+        if self.folder is not None:
+            partials, self.folder = self.folder.results(), None
+            self.emit_batch(partials)
+        self.flush()

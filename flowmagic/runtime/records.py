@@ -1,30 +1,15 @@
-"""What travels between operators: records with optional timestamps, and watermarks."""
+"""Record-level constants and formatting shared by the operators."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-__all__ = ["MAX_WATERMARK", "MIN_WATERMARK", "Watermark", "java_string"]
+__all__ = ["MAX_WATERMARK", "MIN_WATERMARK", "java_string"]
 
 #: Long.MIN_VALUE / Long.MAX_VALUE: "no watermark yet" and "end of input".
 MIN_WATERMARK = -(1 << 63)
 MAX_WATERMARK = (1 << 63) - 1
-
-
-class Watermark:
-    """A watermark crossing an exchange, in the value slot of a ``(value, timestamp)`` pair."""
-
-    __slots__ = ("timestamp",)
-
-    def __init__(self, timestamp: int):
-        self.timestamp = timestamp
-
-    def __reduce__(self):
-        return (Watermark, (self.timestamp,))
-
-    def __repr__(self) -> str:
-        return f"Watermark({self.timestamp})"
 
 
 def java_string(value: Any) -> str:

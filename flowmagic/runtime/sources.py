@@ -20,6 +20,7 @@ __all__ = ["SOURCES", "Source", "local_path", "split_file"]
 
 BATCH_SIZE = 4096
 SPLIT_SIZE = 32 << 20
+_READ_BLOCK = 1 << 20
 
 
 class Source:
@@ -156,19 +157,20 @@ class FileSplitReader(Operator):
                     file.readline()
             position = file.tell()
             while position < end:
-                lines = file.readlines(1 << 20)
-                if not lines:
+                # Whole lines only: read up to the split's end (or a block), then finish the line.
+                block = file.read(min(_READ_BLOCK, end - position))
+                if not block:
                     break
-                batch = []
-                for raw in lines:
-                    if position >= end:
-                        break
-                    position += len(raw)
-                    batch.append(raw.decode(encoding).rstrip("\r\n"))
-                if batch:
-                    collect_batch(batch)
-                if position >= end:
-                    break
+                if not block.endswith(b"\n"):
+                    block += file.readline()
+                position += len(block)
+                text = block.decode(encoding)
+                lines = text.split("\n")
+                if text.endswith("\n"):
+                    lines.pop()
+                if "\r" in text:
+                    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+                collect_batch(lines)
 
     def process_batch(self, values: list[Any]) -> None:
         for split in values:

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowmagic.runtime.exchange import RecordWriter
+from flowmagic.runtime.exchange import VALUES, WATERMARK, RecordWriter
 from flowmagic.runtime.operators import Operator, TaskInfo
 from flowmagic.runtime.plan import VertexPlan
-from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK, Watermark
+from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import OPERATORS, SOURCES
 
 __all__ = ["RESULT_SLOT", "SubtaskStats", "run_subtask"]
@@ -177,57 +177,36 @@ def _consume(
         for producer in input_plan.partitions[index]
     }
     current = MIN_WATERMARK
-    pending: list[Any] = []
-    pending_side = 0
     process, process_batch = head.process, head.process_batch
     pacer = _Pacer()
-    counted = 0
-    for key, (value, timestamp) in items:
+    for key, (kind, data) in items:
         side = sides[key[1]]
-        if type(value) is Watermark:
-            if pending:
-                _flush(process_batch, process, pending, pending_side)
-                pending = []
+        if kind == WATERMARK:
             channel = (key[1], key[2])
-            if value.timestamp > channels.get(channel, MIN_WATERMARK):
-                channels[channel] = value.timestamp
+            if data > channels.get(channel, MIN_WATERMARK):
+                channels[channel] = data
                 combined = min(channels.values())
                 if combined > current:
                     current = combined
                     stats.watermark = current
                     head.process_watermark(current)
             continue
-        counted += 1
-        if timestamp is None and (not pending or side == pending_side):
-            pending.append(value)
-            pending_side = side
-            if len(pending) < pacer.size:
-                continue
-            began = time.perf_counter()
-            _flush(process_batch, process, pending, pending_side)
-            pacer.adapt(time.perf_counter() - began)
-            pending = []
+        if kind == VALUES:
+            for chunk in pacer.slices(data) if side == 0 else (data,):
+                if side == 0:
+                    process_batch(chunk)
+                else:
+                    for value in chunk:
+                        process(value, None, side)
+                stats.records_in += len(chunk)
         else:
-            if pending:
-                _flush(process_batch, process, pending, pending_side)
-                pending = []
-            process(value, timestamp, side)
-        stats.records_in = counted
+            for value, timestamp in data:
+                process(value, timestamp, side)
+            stats.records_in += len(data)
         stats.records_out = chain.records_out
         if len(buffer) >= _FLUSH_EVERY:
             yield from buffer
             buffer.clear()
-    if pending:
-        _flush(process_batch, process, pending, pending_side)
-    stats.records_in = counted
     if current != MAX_WATERMARK:
         stats.watermark = MAX_WATERMARK
         head.process_watermark(MAX_WATERMARK)
-
-
-def _flush(process_batch: Any, process: Any, values: list[Any], side: int) -> None:
-    if side == 0:
-        process_batch(values)
-    else:
-        for value in values:
-            process(value, None, side)
