@@ -475,6 +475,37 @@ class KeyedFolder:
             except Exception as error:
                 raise FoldError(value) from error
 
+    def fold_all(self, values: list[Any]) -> list[Any]:
+        """Fold every value; return the key's result after each one (STREAMING updates)."""
+        if self.summed is not None and values and isinstance(values[0], tuple) and isinstance(self.summed, int):
+            return self._sum_updates(values, self.summed)
+        fold = self.fold
+        results = []
+        for value in values:
+            try:
+                results.append(fold(value))
+            except Exception as error:
+                raise FoldError(value) from error
+        return results
+
+    def _sum_updates(self, values: list[Any], position: int) -> list[Any]:
+        key_of, states = self.key_of, self.states
+        results = []
+        append = results.append
+        for value in values:
+            try:
+                key = key_of(value)
+                state = states.get(key)
+                if state is None:
+                    state = states[key] = [value, value[position]]
+                else:
+                    state[1] += value[position]
+                first = state[0]
+                append((*first[:position], state[1], *first[position + 1 :]))
+            except Exception as error:
+                raise FoldError(value) from error
+        return results
+
     def _sum_batch(self, values: list[Any], field: Callable[[Any], Any]) -> None:
         # The hot loop of a BATCH WordCount: one dict lookup and one addition per record.
         key_of, states = self.key_of, self.states
@@ -533,13 +564,14 @@ class KeyedReduceOperator(Operator):
             self.output.collect(result, timestamp)
 
     def process_batch(self, values: list[Any]) -> None:
-        if not self.task.batch:
-            super().process_batch(values)
-            return
         try:
-            self.folder.fold_batch(values)
+            if self.task.batch:
+                self.folder.fold_batch(values)
+                return
+            results = self.folder.fold_all(values)
         except FoldError as wrapped:
             raise self.fail(wrapped.__cause__, wrapped.record) from wrapped.__cause__
+        self.output.collect_batch(results)
 
     def end_input(self) -> None:
         if self.task.batch:

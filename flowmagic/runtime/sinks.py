@@ -78,6 +78,15 @@ class SinkFunctionOperator(_Sink):
         except Exception as error:
             raise self.fail(error, value) from error
 
+    def process_batch(self, values: list[Any]) -> None:
+        invoke = self.invoke
+        value = None
+        try:
+            for value in values:
+                invoke(value)
+        except Exception as error:
+            raise self.fail(error, value) from error
+
     def close(self) -> None:
         self.close_function(self.user_function)
 

@@ -19,7 +19,8 @@ from flowmagic.runtime.operators import Operator, TaskInfo, register
 __all__ = ["SOURCES", "Source", "local_path", "split_file"]
 
 BATCH_SIZE = 4096
-SPLIT_SIZE = 32 << 20
+# Small enough that splits spread evenly over the readers, large enough to read efficiently.
+SPLIT_SIZE = 4 << 20
 _READ_BLOCK = 1 << 20
 
 
