@@ -229,3 +229,16 @@ def test_live_metrics_count_records_before_subtasks_finish(spark) -> None:
     final = result.metrics["vertices"][0]
     assert final["state"] == "FINISHED" and final["records_out"] == 400
     assert all(s["host"] for s in final["subtasks"])
+
+
+def test_text_files_on_other_file_systems_are_read_by_sparks_hadoop_reader(tmp_path, monkeypatch, spark) -> None:
+    from flowmagic.runtime import plan
+
+    path = tmp_path / "remote.txt"
+    path.write_text("".join(f"row {i}\n" for i in range(500)))
+    # Treat file:// as a remote file system: the split readers then get Hadoop's lines.
+    monkeypatch.setattr(plan, "local_path", lambda uri: None)
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    lines = env.read_text_file(f"file://{path}").map(str.upper)
+    result = sorted(lines.execute_and_collect())
+    assert result == sorted(f"ROW {i}" for i in range(500))

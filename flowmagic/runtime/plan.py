@@ -13,6 +13,7 @@ from flowmagic.compile.execution_graph_builder import pointwise_inputs
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionJobVertex
 from flowmagic.graph.operators import OperatorSpec
 from flowmagic.graph.partitioners import HASH
+from flowmagic.runtime.sources import local_path
 
 __all__ = ["EdgePlan", "InputPlan", "NodePlan", "VertexPlan", "build_plans"]
 
@@ -73,6 +74,9 @@ class VertexPlan:
     inputs: list[InputPlan]
     out_edges: list[EdgePlan]
     has_results: bool
+    #: A text file on a non-local file system (hdfs://, s3a://...): Spark's Hadoop reader
+    #: feeds this vertex's split reader instead of its monitoring source.
+    remote_text_path: str | None = None
 
     @property
     def chain_order(self) -> list[int]:
@@ -138,8 +142,15 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
             inputs=inputs,
             out_edges=out_edges,
             has_results=any(_emits_results(node.operator) for node in nodes.values()),
+            remote_text_path=_remote_text_path(nodes[job_vertex.head_node].operator),
         )
     return plans
+
+
+def _remote_text_path(operator: OperatorSpec | None) -> str | None:
+    if operator is None or operator.kind != "file_split_reader":
+        return None
+    return None if local_path(operator["path"]) is not None else operator["path"]
 
 
 def _emits_results(operator: OperatorSpec | None) -> bool:

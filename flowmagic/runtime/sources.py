@@ -132,11 +132,10 @@ class FileMonitorSource(Source):
     """Flink 1.x's ContinuousFileMonitoringFunction (PROCESS_ONCE): lists the splits."""
 
     def batches(self) -> Iterator[list[Any]]:
-        path = self.params["path"]
-        local = local_path(path)
-        if local is None:
-            raise UnsupportedSourceError(f"remote path {path}")
-        yield split_file(local)
+        local = local_path(self.params["path"])
+        # Remote file systems are read by Spark's Hadoop reader straight into the split readers.
+        if local is not None:
+            yield split_file(local)
 
 
 @register("file_split_reader")
@@ -145,7 +144,7 @@ class FileSplitReader(Operator):
     start inside it; the first split also owns the first line)."""
 
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
-        self.read_split(value)
+        self.process_batch([value])
 
     def read_split(self, split: tuple[str, int, int]) -> None:
         path, start, end = split
@@ -174,6 +173,9 @@ class FileSplitReader(Operator):
                 collect_batch(lines)
 
     def process_batch(self, values: list[Any]) -> None:
+        if values and isinstance(values[0], str):
+            self.output.collect_batch(values)
+            return
         for split in values:
             self.read_split(split)
 

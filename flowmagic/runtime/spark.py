@@ -20,6 +20,7 @@ from typing import Any
 
 from flowmagic.errors import JobCancelledError, JobFailedError
 from flowmagic.graph.execution_graph import ExecutionGraph
+from flowmagic.runtime.exchange import VALUES
 from flowmagic.runtime.metrics import JobMonitor, MetricsServer, Reporter
 from flowmagic.runtime.operators import UserFunctionError
 from flowmagic.runtime.plan import VertexPlan, build_plans
@@ -125,6 +126,17 @@ class _SlotFilter:
                 yield key, payload
 
 
+def _lines_as_items(lines: Iterator[str]) -> Iterator[Any]:
+    batch: list[str] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) == 4096:
+            yield (0, 0), (VALUES, batch)
+            batch = []
+    if batch:
+        yield (0, 0), (VALUES, batch)
+
+
 def _consumer_subtask(key: Any) -> int:
     return key[0]
 
@@ -138,7 +150,12 @@ def _build(graph: ExecutionGraph, plans: dict[str, VertexPlan], sc: Any, server:
     for vertex in graph.vertices.values():
         plan = plans[vertex.id]
         parallelism = vertex.parallelism
-        if plan.inputs:
+        if plan.remote_text_path is not None:
+            # Hadoop's reader (hdfs://, s3a://, ...) runs in the JVM; its partitions become
+            # the split readers' input, one per subtask.
+            lines = sc.textFile(plan.remote_text_path, parallelism).coalesce(parallelism)
+            shuffled = lines.mapPartitions(_lines_as_items)
+        elif plan.inputs:
             parts = inputs[vertex.id]
             merged = parts[0] if len(parts) == 1 else sc.union(parts)
             if streaming:
@@ -156,6 +173,10 @@ def _build(graph: ExecutionGraph, plans: dict[str, VertexPlan], sc: Any, server:
             output = output.persist(StorageLevel.MEMORY_AND_DISK)
         for edge, dataset in zip(plan.out_edges, vertex.job_vertex.produced_datasets, strict=True):
             (job_edge,) = dataset.consumers
+            if plans[job_edge.target_vertex].remote_text_path is not None:
+                # The monitor lists nothing for a remote path; it still runs, as a terminal.
+                terminal.append(output.mapPartitions(_SlotFilter(RESULT_SLOT)))
+                continue
             only = len(plan.out_edges) == 1 and not results
             inputs[job_edge.target_vertex].append(
                 output.mapPartitions(_strip_slot if only else _SlotFilter(edge.slot), preservesPartitioning=False)
