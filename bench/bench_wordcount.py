@@ -53,7 +53,7 @@ def corpus(size_mb: int) -> Path:
     return path
 
 
-def flowmagic_job(path: Path, parallelism: int, mode: str, spark) -> float:
+def flowmagic_job(path: Path, parallelism: int, mode: str, spark, metrics: bool = True) -> float:
     env = flowmagic.StreamExecutionEnvironment(parallelism=parallelism)
     env.set_runtime_mode(mode)
     (
@@ -64,7 +64,7 @@ def flowmagic_job(path: Path, parallelism: int, mode: str, spark) -> float:
         .add_sink(lambda record: None)
     )
     started = time.perf_counter()
-    execute(env.get_stream_graph(), spark=spark, echo=False)
+    execute(env.get_stream_graph(), spark=spark, echo=False, metrics=metrics)
     return time.perf_counter() - started
 
 
@@ -117,7 +117,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size-mb", type=int, default=500)
     parser.add_argument("--parallelism", type=int, default=2)
-    parser.add_argument("--skip", nargs="*", default=[], help="cases to skip: batch streaming dataframe rdd counter")
+    parser.add_argument(
+        "--skip", nargs="*", default=[], help="cases to skip: batch metrics streaming dataframe rdd counter"
+    )
     args = parser.parse_args()
     path = corpus(args.size_mb)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -140,6 +142,10 @@ def main() -> None:
     times: dict[str, float] = {}
     cases = {
         "flowmagic BATCH": ("batch", lambda: flowmagic_job(path, args.parallelism, "BATCH", spark)),
+        "flowmagic BATCH, metrics off": (
+            "metrics",
+            lambda: flowmagic_job(path, args.parallelism, "BATCH", spark, False),
+        ),
         "flowmagic STREAMING": ("streaming", lambda: flowmagic_job(path, args.parallelism, "STREAMING", spark)),
         "PySpark DataFrame": ("dataframe", lambda: dataframe_job(path, spark)),
         "PySpark RDD": ("rdd", lambda: rdd_job(path, spark, args.parallelism)),
@@ -159,6 +165,9 @@ def main() -> None:
         for name in ("PySpark DataFrame", "PySpark RDD", "Python Counter, 1 process", "Python Counter, 2 processes"):
             if name in times:
                 print(f"  flowmagic BATCH / {name:<28}{batch / times[name]:>6.2f}")
+        if "flowmagic BATCH, metrics off" in times:
+            overhead = batch / times["flowmagic BATCH, metrics off"] - 1
+            print(f"  live metrics overhead{'':<26}{overhead:>6.1%}")
         if "flowmagic STREAMING" in times:
             print(f"  flowmagic STREAMING / BATCH{'':<20}{times['flowmagic STREAMING'] / batch:>6.2f}")
     spark.stop()

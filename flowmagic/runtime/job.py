@@ -62,12 +62,13 @@ def execute(
     cancel_event: threading.Event | None = None,
     monitor: JobMonitor | None = None,
     echo: bool = True,
+    metrics: bool = True,
 ) -> JobResult:
     """Run ``graph`` on Spark (``spark`` or the active/embedded session) and wait for it.
 
     Print sinks' lines go to this process's stdout/stderr when ``echo`` is true, after the
     job succeeded, subtask by subtask. ``on_progress(monitor)`` is called about twice a
-    second while the job runs.
+    second while the job runs. ``metrics=False`` turns the live metrics channel off.
     """
     from flowmagic.runtime.spark import run_on_spark
 
@@ -78,7 +79,9 @@ def execute(
     for vertex in execution_graph.vertices.values():
         if vertex.id not in monitor.vertices:
             monitor.add_vertex(vertex.id, vertex.name, vertex.parallelism)
-    items = run_on_spark(execution_graph, monitor, spark=spark, on_progress=on_progress, cancel_event=cancel_event)
+    items = run_on_spark(
+        execution_graph, monitor, spark=spark, on_progress=on_progress, cancel_event=cancel_event, metrics=metrics
+    )
     result = JobResult(
         job_name=execution_graph.job_name,
         job_type=execution_graph.job_type,

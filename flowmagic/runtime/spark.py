@@ -141,7 +141,7 @@ def _consumer_subtask(key: Any) -> int:
     return key[0]
 
 
-def _build(graph: ExecutionGraph, plans: dict[str, VertexPlan], sc: Any, server: MetricsServer) -> Any:
+def _build(graph: ExecutionGraph, plans: dict[str, VertexPlan], sc: Any, server: MetricsServer | None) -> Any:
     from pyspark import StorageLevel
 
     streaming = graph.job_type != "BATCH"
@@ -166,7 +166,8 @@ def _build(graph: ExecutionGraph, plans: dict[str, VertexPlan], sc: Any, server:
                 shuffled = merged.partitionBy(parallelism, _consumer_subtask)
         else:
             shuffled = sc.parallelize(range(parallelism), parallelism)
-        output = shuffled.mapPartitionsWithIndex(_SubtaskFunction(plan, server.address, server.secret))
+        address, secret = (server.address, server.secret) if server is not None else (None, "")
+        output = shuffled.mapPartitionsWithIndex(_SubtaskFunction(plan, address, secret))
         output.setName(vertex.name)
         results = plan.has_results or not plan.out_edges
         if len(plan.out_edges) + results > 1:
@@ -219,8 +220,9 @@ def run_on_spark(
     *,
     spark: Any = None,
     on_progress: Callable[[JobMonitor], None] | None = None,
-    progress_interval: float = 0.5,
+    progress_interval: float = 0.4,
     cancel_event: threading.Event | None = None,
+    metrics: bool = True,
 ) -> list[tuple[tuple[int, int], Any]]:
     """Run ``graph`` on Spark; return the sinks' results as ``((node id, subtask), payload)``."""
     session = get_spark_session(spark)
@@ -228,7 +230,7 @@ def run_on_spark(
     _ship_flowmagic(sc)
     plans = build_plans(graph)
     host = sc.getConf().get("spark.driver.host", "127.0.0.1")
-    server = MetricsServer(host, monitor)
+    server = MetricsServer(host, monitor) if metrics else None
     group = f"flowmagic-{uuid.uuid4().hex[:12]}"
     outcome: dict[str, Any] = {}
 
@@ -270,6 +272,7 @@ def run_on_spark(
         return outcome["results"]
     finally:
         monitor.end_time = time.time()
-        server.close()
+        if server is not None:
+            server.close()
         if on_progress is not None:
             on_progress(monitor)
