@@ -122,5 +122,5 @@ def test_invalid_arguments() -> None:
         env.from_sequence(1, 2).map(42)
     with pytest.raises(errors.ProgramError, match="32 character String"):
         env.from_sequence(1, 2).map(lambda x: x).set_uid_hash("xyz")
-    with pytest.raises(ValueError, match="OutputTag id must not be empty"):
+    with pytest.raises(errors.ProgramError, match="OutputTag id must not be empty"):
         flowmagic.OutputTag("")

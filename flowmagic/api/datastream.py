@@ -7,6 +7,7 @@ function is called while a program is written. Parallelism is fixed when the cal
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -57,7 +58,14 @@ def call_site() -> str | None:
     frame = sys._getframe(1)
     while frame is not None and frame.f_globals.get("__name__", "").startswith("flowmagic"):
         frame = frame.f_back
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else None
+    if frame is None:
+        return None
+    filename = frame.f_code.co_filename
+    # ipykernel compiles cells to /tmp/ipykernel_<pid>/<hash of the cell>.py: keep the part
+    # that names the cell, so that saved outputs do not change with the kernel's pid.
+    if "ipykernel_" in filename:
+        filename = f"<cell {os.path.splitext(os.path.basename(filename))[0]}>"
+    return f"{filename}:{frame.f_lineno}"
 
 
 def check_parallelism(parallelism: Any, what: str = "The parallelism of an operator") -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from flowmagic.errors import ProgramError
+
 __all__ = [
     "AggregateFunction",
     "CoFlatMapFunction",
@@ -37,7 +39,7 @@ class OutputTag:
 
     def __post_init__(self) -> None:
         if not isinstance(self.tag_id, str) or not self.tag_id:
-            raise ValueError("OutputTag id must not be empty.")
+            raise ProgramError("OutputTag id must not be empty.")
 
 
 def function_name(function: Any) -> str:

@@ -15,6 +15,7 @@ from flowmagic.graph.stream_graph import UNDEFINED, StreamEdge, StreamGraph, Str
 
 __all__ = [
     "NodeDetails",
+    "chain_lines",
     "cluster_key",
     "execution_edge_text",
     "execution_graph_details",
@@ -100,6 +101,8 @@ def graph_details(graph: Graph) -> list[NodeDetails]:
 
 
 def _parallelism(parallelism: int, configured: bool) -> str:
+    if parallelism <= 0:
+        return f"{parallelism}: the adaptive batch scheduler decides"
     return f"{parallelism} (set on the operator)" if configured else str(parallelism)
 
 
@@ -173,7 +176,7 @@ def job_graph_details(graph: JobGraph, order: list[JobVertex]) -> list[NodeDetai
             *_chained_operator_rows(graph, vertex),
             *((f"Input {number}", job_edge_text(graph, edge)) for number, edge in enumerate(vertex.inputs, 1)),
         ]
-        items.append(NodeDetails(job_vertex_key(position), vertex.name, tuple(rows)))
+        items.append(NodeDetails(job_vertex_key(position), f"{vertex.name} [{short_id(vertex.id)}]", tuple(rows)))
     return items
 
 
@@ -192,6 +195,29 @@ def _chained_operator_rows(graph: JobGraph, vertex: JobVertex) -> list[tuple[str
         facts.append(f"chaining {node.chaining_strategy}")
         rows.append((f"Operator {position}", f"{node.name} ({', '.join(facts)})"))
     return rows
+
+
+def chain_lines(graph: JobGraph, vertex: JobVertex) -> list[str]:
+    """The chained operators in chain order; a chain that forks shows ``+-`` branches."""
+    if graph.stream_graph is None:
+        return [vertex.name]
+    children: dict[int, list[int]] = {}
+    for edge in vertex.chained_edges:
+        children.setdefault(edge.source_id, []).append(edge.target_id)
+    lines = []
+    # Iterative so that a chain of thousands of operators cannot exhaust the stack.
+    stack = [(vertex.head_node, "", "")]
+    while stack:
+        node_id, pad, prefix = stack.pop()
+        lines.append(pad + prefix + graph.stream_graph.node(node_id).name)
+        if prefix == "+- ":
+            pad += "   "
+        kids = children.get(node_id, [])
+        if len(kids) == 1:
+            stack.append((kids[0], pad, "→ "))
+        else:
+            stack.extend((kid, pad + "  ", "+- ") for kid in reversed(kids))
+    return lines
 
 
 def job_edge_text(graph: JobGraph, edge: JobEdge) -> str:
@@ -232,20 +258,19 @@ def execution_graph_details(graph: ExecutionGraph, *, subtasks: bool = True) -> 
         ]
         if subtasks:
             rows.extend((f"Subtask {subtask.index}", _subtask_reads(graph, subtask)) for subtask in vertex.subtasks)
-        items.append(NodeDetails(cluster_key(position), vertex.name, tuple(rows)))
+        items.append(NodeDetails(cluster_key(position), f"{vertex.name} [{short_id(vertex.id)}]", tuple(rows)))
     return items
 
 
 def _input_text(graph: ExecutionGraph, edge: JobEdge) -> str:
     source = graph.vertex(edge.source_vertex)
-    return f"from {source.name} [{short_id(source.id)}], p={source.parallelism}: {edge.ship_strategy}, " + (
-        edge.distribution_pattern
-    )
+    exchange = f"{edge.ship_strategy}, {edge.distribution_pattern}"
+    return f"from {source.name} [{short_id(source.id)}], p={source.parallelism}: {exchange}"
 
 
 def _subtask_reads(graph: ExecutionGraph, subtask: ExecutionVertex) -> str:
     if not subtask.inputs:
-        return f"{subtask.name}, reads no inputs"
+        return f"{subtask.name} reads no input"
     return f"{subtask.name} reads " + "; ".join(execution_edge_text(graph, edge) for edge in subtask.inputs)
 
 

@@ -1,0 +1,430 @@
+"""IPython magics: ``%%flow NAME`` defines a pipeline; ``%flow list|show|explain`` look at it.
+
+``%load_ext flowmagic`` registers them; ``%flow?`` prints the options.
+
+How a ``%%flow NAME`` cell runs
+-------------------------------
+The body runs in the user's namespace, like any cell: it sees the notebook's variables and
+functions, and what it defines stays defined. Two names are provided:
+
+* every name of ``flowmagic.__all__`` the user has not bound already (the user's own
+  binding wins). They stay, hidden from ``%who``, because functions defined in the cell may
+  use them later, when the pipeline runs;
+* ``env``: a fresh :class:`~flowmagic.StreamExecutionEnvironment` configured by the options.
+  It is the cell's alone: afterwards ``env`` is what it was before the cell (or unbound),
+  and the pipeline's environment is ``NAME.env``. A cell that binds ``env`` to another
+  environment (``env = StreamExecutionEnvironment()``) defines the pipeline on that one.
+
+The graphs are built when the cell ends, and ``NAME`` is bound to a :class:`Pipeline`.
+Mistakes are reported briefly: bad options and graph errors (such as ``forward()`` between
+different parallelisms) as a one-line ``UsageError``, errors raised by the cell's code as
+its traceback with the cell's lines. A failed cell changes no pipeline and no binding
+except what its own code assigned before failing.
+
+Line commands are entries of :data:`SUBCOMMANDS` (a parser and a :class:`FlowMagics`
+method name), so that more can be added next to ``list``, ``show`` and ``explain``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import builtins
+import contextlib
+import html
+import json
+import keyword
+import linecache
+import shlex
+import traceback
+import types
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic_arguments import MagicArgumentParser, argument, kwds, magic_arguments, parse_argstring
+from IPython.display import SVG, display
+
+import flowmagic
+from flowmagic.api.environment import StreamExecutionEnvironment
+from flowmagic.errors import FlowError
+from flowmagic.graph import ExecutionGraph, JobGraph, StreamGraph
+from flowmagic.render import GraphvizError, explain, layout, to_dot
+from flowmagic.widgets.graph_view import LEVELS, FlowGraphs
+
+__all__ = ["SUBCOMMANDS", "FlowMagics", "Pipeline", "PlanText", "Subcommand", "load_ipython_extension"]
+
+_SHOW_CHOICES = (*LEVELS, "all", "none")
+_FORMATS = {".svg": "svg", ".dot": "dot", ".gv": "dot", ".json": "json"}
+
+
+class PlanText(str):
+    """Text a notebook shows as it is, not as a quoted string (``Pipeline.explain()``)."""
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(str(self))
+
+
+class Pipeline:
+    """A pipeline defined by a ``%%flow NAME`` cell: its environment and its three graphs.
+
+    The graphs are built once, when the cell runs, with ``NAME`` as the job name.
+    """
+
+    def __init__(self, name: str, env: StreamExecutionEnvironment):
+        self.name = name
+        self.env = env
+        self.stream_graph = env.get_stream_graph(name)
+        self.job_graph = self.stream_graph.get_job_graph()
+        self.execution_graph = self.job_graph.get_execution_graph()
+
+    def __repr__(self) -> str:
+        return (
+            f"<Pipeline {self.name!r}: {self.stream_graph.job_type}, {len(self.stream_graph.nodes)} operators, "
+            f"{len(self.job_graph.vertices)} job vertices, {self.execution_graph.num_subtasks} subtasks>"
+        )
+
+    def show(self, level: str = "all") -> FlowGraphs:
+        """The graph widget: ``"all"`` three levels in tabs, or one of ``stream``, ``job``, ``execution``."""
+        levels = tuple(LEVELS) if level == "all" else (level,)
+        return FlowGraphs(self.name, self.stream_graph, self.job_graph, self.execution_graph, levels=levels)
+
+    def explain(self) -> PlanText:
+        """The three graphs as text, in the spirit of Flink's ``EXPLAIN``."""
+        return PlanText(explain(self.stream_graph, self.job_graph, self.execution_graph))
+
+    def graph(self, level: str) -> StreamGraph | JobGraph | ExecutionGraph:
+        """The StreamGraph, JobGraph or ExecutionGraph, by level name."""
+        return {"stream": self.stream_graph, "job": self.job_graph, "execution": self.execution_graph}[level]
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """A ``%flow COMMAND ...`` line command: its argument parser and the handler's name.
+
+    The handler is a :class:`FlowMagics` method taking the parsed arguments.
+    """
+
+    parser: MagicArgumentParser
+    handler: str
+
+
+def _parser(command: str, description: str) -> MagicArgumentParser:
+    # IPython's help formatter puts the "%" in front of the program name.
+    return MagicArgumentParser(prog=f"flow {command}", description=description)
+
+
+def _list_parser() -> MagicArgumentParser:
+    return _parser("list", "A table of the pipelines defined so far.")
+
+
+def _show_parser() -> MagicArgumentParser:
+    parser = _parser(
+        "show",
+        "Show a pipeline's graphs: the widget, or one level as SVG, DOT or JSON (printed or written to a file).",
+    )
+    parser.add_argument("name", metavar="NAME", help="the pipeline")
+    parser.add_argument("--level", choices=tuple(LEVELS), help="one graph only (default: all; job with --format)")
+    parser.add_argument("--format", choices=("svg", "dot", "json"), help="output this format instead of the widget")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (format from its extension if not given)")
+    return parser
+
+
+def _explain_parser() -> MagicArgumentParser:
+    parser = _parser(
+        "explain",
+        "The StreamGraph, the JobGraph with its chains and ship strategies, and a summary "
+        "of the ExecutionGraph, as text.",
+    )
+    parser.add_argument("name", metavar="NAME", help="the pipeline")
+    return parser
+
+
+#: The ``%flow`` line commands, by name.
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "list": Subcommand(_list_parser(), "list_pipelines"),
+    "show": Subcommand(_show_parser(), "show_pipeline"),
+    "explain": Subcommand(_explain_parser(), "explain_pipeline"),
+}
+
+
+def _line_usage() -> str:
+    # IPython's help formatter writes usage as a wrapped reStructuredText literal block ("::").
+    return "\n".join(
+        " ".join(word for word in subcommand.parser.format_usage().split() if word != "::")
+        for subcommand in SUBCOMMANDS.values()
+    )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _check_name(name: str) -> None:
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise UsageError(f"%%flow: the pipeline name must be a Python identifier (it is bound to it), got {name!r}.")
+    if name == "env" or hasattr(builtins, name):
+        raise UsageError(f"%%flow: {name!r} would hide the cell's `env` or a Python builtin; choose another name.")
+
+
+def _cell_filename(name: str) -> str:
+    return f"<flow-cell {name}>"
+
+
+@magics_class
+class FlowMagics(Magics):
+    """The ``%flow`` / ``%%flow`` magics and the pipelines they defined, by name."""
+
+    def __init__(self, shell: Any):
+        super().__init__(shell)
+        self.pipelines: dict[str, Pipeline] = {}
+
+    @line_cell_magic
+    @magic_arguments(name="%flow")
+    @kwds(epilog="line commands:\n" + "\n".join(f"  {usage}" for usage in _line_usage().splitlines()))
+    @argument("name", metavar="NAME", help="the pipeline's name: the job name, and the variable bound to it")
+    @argument("-p", "--parallelism", type=_positive_int, metavar="N", help="the default parallelism of `env`")
+    @argument("--max-parallelism", type=_positive_int, metavar="N", help="the job's max parallelism")
+    @argument("--no-chaining", action="store_true", help="disable operator chaining")
+    @argument("--mode", choices=("streaming", "batch"), help="the runtime execution mode (default: streaming)")
+    @argument("--show", choices=_SHOW_CHOICES, default="all", help="which graphs to show (default: all, in tabs)")
+    def flow(self, line: str, cell: str | None = None) -> Any:
+        """Define a Flink-style DataStream pipeline and draw its StreamGraph, JobGraph and ExecutionGraph.
+
+        The cell body builds the pipeline on `env`, a fresh StreamExecutionEnvironment, with
+        every flowmagic name (WatermarkStrategy, Time, ...) available. NAME is then bound to
+        the pipeline (.env, .stream_graph, .job_graph, .execution_graph, .show(), .explain()).
+        """
+        __tracebackhide__ = True  # IPython hides this frame when a cell's error is shown.
+        if cell is None:
+            return self._line_command(line)
+        return self._define(parse_argstring(self.flow, line), cell)
+
+    # -- %%flow NAME ---------------------------------------------------------------------
+
+    def _define(self, args: argparse.Namespace, cell: str) -> None:
+        __tracebackhide__ = True
+        name = args.name
+        _check_name(name)
+        env = StreamExecutionEnvironment()
+        try:
+            if args.parallelism is not None:
+                env.set_parallelism(args.parallelism)
+            if args.max_parallelism is not None:
+                env.set_max_parallelism(args.max_parallelism)
+            if args.no_chaining:
+                env.disable_operator_chaining()
+            if args.mode is not None:
+                env.set_runtime_mode(args.mode)
+        except FlowError as error:
+            raise UsageError(f"%%flow {name}: {error}") from None
+        env = self._run_cell(name, cell, env)
+        if not env.transformations:
+            raise UsageError(
+                f"%%flow {name}: the cell defines no operators. Build the pipeline on `env`, "
+                "e.g. env.from_collection([1, 2, 3]).map(lambda x: x * 2).print()"
+            )
+        try:
+            pipeline = Pipeline(name, env)
+        except FlowError as error:
+            # The message names the operator and the cell line that created it.
+            raise UsageError(f"%%flow {name}: {type(error).__name__}: {error}") from None
+        self.pipelines[name] = pipeline
+        self.shell.user_ns[name] = pipeline
+        if args.show != "none":
+            with _drawing(f"%%flow {name}: the pipeline is defined, but"):
+                view = pipeline.show(args.show).draw()
+            display(view)
+
+    def _run_cell(self, name: str, cell: str, env: StreamExecutionEnvironment) -> StreamExecutionEnvironment:
+        """Run the cell body with ``env``; return the environment ``env`` names at its end."""
+        __tracebackhide__ = True
+        filename = _cell_filename(name)
+        # Tracebacks and call sites then show the cell's own lines.
+        linecache.cache[filename] = (len(cell), None, cell.splitlines(keepends=True), filename)
+        try:
+            code = compile(cell, filename, "exec")
+        except SyntaxError as error:
+            detail = "".join(traceback.format_exception_only(error)).rstrip()
+            raise UsageError(f"%%flow {name}: the cell is not valid Python:\n{detail}") from None
+        namespace = self.shell.user_ns
+        self.shell.push(
+            {dsl: getattr(flowmagic, dsl) for dsl in flowmagic.__all__ if dsl not in namespace}, interactive=False
+        )
+        missing = object()
+        saved = namespace.get("env", missing)
+        namespace["env"] = env
+        try:
+            exec(code, namespace)
+        except FlowError as error:
+            raise UsageError(_flow_error_message(name, error)) from None
+        except Exception as error:
+            # Re-raising the same exception keeps its context (what the user's code was handling).
+            raise _without_internal_frames(error)  # noqa: B904
+        finally:
+            final = namespace.pop("env", None)
+            if saved is not missing:
+                namespace["env"] = saved
+        return final if isinstance(final, StreamExecutionEnvironment) else env
+
+    # -- %flow COMMAND ... ---------------------------------------------------------------
+
+    def _line_command(self, line: str) -> Any:
+        command, _, rest = line.strip().partition(" ")
+        if command in ("", "help", "-h", "--help"):
+            print(f"{_line_usage()}\n\n%%flow NAME [options] defines a pipeline: see %flow? for the options.")
+            return None
+        subcommand = SUBCOMMANDS.get(command)
+        if subcommand is None:
+            hint = f" To define a pipeline, use the cell magic: %%flow {command}" if command.isidentifier() else ""
+            raise UsageError(f"%flow: unknown command {command!r}; use one of {', '.join(SUBCOMMANDS)}.{hint}")
+        try:
+            # POSIX quoting, so that "-o 'my graph.svg'" names a file with a space.
+            argv = shlex.split(rest)
+        except ValueError as error:
+            raise UsageError(f"%flow {command}: {error}.") from None
+        if argv in (["-h"], ["--help"]):
+            print(subcommand.parser.format_help())
+            return None
+        return getattr(self, subcommand.handler)(subcommand.parser.parse_args(argv))
+
+    def _pipeline(self, name: str) -> Pipeline:
+        try:
+            return self.pipelines[name]
+        except KeyError:
+            defined = ", ".join(self.pipelines) or "none yet"
+            raise UsageError(f"%flow: no pipeline named {name!r} (defined: {defined}).") from None
+
+    def list_pipelines(self, args: argparse.Namespace) -> PipelineTable:
+        """``%flow list``: a table of the pipelines."""
+        return PipelineTable(list(self.pipelines.values()))
+
+    def show_pipeline(self, args: argparse.Namespace) -> Any:
+        """``%flow show NAME``: the widget, or one level as SVG/DOT/JSON, shown or written to a file."""
+        pipeline = self._pipeline(args.name)
+        output_format = args.format
+        if output_format is None and args.output is not None:
+            output_format = _FORMATS.get(Path(args.output).suffix.lower())
+            if output_format is None:
+                raise UsageError(f"%flow show: cannot tell the format of {args.output!r}; give --format svg|dot|json.")
+        if output_format is None:
+            with _drawing("%flow show:"):
+                return pipeline.show(args.level or "all").draw()
+        level = args.level or "job"
+        graph = pipeline.graph(level)
+        if output_format == "json":
+            text = json.dumps(graph.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        elif output_format == "dot":
+            text = to_dot(graph).source
+        else:
+            with _drawing("%flow show:"):
+                text = pipeline.show(level).svg(level)
+        if args.output is not None:
+            try:
+                Path(args.output).write_text(text, encoding="utf-8")
+            except OSError as error:
+                raise UsageError(f"%flow show: cannot write {args.output!r}: {error.strerror}.") from None
+            print(f"Wrote the {LEVELS[level]} of {pipeline.name!r} to {args.output} ({output_format}).")
+            return None
+        if output_format == "svg":
+            return SVG(text)
+        print(text, end="")
+        return None
+
+    def explain_pipeline(self, args: argparse.Namespace) -> None:
+        """``%flow explain NAME``: the three graphs as text."""
+        print(self._pipeline(args.name).explain(), end="")
+
+
+class PipelineTable:
+    """The ``%flow list`` table, as text and as HTML."""
+
+    columns = ("Pipeline", "Mode", "Operators", "Job vertices", "Subtasks", "Parallelism")
+
+    def __init__(self, pipelines: list[Pipeline]):
+        self.rows = [
+            (
+                pipeline.name,
+                pipeline.stream_graph.job_type,
+                str(len(pipeline.stream_graph.nodes)),
+                str(len(pipeline.job_graph.vertices)),
+                str(pipeline.execution_graph.num_subtasks),
+                _parallelism_range(pipeline),
+            )
+            for pipeline in pipelines
+        ]
+
+    def __repr__(self) -> str:
+        if not self.rows:
+            return "No pipelines defined yet: define one with %%flow NAME."
+        widths = [max(len(row[column]) for row in [self.columns, *self.rows]) for column in range(len(self.columns))]
+        lines = [
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+            for row in [self.columns, *self.rows]
+        ]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        if not self.rows:
+            return f"<p>{html.escape(repr(self))}</p>"
+        head = "".join(f"<th>{html.escape(cell)}</th>" for cell in self.columns)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in self.rows)
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+@contextlib.contextmanager
+def _drawing(context: str) -> Iterator[None]:
+    """Report a Graphviz that is missing or failing as a short message with the install hint."""
+    try:
+        yield
+    except GraphvizError as error:
+        raise UsageError(f"{context} it cannot be drawn: {error}") from None
+
+
+def _parallelism_range(pipeline: Pipeline) -> str:
+    values = sorted({vertex.parallelism for vertex in pipeline.execution_graph.vertices.values()})
+    return str(values[0]) if len(values) == 1 else f"{values[0]}-{values[-1]}"
+
+
+def _flow_error_message(name: str, error: FlowError) -> str:
+    """``%%flow NAME, line L: ErrorClass: message`` and the line's text, from the traceback."""
+    filename = _cell_filename(name)
+    lineno = None
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            lineno = tb.tb_lineno
+        tb = tb.tb_next
+    where = f"%%flow {name}"
+    if lineno is not None:
+        text = linecache.getline(filename, lineno).strip()
+        return f"{where}, line {lineno}: {type(error).__name__}: {error}\n    {text}"
+    return f"{where}: {type(error).__name__}: {error}"
+
+
+def _without_internal_frames(error: Exception) -> Exception:
+    """``error`` with a traceback of the user's frames only: from the cell on, minus flowmagic's."""
+    kept = []
+    tb = error.__traceback__.tb_next if error.__traceback__ is not None else None  # Skip _run_cell's exec.
+    while tb is not None:
+        if not tb.tb_frame.f_globals.get("__name__", "").startswith("flowmagic."):
+            kept.append(tb)
+        tb = tb.tb_next
+    trimmed = None
+    for tb in reversed(kept):
+        trimmed = types.TracebackType(trimmed, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+    return error.with_traceback(trimmed)
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """Register the magics (``%load_ext flowmagic``) and start Graphviz in the background."""
+    ipython.register_magics(FlowMagics)
+    layout.warm_up()

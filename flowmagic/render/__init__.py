@@ -1,0 +1,50 @@
+"""Drawing the graphs: DOT text, SVG, hover details and text explanations.
+
+Rendering is kept apart from the model, as dask keeps ``dask.dot`` apart from its graphs:
+this package reads the plain graph objects of :mod:`flowmagic.graph` only and never imports
+IPython or ipywidgets, so graphs can be drawn from any Python program::
+
+    from flowmagic.render import to_svg
+    svg = to_svg(env.get_job_graph())
+"""
+
+from __future__ import annotations
+
+from flowmagic.graph.execution_graph import ExecutionGraph
+from flowmagic.graph.job_graph import JobGraph
+from flowmagic.graph.stream_graph import StreamGraph
+from flowmagic.render.details import NodeDetails, graph_details
+from flowmagic.render.dot import (
+    BUNDLE_ABOVE,
+    DotGraph,
+    execution_graph_to_dot,
+    job_graph_to_dot,
+    printable,
+    stream_graph_to_dot,
+    to_dot,
+)
+from flowmagic.render.explain import explain
+from flowmagic.render.layout import GraphvizError, dot_to_svg, set_titles, warm_up
+
+__all__ = [
+    "BUNDLE_ABOVE",
+    "DotGraph",
+    "GraphvizError",
+    "NodeDetails",
+    "dot_to_svg",
+    "execution_graph_to_dot",
+    "explain",
+    "graph_details",
+    "job_graph_to_dot",
+    "printable",
+    "stream_graph_to_dot",
+    "to_dot",
+    "to_svg",
+    "warm_up",
+]
+
+
+def to_svg(graph: StreamGraph | JobGraph | ExecutionGraph) -> str:
+    """The SVG drawing of any of the three graphs, with hover details on every element."""
+    dot = to_dot(graph)
+    return set_titles(dot_to_svg(dot.source), dot.titles)

@@ -1,0 +1,280 @@
+"""The three graphs as Graphviz DOT text: one function per level.
+
+The output is deterministic (same graph, same text) and every piece of user text goes
+through :func:`quote`, so names with quotes, backslashes, ``<``/``>``, ``&``, newlines or
+emoji show literally and cannot break out of their label. Labels are plain quoted strings,
+not HTML-like labels: the WebAssembly Graphviz on PyPI is built without the expat parser
+that HTML-like labels need, and the pictures must not depend on which Graphviz ran.
+
+Hover details are not written as ``tooltip`` attributes: Graphviz substitutes ``\\N``,
+``\\G``... inside tooltips however their backslashes are escaped, so a name containing
+them would be altered. Instead each :class:`DotGraph` carries its hover texts by DOT name,
+and :func:`flowmagic.render.layout.set_titles` writes them into the SVG ``<title>``
+elements, which browsers show on hover without any script.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from flowmagic.graph.execution_graph import ExecutionGraph
+from flowmagic.graph.job_graph import ALL_TO_ALL, JobGraph
+from flowmagic.graph.stream_graph import StreamGraph
+from flowmagic.render.details import (
+    chain_lines,
+    cluster_key,
+    execution_graph_details,
+    job_edge_label,
+    job_edge_text,
+    job_graph_details,
+    rows_text,
+    short_id,
+    stream_edge_label,
+    stream_graph_details,
+    stream_node_key,
+    subtask_details,
+    subtask_key,
+)
+
+__all__ = [
+    "BUNDLE_ABOVE",
+    "DotGraph",
+    "execution_graph_to_dot",
+    "job_graph_to_dot",
+    "printable",
+    "quote",
+    "stream_graph_to_dot",
+    "to_dot",
+]
+
+#: ALL_TO_ALL exchanges with more subtask-to-subtask connections than this are drawn as one edge.
+BUNDLE_ABOVE = 64
+
+# Light fills with dark text read the same on light and dark pages; one fill per slot
+# sharing group, in order of first appearance.
+_GROUP_FILLS = ("#dbeafe", "#dcfce7", "#fef3c7", "#fce7f3", "#ede9fe", "#cffafe", "#fee2e2", "#e5e7eb")
+_HEADER = (
+    'graph [rankdir=LR, bgcolor="white", fontname="Helvetica", fontsize=10, nodesep=0.2, ranksep=0.5, pad=0.1];\n'
+    'node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10, color="#4b5563", '
+    'fontcolor="#111827", penwidth=1, margin="0.1,0.05"];\n'
+    'edge [color="#4b5563", fontname="Helvetica", fontsize=8, fontcolor="#374151", arrowsize=0.6];\n'
+)
+_CLUSTER_STYLE = 'style="rounded,filled"; fillcolor="#f3f4f6"; color="#9ca3af"; fontsize=10'
+# C0 controls (but tab and newline), DEL and lone surrogates: not valid in SVG text.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+
+
+@dataclass(frozen=True)
+class DotGraph:
+    """DOT ``source`` plus the hover text of its nodes, clusters and edges by DOT name.
+
+    Edges are keyed ``"tail->head"``; parallel edges between the same two nodes share a key
+    (they share one SVG title too) and their texts are joined.
+    """
+
+    source: str
+    titles: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    def __str__(self) -> str:
+        return self.source
+
+
+def printable(text: str) -> str:
+    """``text`` with line breaks as ``\\n``, tabs as spaces and characters that cannot appear in
+    an SVG document (other control characters, lone surrogates) as U+FFFD."""
+    return _UNPRINTABLE.sub("\ufffd", text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " "))
+
+
+def quote(text: str) -> str:
+    """``text`` as a quoted DOT string that Graphviz shows literally in a label.
+
+    Graphviz decodes HTML entities in labels and then backslash escapes, so ``&`` and ``\\``
+    are escaped; newlines become ``\\n`` line breaks.
+    """
+    text = printable(text)
+    text = text.replace("&", "&amp;").replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{text}"'
+
+
+def _left(lines: Iterable[str]) -> str:
+    # "\l" ends a left-justified line: chains read like a list, not a centred poem.
+    return '"' + "".join(quote(line)[1:-1] + "\\l" for line in lines) + '"'
+
+
+class _Writer:
+    """Collects DOT statements and hover titles."""
+
+    def __init__(self, name: str, extra: str = ""):
+        self.parts = [f"digraph {name} {{\n", _HEADER, extra]
+        self.titles: dict[str, str] = {}
+
+    def title(self, key: str, text: str) -> None:
+        self.titles[key] = f"{self.titles[key]}\n\n{text}" if key in self.titles else text
+
+    def line(self, statement: str) -> None:
+        self.parts.append(statement + "\n")
+
+    def done(self) -> DotGraph:
+        self.parts.append("}\n")
+        return DotGraph("".join(self.parts), self.titles)
+
+
+def _group_fills(groups: Iterable[str]) -> dict[str, str]:
+    fills: dict[str, str] = {}
+    for group in groups:
+        fills.setdefault(group, _GROUP_FILLS[len(fills) % len(_GROUP_FILLS)])
+    return fills
+
+
+def _parallelism(parallelism: int) -> str:
+    # BATCH jobs leave unset parallelism to the adaptive scheduler.
+    return f"p={parallelism}" if parallelism > 0 else "p=auto"
+
+
+def _in_groups(writer: _Writer, members: list[tuple[str, str]]) -> None:
+    """Write ``(group, statement)`` node statements, boxed per slot sharing group if several."""
+    groups = list(dict.fromkeys(group for group, _ in members))
+    if len(groups) == 1:
+        for _, statement in members:
+            writer.line(statement)
+        return
+    for position, group in enumerate(groups):
+        key = f"cluster_group_{position}"
+        writer.line(f"subgraph {key} {{")
+        writer.line(f'label={quote(f"slot sharing group {group!r}")}; style="rounded,dashed"; color="#9ca3af";')
+        writer.title(key, f"Slot sharing group: {group}")
+        for member_group, statement in members:
+            if member_group == group:
+                writer.line(statement)
+        writer.line("}")
+
+
+def stream_graph_to_dot(graph: StreamGraph) -> DotGraph:
+    """One node per StreamNode (name, id, parallelism), edges labelled with their partitioner.
+
+    Side-output edges are dashed and name their tag; slot sharing groups have their own fill
+    colour and, when there are several, their own box.
+    """
+    writer = _Writer('"StreamGraph"')
+    details = {item.key: item for item in stream_graph_details(graph)}
+    fills = _group_fills(str(node.slot_sharing_group) for node in graph.nodes.values())
+    members = []
+    for node in graph.nodes.values():
+        key = stream_node_key(node.id)
+        group = str(node.slot_sharing_group)
+        label = quote(f"{node.name}\nid {node.id} · {_parallelism(node.parallelism)}")
+        members.append((group, f'{key} [label={label}, fillcolor="{fills[group]}"];'))
+        writer.title(key, details[key].text())
+    _in_groups(writer, members)
+    for edge in graph.edges:
+        tail, head = stream_node_key(edge.source_id), stream_node_key(edge.target_id)
+        label = stream_edge_label(edge)
+        style = ", style=dashed" if edge.output_tag else ""
+        writer.line(f"{tail} -> {head} [label={quote(label)}{style}];")
+        source, target = graph.node(edge.source_id), graph.node(edge.target_id)
+        facts = label.replace("\n", ", ")
+        writer.title(f"{tail}->{head}", f"{source.label} -> {target.label}: {facts}")
+    return writer.done()
+
+
+def job_graph_to_dot(graph: JobGraph) -> DotGraph:
+    """One node per JobVertex listing its chained operators in order, its short id and
+    parallelism; edges labelled with ship strategy, distribution pattern and partition type."""
+    writer = _Writer('"JobGraph"')
+    order = graph.sorted_vertices()
+    items = job_graph_details(graph, order)
+    keys = {vertex.id: item.key for vertex, item in zip(order, items, strict=True)}
+    fills = _group_fills(vertex.slot_sharing_group for vertex in order)
+    members = []
+    for vertex, item in zip(order, items, strict=True):
+        lines = [*chain_lines(graph, vertex), f"{short_id(vertex.id)} · {_parallelism(vertex.parallelism)}"]
+        fill = fills[vertex.slot_sharing_group]
+        members.append((vertex.slot_sharing_group, f'{item.key} [label={_left(lines)}, fillcolor="{fill}"];'))
+        writer.title(item.key, item.text())
+    _in_groups(writer, members)
+    for vertex in order:
+        for edge in vertex.inputs:
+            tail, head = keys[edge.source_vertex], keys[vertex.id]
+            writer.line(f"{tail} -> {head} [label={quote(job_edge_label(edge))}];")
+            writer.title(f"{tail}->{head}", f"{job_edge_text(graph, edge)} -> {vertex.name}")
+    return writer.done()
+
+
+def execution_graph_to_dot(graph: ExecutionGraph, *, bundle_above: int = BUNDLE_ABOVE) -> DotGraph:
+    """Each ExecutionJobVertex as a box of its subtasks ``Name (i/p)``.
+
+    Every subtask-to-subtask connection is drawn, except for ALL_TO_ALL exchanges with more
+    than ``bundle_above`` connections: those become one bold edge between the two boxes,
+    labelled with the producer and consumer parallelism.
+    """
+    # compound: bundled edges end at the cluster borders. remincross=false: the final
+    # crossing-reduction pass over the whole graph would undo the subtask order below.
+    writer = _Writer('"ExecutionGraph"', "compound=true; remincross=false;\n")
+    positions = {vertex_id: position for position, vertex_id in enumerate(graph.vertices)}
+    fills = _group_fills(vertex.job_vertex.slot_sharing_group for vertex in graph.vertices.values())
+    clusters = execution_graph_details(graph, subtasks=False)
+    for position, (vertex, item) in enumerate(zip(graph.vertices.values(), clusters, strict=True)):
+        label = quote(f"{vertex.name}\n{short_id(vertex.id)} · p={vertex.parallelism}")
+        writer.line(f"subgraph {item.key} {{")
+        writer.line(f"label={label}; {_CLUSTER_STYLE};")
+        writer.title(item.key, item.text())
+        fill = fills[vertex.job_vertex.slot_sharing_group]
+        for subtask in vertex.subtasks:
+            key = subtask_key(position, subtask.index)
+            writer.line(f'{key} [label={quote(subtask.name)}, fillcolor="{fill}"];')
+            writer.title(key, rows_text(subtask_details(graph, vertex, subtask)))
+        if vertex.parallelism > 1:
+            # Subtasks top to bottom in index order: invisible edges within one rank fix it
+            # (with rankdir=LR a flat edge puts its tail below its head, hence reversed).
+            chain = " -> ".join(subtask_key(position, index) for index in reversed(range(vertex.parallelism)))
+            writer.line(f"{{rank=same; {chain} [style=invis];}}")
+        writer.line("}")
+    for position, vertex in enumerate(graph.vertices.values()):
+        for number, job_edge in enumerate(vertex.job_vertex.inputs):
+            source = graph.vertex(job_edge.source_vertex)
+            tail_position = positions[source.id]
+            wires = [
+                (partition, subtask) for subtask in vertex.subtasks for partition in subtask.inputs[number].partitions
+            ]
+            if job_edge.distribution_pattern == ALL_TO_ALL and len(wires) > bundle_above:
+                tail = subtask_key(tail_position, source.parallelism // 2)
+                head = subtask_key(position, vertex.parallelism // 2)
+                label = f"{job_edge.ship_strategy}\nALL_TO_ALL {source.parallelism}x{vertex.parallelism}"
+                writer.line(
+                    f"{tail} -> {head} [label={quote(label)}, ltail={cluster_key(tail_position)}, "
+                    f"lhead={cluster_key(position)}, penwidth=2.5];"
+                )
+                writer.title(
+                    f"{tail}->{head}",
+                    f"{source.name} -> {vertex.name}: {job_edge.ship_strategy}, ALL_TO_ALL, every one of "
+                    f"{source.parallelism} subtasks to each of {vertex.parallelism} ({len(wires)} connections)",
+                )
+                continue
+            middle = len(wires) // 2
+            for index, (partition, subtask) in enumerate(wires):
+                tail, head = subtask_key(tail_position, partition), subtask_key(position, subtask.index)
+                # One label per exchange is enough; the hover title names every wire.
+                label = f" [label={quote(job_edge.ship_strategy)}]" if index == middle else ""
+                writer.line(f"{tail} -> {head}{label};")
+                reads = subtask.inputs[number]
+                first, last = reads.subpartitions
+                subpartitions = str(first) if first == last else f"{first}-{last}"
+                writer.title(
+                    f"{tail}->{head}",
+                    f"{source.subtasks[partition].name} -> {subtask.name}: {job_edge.ship_strategy}, "
+                    f"{job_edge.distribution_pattern}, subpartition {subpartitions}",
+                )
+    return writer.done()
+
+
+def to_dot(graph: StreamGraph | JobGraph | ExecutionGraph) -> DotGraph:
+    """The DOT of any of the three graphs."""
+    if isinstance(graph, StreamGraph):
+        return stream_graph_to_dot(graph)
+    if isinstance(graph, JobGraph):
+        return job_graph_to_dot(graph)
+    if isinstance(graph, ExecutionGraph):
+        return execution_graph_to_dot(graph)
+    raise TypeError(f"Expected a StreamGraph, JobGraph or ExecutionGraph, got {type(graph).__name__}.")
