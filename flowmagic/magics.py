@@ -1,4 +1,4 @@
-"""IPython magics: ``%%flow NAME`` defines a pipeline; ``%flow list|show|explain`` look at it.
+"""IPython magics: ``%%flow NAME`` defines a pipeline; ``%flow list|show|explain|run|cancel`` use it.
 
 ``%load_ext flowmagic`` registers them; ``%flow?`` prints the options.
 
@@ -35,6 +35,8 @@ import json
 import keyword
 import linecache
 import shlex
+import sys
+import threading
 import traceback
 import types
 from collections.abc import Iterator
@@ -52,7 +54,9 @@ from flowmagic.api.environment import StreamExecutionEnvironment
 from flowmagic.errors import FlowError
 from flowmagic.graph import ExecutionGraph, JobGraph, StreamGraph
 from flowmagic.render import GraphvizError, explain, layout, to_dot
+from flowmagic.runtime import JobResult, execute
 from flowmagic.widgets.graph_view import LEVELS, FlowGraphs
+from flowmagic.widgets.job_view import JobView
 
 __all__ = ["SUBCOMMANDS", "FlowMagics", "Pipeline", "PlanText", "Subcommand", "load_ipython_extension"]
 
@@ -79,6 +83,7 @@ class Pipeline:
         self.stream_graph = env.get_stream_graph(name)
         self.job_graph = self.stream_graph.get_job_graph()
         self.execution_graph = self.job_graph.get_execution_graph()
+        self._cancel: threading.Event | None = None
 
     def __repr__(self) -> str:
         return (
@@ -99,6 +104,45 @@ class Pipeline:
         """The StreamGraph, JobGraph or ExecutionGraph, by level name."""
         return {"stream": self.stream_graph, "job": self.job_graph, "execution": self.execution_graph}[level]
 
+    def run(
+        self,
+        spark: Any = None,
+        *,
+        parallelism: int | None = None,
+        mode: str | None = None,
+        live: bool = True,
+    ) -> JobResult:
+        """Run the pipeline on Spark (``spark``, else the active or an embedded local session).
+
+        While it runs, the cell shows every subtask's state and counters (``live``); print
+        sinks' lines follow when it finished. ``parallelism`` re-runs operators whose
+        parallelism the program did not set at that parallelism, like ``flink run -p``;
+        ``mode`` is ``"streaming"`` or ``"batch"``. Interrupting the kernel cancels the job.
+        """
+        stream_graph = self.stream_graph
+        if parallelism is not None or mode is not None:
+            stream_graph = self.env.get_stream_graph(self.name, parallelism=parallelism, runtime_mode=mode)
+        view = JobView(stream_graph.get_job_graph()) if live else None
+        if view is not None:
+            view.display()
+        self._cancel = threading.Event()
+        try:
+            return execute(
+                stream_graph,
+                spark=spark,
+                cancel_event=self._cancel,
+                on_progress=(lambda monitor: view.update(monitor.snapshot())) if view is not None else None,
+            )
+        finally:
+            self._cancel = None
+
+    def cancel(self) -> bool:
+        """Cancel the running job, if any (``%flow cancel NAME``); True if one was running."""
+        if self._cancel is None:
+            return False
+        self._cancel.set()
+        return True
+
 
 @dataclass(frozen=True)
 class Subcommand:
@@ -109,6 +153,16 @@ class Subcommand:
 
     parser: MagicArgumentParser
     handler: str
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
 
 
 def _parser(command: str, description: str) -> MagicArgumentParser:
@@ -142,11 +196,35 @@ def _explain_parser() -> MagicArgumentParser:
     return parser
 
 
+def _run_parser() -> MagicArgumentParser:
+    parser = _parser(
+        "run",
+        "Run a pipeline on Spark with live per-subtask metrics; print sinks' lines follow. Interrupt the "
+        "kernel (or %flow cancel NAME from another thread) to cancel.",
+    )
+    parser.add_argument("name", metavar="NAME", help="the pipeline")
+    parser.add_argument("--spark", metavar="VAR", help="the SparkSession variable to run on (default: the active one)")
+    parser.add_argument(
+        "-p", "--parallelism", type=_positive_int, metavar="N", help="run operators without their own parallelism at N"
+    )
+    parser.add_argument("--mode", choices=("streaming", "batch"), help="the runtime execution mode for this run")
+    parser.add_argument("--background", action="store_true", help="return at once; the view keeps updating")
+    return parser
+
+
+def _cancel_parser() -> MagicArgumentParser:
+    parser = _parser("cancel", "Cancel a pipeline's running job (one started with %flow run NAME --background).")
+    parser.add_argument("name", metavar="NAME", help="the pipeline")
+    return parser
+
+
 #: The ``%flow`` line commands, by name.
 SUBCOMMANDS: dict[str, Subcommand] = {
     "list": Subcommand(_list_parser(), "list_pipelines"),
     "show": Subcommand(_show_parser(), "show_pipeline"),
     "explain": Subcommand(_explain_parser(), "explain_pipeline"),
+    "run": Subcommand(_run_parser(), "run_pipeline"),
+    "cancel": Subcommand(_cancel_parser(), "cancel_pipeline"),
 }
 
 
@@ -156,16 +234,6 @@ def _line_usage() -> str:
         " ".join(word for word in subcommand.parser.format_usage().split() if word != "::")
         for subcommand in SUBCOMMANDS.values()
     )
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
 
 
 def _check_name(name: str) -> None:
@@ -338,6 +406,39 @@ class FlowMagics(Magics):
             return SVG(text)
         print(text, end="")
         return None
+
+    def run_pipeline(self, args: argparse.Namespace) -> JobResult | None:
+        """``%flow run NAME``: run on Spark with the live view; errors are short messages."""
+        pipeline = self._pipeline(args.name)
+        spark = None
+        if args.spark is not None:
+            if args.spark not in self.shell.user_ns:
+                raise UsageError(f"%flow run: no variable named {args.spark!r} holds a SparkSession.")
+            spark = self.shell.user_ns[args.spark]
+        options = {"spark": spark, "parallelism": args.parallelism, "mode": args.mode}
+        if args.background:
+            worker = threading.Thread(target=self._run_in_background, args=(pipeline, options), daemon=True)
+            worker.start()
+            return None
+        try:
+            pipeline.run(**options)
+        except FlowError as error:
+            raise UsageError(f"%flow run {pipeline.name}: {error}") from None
+        return None
+
+    @staticmethod
+    def _run_in_background(pipeline: Pipeline, options: dict[str, Any]) -> None:
+        try:
+            pipeline.run(**options)
+        except FlowError as error:
+            print(f"%flow run {pipeline.name}: {error}", file=sys.stderr)
+
+    def cancel_pipeline(self, args: argparse.Namespace) -> None:
+        """``%flow cancel NAME``: cancel its running job."""
+        pipeline = self._pipeline(args.name)
+        if not pipeline.cancel():
+            raise UsageError(f"%flow cancel: {pipeline.name!r} has no running job.")
+        print(f"Cancelling {pipeline.name!r}.")
 
     def explain_pipeline(self, args: argparse.Namespace) -> None:
         """``%flow explain NAME``: the three graphs as text."""

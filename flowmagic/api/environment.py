@@ -95,13 +95,23 @@ class StreamExecutionEnvironment:
     def get_runtime_mode(self) -> RuntimeExecutionMode:
         return self._runtime_mode
 
-    def get_config(self, job_name: str | None = None) -> PipelineConfig:
+    def get_config(
+        self,
+        job_name: str | None = None,
+        *,
+        parallelism: int | None = None,
+        runtime_mode: RuntimeExecutionMode | str | None = None,
+    ) -> PipelineConfig:
+        """The settings graphs are generated with; ``parallelism`` and ``runtime_mode``
+        override the environment's for one generation (like ``flink run -p N``)."""
+        mode = self._runtime_mode if runtime_mode is None else RuntimeExecutionMode(str(runtime_mode).upper())
         return PipelineConfig(
-            parallelism=self._parallelism,
+            parallelism=self._parallelism if parallelism is None else check_parallelism(parallelism, "Parallelism"),
             max_parallelism=self._max_parallelism,
             chaining_enabled=self._chaining_enabled,
-            runtime_mode=self._runtime_mode,
+            runtime_mode=mode,
             job_name=job_name,
+            override_parallelism=parallelism is not None,
         )
 
     # -- bookkeeping used by the streams --------------------------------------------------
@@ -246,13 +256,21 @@ class StreamExecutionEnvironment:
 
     # -- graphs ---------------------------------------------------------------------------
 
-    def get_stream_graph(self, job_name: str | None = None) -> StreamGraph:
+    def get_stream_graph(
+        self,
+        job_name: str | None = None,
+        *,
+        parallelism: int | None = None,
+        runtime_mode: RuntimeExecutionMode | str | None = None,
+    ) -> StreamGraph:
         """Generate the StreamGraph of the program so far.
 
-        Unlike Flink, the program is kept (not cleared) so that it can be inspected and run
-        again, as a notebook expects.
+        ``parallelism`` and ``runtime_mode`` override the environment's settings for this
+        graph only. Unlike Flink, the program is kept (not cleared) so that it can be
+        inspected and run again, as a notebook expects.
         """
-        return self._generate(self._transformations, job_name)
+        config = self.get_config(job_name, parallelism=parallelism, runtime_mode=runtime_mode)
+        return generate_stream_graph(self._transformations, config, self._new_id)
 
     def _generate(self, roots: list[Transformation], job_name: str | None) -> StreamGraph:
         return generate_stream_graph(roots, self.get_config(job_name), self._new_id)

@@ -33,3 +33,6 @@ class PipelineConfig:
     chaining_enabled: bool = True
     runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING
     job_name: str | None = None
+    #: Like ``flink run -p N``: operators whose parallelism the program did not set run at
+    #: ``parallelism`` instead of the default they were created with.
+    override_parallelism: bool = False

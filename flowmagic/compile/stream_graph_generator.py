@@ -147,7 +147,9 @@ class StreamGraphGenerator:
         nodes a Sink V2 expands into.
         """
         parallelism = transformation.parallelism
-        if parallelism == PARALLELISM_DEFAULT:
+        if parallelism == PARALLELISM_DEFAULT or (
+            self.config.override_parallelism and not transformation.parallelism_configured
+        ):
             parallelism = self.config.parallelism
         strategy = getattr(transformation, "chaining_strategy", ChainingStrategy.ALWAYS)
         if (

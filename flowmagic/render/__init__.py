@@ -16,6 +16,7 @@ from flowmagic.graph.stream_graph import StreamGraph
 from flowmagic.render.details import NodeDetails, graph_details
 from flowmagic.render.dot import (
     BUNDLE_ABOVE,
+    STATE_FILLS,
     DotGraph,
     execution_graph_to_dot,
     job_graph_to_dot,
@@ -28,6 +29,7 @@ from flowmagic.render.layout import GraphvizError, dot_to_svg, set_titles, warm_
 
 __all__ = [
     "BUNDLE_ABOVE",
+    "STATE_FILLS",
     "DotGraph",
     "GraphvizError",
     "NodeDetails",

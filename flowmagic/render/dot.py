@@ -40,6 +40,7 @@ from flowmagic.render.details import (
 
 __all__ = [
     "BUNDLE_ABOVE",
+    "STATE_FILLS",
     "DotGraph",
     "execution_graph_to_dot",
     "job_graph_to_dot",
@@ -179,9 +180,27 @@ def stream_graph_to_dot(graph: StreamGraph) -> DotGraph:
     return writer.done()
 
 
-def job_graph_to_dot(graph: JobGraph) -> DotGraph:
+#: Fills of a running job's vertices by state, in the spirit of Flink's web UI.
+STATE_FILLS = {
+    "CREATED": "#f3f4f6",
+    "SCHEDULED": "#e5e7eb",
+    "DEPLOYING": "#fef9c3",
+    "INITIALIZING": "#fef3c7",
+    "RUNNING": "#bfdbfe",
+    "FINISHED": "#bbf7d0",
+    "CANCELING": "#fed7aa",
+    "CANCELED": "#d1d5db",
+    "FAILED": "#fecaca",
+}
+
+
+def job_graph_to_dot(graph: JobGraph, states: Mapping[str, str] | None = None) -> DotGraph:
     """One node per JobVertex listing its chained operators in order, its short id and
-    parallelism; edges labelled with ship strategy, distribution pattern and partition type."""
+    parallelism; edges labelled with ship strategy, distribution pattern and partition type.
+
+    With ``states`` (vertex id -> ExecutionState name), each vertex is filled by its state
+    and names it, as Flink's web UI colours a running job.
+    """
     writer = _Writer('"JobGraph"')
     order = graph.sorted_vertices()
     items = job_graph_details(graph, order)
@@ -191,6 +210,10 @@ def job_graph_to_dot(graph: JobGraph) -> DotGraph:
     for vertex, item in zip(order, items, strict=True):
         lines = [*chain_lines(graph, vertex), f"{short_id(vertex.id)} · {_parallelism(vertex.parallelism)}"]
         fill = fills[vertex.slot_sharing_group]
+        if states is not None:
+            state = states.get(vertex.id, "CREATED")
+            lines.append(state)
+            fill = STATE_FILLS.get(state, fill)
         members.append((vertex.slot_sharing_group, f'{item.key} [label={_left(lines)}, fillcolor="{fill}"];'))
         writer.title(item.key, item.text())
     _in_groups(writer, members)

@@ -67,8 +67,8 @@ def user_traceback(error: BaseException) -> list[str]:
         for frame in traceback.extract_tb(error.__traceback__)
         if not frame.filename.startswith(_PACKAGE_DIR) and not frame.filename.startswith(sys.prefix)
     ]
-    lines = traceback.format_list(frames) + traceback.format_exception_only(type(error), error)
-    return [line.rstrip("\n") for line in lines]
+    text = "".join(traceback.format_list(frames) + traceback.format_exception_only(type(error), error))
+    return text.rstrip("\n").split("\n")
 
 
 class Output:

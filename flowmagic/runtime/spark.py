@@ -197,6 +197,23 @@ def _failure_from(error: BaseException, monitor: JobMonitor) -> dict[str, Any] |
     return monitor.failures[-1] if monitor.failures else None
 
 
+def _with_source_lines(lines: list[str]) -> list[str]:
+    """Add the source of frames the executor could not show: code of notebook cells exists in
+    the driver's ``linecache`` only."""
+    import linecache
+
+    shown: list[str] = []
+    for position, line in enumerate(lines):
+        shown.append(line)
+        frame = re.match(r'\s*File "(.+)", line (\d+), in ', line)
+        has_source = position + 1 < len(lines) and lines[position + 1].startswith("    ")
+        if frame and not has_source:
+            source = linecache.getline(frame.group(1), int(frame.group(2))).strip()
+            if source:
+                shown.append(f"    {source}")
+    return shown
+
+
 def _failure_message(failure: dict[str, Any] | None, error: BaseException) -> str:
     if failure is None:
         text = str(error)
@@ -204,7 +221,7 @@ def _failure_message(failure: dict[str, Any] | None, error: BaseException) -> st
         lines = [line for line in text.splitlines() if line.strip()]
         cause = python_errors[-1] if python_errors else (lines[0] if lines else type(error).__name__)
         return f"The job failed in Spark: {cause}"
-    trace = "\n".join(failure.get("traceback", []))
+    trace = "\n".join(_with_source_lines(failure.get("traceback", [])))
     record = f"\n  record:   {failure['record']}" if failure.get("record") is not None else ""
     return (
         f"Job failed: {failure['exception']}\n"

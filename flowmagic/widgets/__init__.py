@@ -1,5 +1,6 @@
-"""ipywidgets views of the graphs (imported by the magics; needs ipywidgets)."""
+"""Notebook views: the graph widget (ipywidgets) and the live job view (imported by the magics)."""
 
 from flowmagic.widgets.graph_view import LEVELS, FlowGraphs
+from flowmagic.widgets.job_view import JobView
 
-__all__ = ["LEVELS", "FlowGraphs"]
+__all__ = ["LEVELS", "FlowGraphs", "JobView"]
