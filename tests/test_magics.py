@@ -312,7 +312,7 @@ def test_show_widget_and_formats(shell, tmp_path) -> None:
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("%flow nope", "%flow: unknown command 'nope'; use one of list, show, explain."),
+        ("%flow nope", "%flow: unknown command 'nope'; use one of list, show, explain, run, cancel."),
         ("%flow wordcount", "To define a pipeline, use the cell magic: %%flow wordcount"),
         ("%flow show", "the following arguments are required: NAME"),
         ("%flow show missing", "%flow: no pipeline named 'missing' (defined: wordcount)."),
