@@ -214,28 +214,39 @@ class _FunctionOperator(Operator):
 
 @register("map")
 class MapOperator(_FunctionOperator):
+    """``function(value)`` per record. Flat map and filter differ only in :meth:`apply` and
+    :meth:`apply_all`: what one record, and what a batch of records, turns into."""
+
     method = "map"
+
+    def apply(self, value: Any) -> list[Any]:
+        return [self.function(value)]
+
+    def apply_all(self, values: list[Any]) -> list[Any]:
+        function = self.function
+        return [function(value) for value in values]
 
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
         try:
-            result = self.function(value)
+            results = self.apply(value)
         except Exception as error:
             raise self.fail(error, value) from error
-        self.output.collect(result, timestamp)
+        collect = self.output.collect
+        for result in results:
+            collect(result, timestamp)
 
     def process_batch(self, values: list[Any]) -> None:
-        function = self.function
         try:
-            results = [function(value) for value in values]
+            results = self.apply_all(values)
         except Exception as error:
             raise self._locate(error, values) from error
         self.output.collect_batch(results)
 
     def _locate(self, error: Exception, values: list[Any]) -> UserFunctionError:
-        # The list comprehension lost which record failed; find it again for the message.
+        # The batch lost which record failed; find it again for the message.
         for value in values:
             try:
-                self.function(value)
+                self.apply(value)
             except Exception:
                 return self.fail(error, value)
         return self.fail(error, has_record=False)
@@ -245,50 +256,24 @@ class MapOperator(_FunctionOperator):
 class FlatMapOperator(MapOperator):
     method = "flat_map"
 
-    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
-        collect = self.output.collect
-        try:
-            for result in self.function(value) or ():
-                collect(result, timestamp)
-        except Exception as error:
-            raise self.fail(error, value) from error
+    def apply(self, value: Any) -> list[Any]:
+        return list(self.function(value) or ())
 
-    def process_batch(self, values: list[Any]) -> None:
+    def apply_all(self, values: list[Any]) -> list[Any]:
         function = self.function
-        try:
-            results = [result for value in values for result in function(value) or ()]
-        except Exception as error:
-            raise self._locate(error, values) from error
-        self.output.collect_batch(results)
-
-    def _locate(self, error: Exception, values: list[Any]) -> UserFunctionError:
-        for value in values:
-            try:
-                list(self.function(value) or ())
-            except Exception:
-                return self.fail(error, value)
-        return self.fail(error, has_record=False)
+        return [result for value in values for result in function(value) or ()]
 
 
 @register("filter")
 class FilterOperator(MapOperator):
     method = "filter"
 
-    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
-        try:
-            keep = self.function(value)
-        except Exception as error:
-            raise self.fail(error, value) from error
-        if keep:
-            self.output.collect(value, timestamp)
+    def apply(self, value: Any) -> list[Any]:
+        return [value] if self.function(value) else []
 
-    def process_batch(self, values: list[Any]) -> None:
+    def apply_all(self, values: list[Any]) -> list[Any]:
         function = self.function
-        try:
-            kept = [value for value in values if function(value)]
-        except Exception as error:
-            raise self._locate(error, values) from error
-        self.output.collect_batch(kept)
+        return [value for value in values if function(value)]
 
 
 class _Collector:
