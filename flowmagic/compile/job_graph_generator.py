@@ -45,7 +45,7 @@ def result_partition_type(exchange_mode: str, batch: bool) -> str:
     return "BLOCKING" if batch else "PIPELINED_BOUNDED"
 
 
-@dataclass
+@dataclass(slots=True)
 class _Chain:
     head: int
     nodes: list[int] = field(default_factory=list)
@@ -54,7 +54,7 @@ class _Chain:
     transitive_out_edges: list[StreamEdge] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Frame:
     """A node being walked: its chainable and other out-edges, and how far it got."""
 

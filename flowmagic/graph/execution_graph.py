@@ -20,7 +20,7 @@ __all__ = [
 ]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class IntermediateResult:
     """The runtime view of an IntermediateDataSet: one partition per producer subtask."""
 
@@ -30,7 +30,7 @@ class IntermediateResult:
     partitions: list[str]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ExecutionEdge:
     """What one consumer subtask reads over one JobEdge.
 
@@ -57,7 +57,7 @@ class ExecutionEdge:
         }
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ExecutionVertex:
     """One parallel subtask, named ``"Name (i/p)"`` with a 1-based ``i``."""
 
@@ -70,7 +70,7 @@ class ExecutionVertex:
         return {"index": self.index, "name": self.name, "inputs": [edge.to_dict() for edge in self.inputs]}
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ExecutionJobVertex:
     """All subtasks of one JobVertex, with the resolved parallelism and max parallelism."""
 

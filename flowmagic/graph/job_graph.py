@@ -19,7 +19,7 @@ POINTWISE = "POINTWISE"
 ALL_TO_ALL = "ALL_TO_ALL"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OperatorIDPair:
     """An operator's generated id (its hash) and the user-defined one from ``set_uid_hash``."""
 
@@ -30,7 +30,7 @@ class OperatorIDPair:
         return {"generated": self.generated, "user_defined": self.user_defined}
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class IntermediateDataSet:
     """The result a producer vertex writes for one non-chained output edge."""
 
@@ -40,7 +40,7 @@ class IntermediateDataSet:
     consumers: list[JobEdge] = field(default_factory=list, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class JobEdge:
     """A network exchange from an IntermediateDataSet into a consumer vertex."""
 
@@ -69,7 +69,7 @@ class JobEdge:
         }
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class JobVertex:
     """A chain of operators that runs as one task.
 

@@ -19,7 +19,7 @@ __all__ = ["StreamEdge", "StreamGraph", "StreamNode"]
 UNDEFINED = "UNDEFINED"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class StreamEdge:
     """A physical edge between two StreamNodes.
 
@@ -50,7 +50,7 @@ class StreamEdge:
         return f"StreamEdge({self.source_id} -{self.partitioner}{tag}-> {self.target_id})"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class StreamNode:
     """One operator of the StreamGraph."""
 
