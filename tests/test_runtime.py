@@ -248,3 +248,43 @@ def test_text_files_on_other_file_systems_are_read_by_sparks_hadoop_reader(tmp_p
     lines = env.read_text_file(f"file://{path}").map(str.upper)
     result = sorted(lines.execute_and_collect())
     assert result == sorted(f"ROW {i}" for i in range(500))
+
+
+def test_window_functions_and_the_time_of_non_keyed_process_functions(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    strategy = flowmagic.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, ts: e[1])
+    events = env.from_collection([("a", 1000), ("a", 4000), ("b", 12000)]).assign_timestamps_and_watermarks(strategy)
+    windows = events.key_by(lambda e: e[0]).window(flowmagic.TumblingEventTimeWindows.of(flowmagic.Time.seconds(10)))
+    applied = windows.apply(lambda key, window, elements: [(key, window.start, len(elements))])
+    processed = windows.process(lambda key, context, elements: [(key, context.window().end, len(elements))])
+    assert sorted(applied.execute_and_collect()) == [("a", 0, 2), ("b", 10000, 1)]
+    assert sorted(processed.execute_and_collect()) == [("a", 10000, 2), ("b", 20000, 1)]
+
+    def watermark_seen(value, ctx, out):
+        out.collect((value[0], ctx.timer_service().current_watermark()))
+
+    assert list(events.process(watermark_seen).execute_and_collect()) == [
+        ("a", -(2**63)),
+        ("a", 999),
+        ("b", 3999),
+    ]
+
+    def register(value, ctx, out):
+        ctx.timer_service().register_event_time_timer(5)
+
+    env.from_collection([1]).process(register).print()
+    with pytest.raises(errors.JobFailedError, match="only supported on a keyed streams"):
+        env.execute()
+
+
+def test_functions_see_the_task_name_of_their_chain(spark) -> None:
+    class Named(flowmagic.MapFunction):
+        def open(self, runtime_context):
+            self.task = runtime_context.get_task_name_with_subtasks()
+
+        def map(self, value):
+            return self.task
+
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    (task,) = env.from_sequence(1, 1).map(Named()).execute_and_collect()
+    assert task == "Source: Sequence Source -> Map -> Sink: Data stream collect sink (1/1)#0"

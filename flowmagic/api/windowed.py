@@ -123,13 +123,19 @@ class _Windowed:
     # -- window functions -----------------------------------------------------------------
 
     def reduce(self, function: Callable[[Any, Any], Any], window_function: Any = None) -> DataStream:
-        """Incrementally reduce each window; ``window_function(key, window, values, out)`` may post-process."""
+        """Incrementally reduce each window.
+
+        ``window_function`` may post-process the result: a ProcessWindowFunction (or a plain
+        function) ``process(key, context, [result])`` or a WindowFunction
+        ``apply(key, window, [result])``, returning the records to emit.
+        """
         _check_callable(function, "reduce()", "reduce")
         names = [function_name(function), function_name(window_function) if window_function else self._pass_through]
         return self._build(self._spec("reduce", function=function, window_function=window_function), names)
 
     def aggregate(self, function: Any, window_function: Any = None) -> DataStream:
-        """Aggregate with an object having ``create_accumulator/add/get_result`` (and ``merge``)."""
+        """Aggregate with an object having ``create_accumulator/add/get_result`` (and ``merge``);
+        ``window_function`` as in :meth:`reduce`."""
         for method in ("create_accumulator", "add", "get_result"):
             if not hasattr(function, method):
                 raise ProgramError(f"aggregate() expects an AggregateFunction with {method}(), got {function!r}.")
@@ -137,12 +143,14 @@ class _Windowed:
         return self._build(self._spec("aggregate", function=function, window_function=window_function), names)
 
     def process(self, function: Any) -> DataStream:
-        """Call ``function(key, context, elements, out)`` (or ``.process(...)``) once per window firing."""
+        """Call ``function(key, context, elements)`` (or ``.process(...)``) once per window firing;
+        it returns (or yields) the records to emit. ``context.window()`` is the window."""
         _check_callable(function, "process()", "process")
         return self._build(self._spec("process", function=function), [function_name(function)])
 
     def apply(self, function: Any) -> DataStream:
-        """Call ``function(key, window, elements, out)`` (or ``.apply(...)``) once per window firing."""
+        """Call ``function(key, window, elements)`` (or ``.apply(...)``) once per window firing;
+        it returns (or yields) the records to emit."""
         _check_callable(function, "apply()", "apply")
         return self._build(self._spec("apply", function=function), [function_name(function)])
 

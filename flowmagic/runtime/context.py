@@ -235,7 +235,7 @@ class ProcessContext:
     def __init__(
         self,
         emit_side: Callable[[str, Any, int | None], None],
-        timers: TimerService | None,
+        timers: TimerService,
         backend: KeyedStateBackend | None,
     ):
         self._emit_side = emit_side
@@ -248,8 +248,7 @@ class ProcessContext:
         return self.current_timestamp
 
     def timer_service(self) -> TimerService:
-        if self._timers is None:
-            raise ProgramError("Setting timers is only supported on a keyed streams.")
+        """Current time and watermark; registering timers needs a keyed stream."""
         return self._timers
 
     def output(self, tag: Any, value: Any) -> None:

@@ -52,6 +52,10 @@ class SubtaskStatus:
         return (self.end_time or time.time()) - self.start_time
 
     def to_dict(self) -> dict[str, Any]:
+        rate = self.rate
+        if self.state in TERMINAL and self.duration:
+            # A finished subtask shows its average rate over its run.
+            rate = max(self.records_in, self.records_out) / self.duration
         return {
             "vertex": self.vertex_id,
             "subtask": self.index,
@@ -63,7 +67,7 @@ class SubtaskStatus:
             "duration": self.duration,
             "records_in": self.records_in,
             "records_out": self.records_out,
-            "records_per_second": self.rate,
+            "records_per_second": rate,
         }
 
 
@@ -128,6 +132,16 @@ class JobMonitor:
                 subtask.end_time = float(report.get("end", now))
             if "failure" in report and isinstance(report["failure"], dict):
                 self.failures.append(report["failure"])
+
+    def wait_for_reports(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` s) until every subtask reported an end: the last reports
+        of a finished Spark job may still be on their way."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            with self.lock:
+                if all(s.state in TERMINAL for ts in self.vertices.values() for s in ts):
+                    return
+            time.sleep(0.02)
 
     def snapshot(self) -> dict[str, Any]:
         """Plain data for views: per vertex its subtasks and totals."""

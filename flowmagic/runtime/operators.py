@@ -119,8 +119,9 @@ class Operator:
         self.task = task
         self.output = Output()
         self.backend = KeyedStateBackend() if self.keyed else None
+        # As in Flink, a function's task is the whole chain (the vertex), not its operator.
         self.runtime_context = RuntimeContext(
-            name, task.index, task.parallelism, task.max_parallelism, task.attempt, self.backend
+            task.vertex_name, task.index, task.parallelism, task.max_parallelism, task.attempt, self.backend
         )
         self.records_in = 0
 
@@ -299,7 +300,8 @@ class ProcessOperator(_FunctionOperator):
         self.keyed = "key_selector" in params
         super().__init__(name, params, task)
         self.key_selector = params.get("key_selector")
-        self.timers = TimerService(self.backend) if self.keyed else None
+        # Non-keyed functions may read the time; registering timers needs a key (Flink's rule).
+        self.timers = TimerService(self.backend)
         self.context = ProcessContext(self._side, self.timers, self.backend)
         self.on_timer = getattr(self.user_function, "on_timer", None)
 
@@ -322,7 +324,7 @@ class ProcessOperator(_FunctionOperator):
             emit_all(self.function(value, context, self.out), self.out.collect)
         except Exception as error:
             raise self.fail(error, value) from error
-        if self.timers is not None and self.timers._processing:
+        if self.timers._processing:
             self._fire_processing_timers(self.timers.current_processing_time())
 
     def _fire(self, timestamp: int, key: Any) -> None:
@@ -340,16 +342,14 @@ class ProcessOperator(_FunctionOperator):
             self._fire(timestamp, key)
 
     def process_watermark(self, watermark: int) -> None:
-        if self.timers is not None:
-            self.timers.current_watermark_value = watermark
-            for timestamp, key in self.timers.due_event_timers(watermark):
-                self._fire(timestamp, key)
+        self.timers.current_watermark_value = watermark
+        for timestamp, key in self.timers.due_event_timers(watermark):
+            self._fire(timestamp, key)
         self.output.emit_watermark(watermark)
 
     def end_input(self) -> None:
         # The clock of a bounded job jumps to the end: pending processing-time timers fire.
-        if self.timers is not None:
-            self._fire_processing_timers(MAX_WATERMARK)
+        self._fire_processing_timers(MAX_WATERMARK)
 
 
 def field_of(value: Any, position: int | str) -> Any:

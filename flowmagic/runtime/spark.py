@@ -284,6 +284,8 @@ def run_on_spark(
             monitor.mark("CANCELED")
             monitor.state = "FAILED"
             raise JobFailedError(_failure_message(failure, error), failure) from None
+        if server is not None:
+            monitor.wait_for_reports(1.0)
         monitor.mark("FINISHED")
         monitor.state = "FINISHED"
         return outcome["results"]

@@ -326,10 +326,21 @@ class WindowOperator(Operator):
             raise self.fail(error, f"window {window} of key {key!r}") from error
 
     def _call_window_function(self, function: Any, key: Any, window: Any, elements: list[Any]) -> Any:
-        if hasattr(function, "apply") and not hasattr(function, "process") and not isinstance(function, type):
-            return function.apply(window, elements) if self.all_windows else function.apply(key, window, elements)
+        # apply() takes a WindowFunction: apply(key, window, elements); a ProcessWindowFunction
+        # (or a plain function given to process() or as a window function) gets the context:
+        # process(key, context, elements). window_all drops the key.
+        if self._is_apply(function):
+            apply = adapt(function, "apply")
+            return apply(window, elements) if self.all_windows else apply(key, window, elements)
         process = adapt(function, "process")
         return process(self.context, elements) if self.all_windows else process(key, self.context, elements)
+
+    def _is_apply(self, function: Any) -> bool:
+        if isinstance(function, type):
+            return False
+        if hasattr(function, "process") and callable(function.process):
+            return False
+        return hasattr(function, "apply") or (self.kind == "apply" and function is self.function)
 
     # -- time -------------------------------------------------------------------------------
 
