@@ -218,7 +218,10 @@ class MetricsServer:
         self._server = _Server((host, 0), _Handler)
         self._server.owner = self  # type: ignore[attr-defined]
         self.address = self._server.server_address[:2]
-        self._thread = threading.Thread(target=self._server.serve_forever, name="flowmagic-metrics", daemon=True)
+        # A short poll interval: shutting down waits for the serving loop to look up.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="flowmagic-metrics", daemon=True
+        )
         self._thread.start()
 
     def close(self) -> None:
