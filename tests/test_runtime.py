@@ -234,6 +234,7 @@ def test_live_metrics_count_records_before_subtasks_finish(spark) -> None:
     assert any(0 < count < 200 for count in running_counts)
     final = result.metrics["vertices"][0]
     assert final["state"] == "FINISHED" and final["records_out"] == 400
+    assert {s["watermark"] for s in final["subtasks"]} == {-(2**63)}  # a source has no input watermark
     assert all(s["host"] for s in final["subtasks"])
 
 

@@ -68,6 +68,7 @@ class SubtaskStatus:
             "records_in": self.records_in,
             "records_out": self.records_out,
             "records_per_second": rate,
+            "watermark": self.watermark,
         }
 
 
@@ -123,6 +124,8 @@ class JobMonitor:
             subtask.host = str(report.get("host", subtask.host))
             subtask.records_in = int(report.get("in", subtask.records_in))
             subtask.records_out = int(report.get("out", subtask.records_out))
+            if isinstance(report.get("watermark"), int):
+                subtask.watermark = report["watermark"]
             now = time.time()
             sample_time, sample_count = subtask._last_sample
             if now - sample_time >= 0.2:
@@ -263,6 +266,7 @@ class Reporter:
             "state": self.stats.state,
             "in": self.stats.records_in,
             "out": self.stats.records_out,
+            "watermark": self.stats.watermark,
             "start": self.stats.started,
             **extra,
         }

@@ -59,6 +59,7 @@ class SubtaskStats:
     records_out: int = 0
     state: str = "DEPLOYING"
     started: float = field(default_factory=time.time)
+    #: The subtask's input watermark (Flink's currentInputWatermark metric).
     watermark: int = MIN_WATERMARK
 
 
