@@ -579,40 +579,36 @@ class DataStreamSink:
     def _as_stream(self) -> DataStream:
         return DataStream(self._env, self._transformation)
 
+    # The sink's settings are an operator's settings: the same checks, through DataStream.
+
     def name(self, name: str) -> DataStreamSink:
-        self._transformation.name = name
+        self._as_stream().name(name)
         return self
 
     def set_description(self, description: str) -> DataStreamSink:
-        self._transformation.description = description
+        self._as_stream().set_description(description)
         return self
 
     def uid(self, uid: str) -> DataStreamSink:
-        if not isinstance(uid, str) or not uid:
-            raise ProgramError("uid() expects a non-empty str.")
-        self._transformation.uid = uid
+        self._as_stream().uid(uid)
         return self
 
     def set_uid_hash(self, uid_hash: str) -> DataStreamSink:
-        DataStream.set_uid_hash(self._as_stream(), uid_hash)
+        self._as_stream().set_uid_hash(uid_hash)
         return self
 
     def set_parallelism(self, parallelism: int) -> DataStreamSink:
-        check_parallelism(parallelism)
-        self._transformation.parallelism = parallelism
-        self._transformation.parallelism_configured = True
+        self._as_stream().set_parallelism(parallelism)
         return self
 
     def set_max_parallelism(self, max_parallelism: int) -> DataStreamSink:
-        self._transformation.max_parallelism = check_max_parallelism(max_parallelism)
+        self._as_stream().set_max_parallelism(max_parallelism)
         return self
 
     def slot_sharing_group(self, name: str) -> DataStreamSink:
-        if not isinstance(name, str) or not name:
-            raise ProgramError("slot_sharing_group() expects a non-empty str.")
-        self._transformation.slot_sharing_group = name
+        self._as_stream().slot_sharing_group(name)
         return self
 
     def disable_chaining(self) -> DataStreamSink:
-        self._transformation.chaining_strategy = ChainingStrategy.NEVER
+        self._as_stream().disable_chaining()
         return self

@@ -269,11 +269,10 @@ class StreamExecutionEnvironment:
         graph only. Unlike Flink, the program is kept (not cleared) so that it can be
         inspected and run again, as a notebook expects.
         """
-        config = self.get_config(job_name, parallelism=parallelism, runtime_mode=runtime_mode)
-        return generate_stream_graph(self._transformations, config, self._new_id)
+        return self._generate(self._transformations, job_name, parallelism=parallelism, runtime_mode=runtime_mode)
 
-    def _generate(self, roots: list[Transformation], job_name: str | None) -> StreamGraph:
-        return generate_stream_graph(roots, self.get_config(job_name), self._new_id)
+    def _generate(self, roots: list[Transformation], job_name: str | None, **overrides: Any) -> StreamGraph:
+        return generate_stream_graph(roots, self.get_config(job_name, **overrides), self._new_id)
 
     def get_execution_plan(self) -> str:
         """Flink's StreamGraph JSON (``getExecutionPlan()``), byte for byte."""
@@ -308,7 +307,7 @@ class StreamExecutionEnvironment:
         # its PipelineExecutor): importing it eagerly would load pyspark for every program.
         from flowmagic.runtime import execute
 
-        return execute(self._generate(self._transformations, job_name), **options)
+        return execute(self.get_stream_graph(job_name), **options)
 
     def _execute_and_collect(self, stream: DataStream, job_name: str | None, limit: int | None) -> Iterator[Any]:
         from flowmagic.runtime import execute
