@@ -17,7 +17,7 @@ from typing import Any
 from flowmagic.compile.key_groups import assign_key_to_parallel_operator
 from flowmagic.graph.partitioners import BROADCAST, CUSTOM, FORWARD, GLOBAL, HASH, REBALANCE, RESCALE, SHUFFLE
 from flowmagic.runtime.context import adapt
-from flowmagic.runtime.operators import FoldError, KeyedFolder, Operator
+from flowmagic.runtime.operators import FoldError, Operator, keyed_folder
 from flowmagic.runtime.plan import EdgePlan
 
 __all__ = ["TIMESTAMPED", "VALUES", "WATERMARK", "RecordWriter"]
@@ -47,7 +47,7 @@ class RecordWriter:
         self.stamped: dict[int, list[tuple[Any, int]]] = {}
         self.next_channel = producer_index
         self.select = self._selector()
-        self.folder = KeyedFolder(edge.combine.params) if edge.combine is not None else None
+        self.folder = keyed_folder(edge.combine.params) if edge.combine is not None else None
 
     # -- channel selection ------------------------------------------------------------------
 

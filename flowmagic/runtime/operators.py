@@ -9,7 +9,6 @@ kind to its class: a new operator kind is one class here plus its API method.
 
 from __future__ import annotations
 
-import operator
 import reprlib
 import sys
 import traceback
@@ -422,17 +421,14 @@ class _Aggregation:
 
 
 class KeyedFolder:
-    """Per-key rolling state of a keyed reduce or aggregation."""
+    """Per-key rolling state of a keyed reduce or aggregation (see :func:`keyed_folder`)."""
 
     def __init__(self, params: dict[str, Any]):
         self.key_of = adapt(params["key_selector"], "get_key")
         self.states: dict[Any, Any] = {}
-        self.summed: Any = None
         if "aggregation" in params:
             aggregation = _Aggregation(params["aggregation"], params["position"])
             self.start, self.combine, self.record = aggregation.start, aggregation.combine, aggregation.record
-            if params["aggregation"] == "sum":
-                self.summed = params["position"]
         else:
             reduce = adapt(params["function"], "reduce")
             self.start = self.record = _identity
@@ -448,66 +444,108 @@ class KeyedFolder:
         return self.record(state)
 
     def fold_batch(self, values: list[Any]) -> None:
-        if self.summed is not None and values and isinstance(values[0], (tuple, list, dict)):
-            self._sum_batch(values, operator.itemgetter(self.summed))
-            return
+        """Fold every value (BATCH: only the final results are wanted)."""
         key_of, states, start, combine = self.key_of, self.states, self.start, self.combine
-        for value in values:
-            try:
+        value = None
+        try:
+            for value in values:
                 key = key_of(value)
                 state = states.get(key, _MISSING)
                 states[key] = start(value) if state is _MISSING else combine(state, value)
-            except Exception as error:
-                raise FoldError(value) from error
+        except Exception as error:
+            raise FoldError(value) from error
 
     def fold_all(self, values: list[Any]) -> list[Any]:
         """Fold every value; return the key's result after each one (STREAMING updates)."""
-        if self.summed is not None and values and isinstance(values[0], tuple) and isinstance(self.summed, int):
-            return self._sum_updates(values, self.summed)
         fold = self.fold
         results = []
-        for value in values:
-            try:
+        value = None
+        try:
+            for value in values:
                 results.append(fold(value))
-            except Exception as error:
-                raise FoldError(value) from error
+        except Exception as error:
+            raise FoldError(value) from error
         return results
-
-    def _sum_updates(self, values: list[Any], position: int) -> list[Any]:
-        key_of, states = self.key_of, self.states
-        results = []
-        append = results.append
-        for value in values:
-            try:
-                key = key_of(value)
-                state = states.get(key)
-                if state is None:
-                    state = states[key] = [value, value[position]]
-                else:
-                    state[1] += value[position]
-                first = state[0]
-                append((*first[:position], state[1], *first[position + 1 :]))
-            except Exception as error:
-                raise FoldError(value) from error
-        return results
-
-    def _sum_batch(self, values: list[Any], field: Callable[[Any], Any]) -> None:
-        # The hot loop of a BATCH WordCount: one dict lookup and one addition per record.
-        key_of, states = self.key_of, self.states
-        for value in values:
-            try:
-                key = key_of(value)
-                state = states.get(key)
-                if state is None:
-                    states[key] = [value, field(value)]
-                else:
-                    state[1] += field(value)
-            except Exception as error:
-                raise FoldError(value) from error
 
     def results(self) -> list[Any]:
+        """Every key's result, keys in the order they first came."""
         record = self.record
         return [record(state) for state in self.states.values()]
+
+
+class SumFolder(KeyedFolder):
+    """``sum(position)``: the key's first record and its running total, in two dicts.
+
+    The hot loop of a WordCount is then one lookup, one store and one addition per record,
+    with no per-key state object to reach through.
+    """
+
+    def __init__(self, params: dict[str, Any]):
+        self.key_of = adapt(params["key_selector"], "get_key")
+        self.position = params["position"]
+        self.totals: dict[Any, Any] = {}
+        self.firsts: dict[Any, Any] = {}
+
+    def fold(self, value: Any) -> Any:
+        key = self.key_of(value)
+        field = field_of(value, self.position)
+        total = self.totals.get(key, _MISSING)
+        if total is _MISSING:
+            self.firsts[key] = value
+            total = field
+        else:
+            total = total + field
+        self.totals[key] = total
+        return with_field(self.firsts[key], self.position, total)
+
+    def fold_batch(self, values: list[Any]) -> None:
+        if not values or not isinstance(values[0], (tuple, list, dict)):
+            super().fold_all(values)
+            return
+        key_of, totals, firsts, position = self.key_of, self.totals, self.firsts, self.position
+        value = None
+        try:
+            for value in values:
+                key = key_of(value)
+                total = totals.get(key, _MISSING)
+                if total is _MISSING:
+                    firsts[key] = value
+                    totals[key] = value[position]
+                else:
+                    totals[key] = total + value[position]
+        except Exception as error:
+            raise FoldError(value) from error
+
+    def fold_all(self, values: list[Any]) -> list[Any]:
+        if not values or not isinstance(values[0], tuple) or not isinstance(self.position, int):
+            return super().fold_all(values)
+        key_of, totals, firsts, position = self.key_of, self.totals, self.firsts, self.position
+        results = []
+        append = results.append
+        value = None
+        try:
+            for value in values:
+                key = key_of(value)
+                total = totals.get(key, _MISSING)
+                if total is _MISSING:
+                    first = firsts[key] = value
+                    total = totals[key] = value[position]
+                else:
+                    first = firsts[key]
+                    total = totals[key] = total + value[position]
+                append((*first[:position], total, *first[position + 1 :]))
+        except Exception as error:
+            raise FoldError(value) from error
+        return results
+
+    def results(self) -> list[Any]:
+        firsts, position = self.firsts, self.position
+        return [with_field(firsts[key], position, total) for key, total in self.totals.items()]
+
+
+def keyed_folder(params: dict[str, Any]) -> KeyedFolder:
+    """The folder of a keyed reduce or aggregation operator's ``params``."""
+    return SumFolder(params) if params.get("aggregation") == "sum" else KeyedFolder(params)
 
 
 _MISSING = object()
@@ -533,7 +571,7 @@ class KeyedReduceOperator(Operator):
 
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         super().__init__(name, params, task)
-        self.folder = KeyedFolder(params)
+        self.folder = keyed_folder(params)
         self.user_function = params.get("function")
 
     def open(self) -> None:

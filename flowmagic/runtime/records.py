@@ -5,11 +5,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["MAX_WATERMARK", "MIN_WATERMARK", "java_string"]
+__all__ = ["BATCH_SIZE", "MAX_WATERMARK", "MIN_WATERMARK", "java_string"]
 
 #: Long.MIN_VALUE / Long.MAX_VALUE: "no watermark yet" and "end of input".
 MIN_WATERMARK = -(1 << 63)
 MAX_WATERMARK = (1 << 63) - 1
+
+#: Most records a batch carries through a chain. Batches make stateless chains fast, yet a
+#: batch's objects (and what a flat map makes of them) must stay in the CPU cache: 256 lines
+#: of text ran WordCount twice as fast as the 1 MB blocks they were read in.
+BATCH_SIZE = 256
 
 
 def java_string(value: Any) -> str:

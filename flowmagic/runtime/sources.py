@@ -15,10 +15,10 @@ from urllib.parse import urlparse
 
 from flowmagic.errors import UnsupportedSourceError
 from flowmagic.runtime.operators import Operator, TaskInfo, register
+from flowmagic.runtime.records import BATCH_SIZE
 
 __all__ = ["SOURCES", "Source", "local_path", "split_file"]
 
-BATCH_SIZE = 4096
 # Small enough that splits spread evenly over the readers, large enough to read efficiently.
 SPLIT_SIZE = 4 << 20
 _READ_BLOCK = 1 << 20
@@ -170,7 +170,8 @@ class FileSplitReader(Operator):
                     lines.pop()
                 if "\r" in text:
                     lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-                collect_batch(lines)
+                for first in range(0, len(lines), BATCH_SIZE):
+                    collect_batch(lines[first : first + BATCH_SIZE])
 
     def process_batch(self, values: list[Any]) -> None:
         if values and isinstance(values[0], str):

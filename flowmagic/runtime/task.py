@@ -8,14 +8,14 @@ watermark of the subtask being the minimum over its channels, as in Flink.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from flowmagic.runtime.exchange import VALUES, WATERMARK, RecordWriter
 from flowmagic.runtime.operators import Operator, TaskInfo
 from flowmagic.runtime.plan import VertexPlan
-from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
+from flowmagic.runtime.records import BATCH_SIZE, MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import OPERATORS, SOURCES
 
 __all__ = ["RESULT_SLOT", "SubtaskStats", "run_subtask"]
@@ -26,11 +26,9 @@ _FLUSH_EVERY = 4096
 
 
 class _Pacer:
-    """Sizes record batches so that each takes about 20-100 ms through the chain.
-
-    Batches make stateless chains fast; bounding their duration keeps the live metrics
-    (updated between batches) fresh even when a user function is slow.
-    """
+    """Sizes record batches: up to ``BATCH_SIZE`` records, fewer when a batch would take
+    over 100 ms through the chain, which keeps the live metrics (updated between batches)
+    fresh even when a user function is slow."""
 
     def __init__(self) -> None:
         self.size = 64
@@ -45,7 +43,7 @@ class _Pacer:
             self.adapt(time.perf_counter() - began)
 
     def adapt(self, elapsed: float) -> None:
-        if elapsed < 0.02 and self.size < _FLUSH_EVERY * 16:
+        if elapsed < 0.02 and self.size < BATCH_SIZE:
             self.size *= 2
         elif elapsed > 0.1 and self.size > 1:
             self.size //= 2
@@ -56,18 +54,23 @@ class SubtaskStats:
     """Live counters of one subtask, read by the metrics reporter thread."""
 
     records_in: int = 0
-    records_out: int = 0
     state: str = "DEPLOYING"
     started: float = field(default_factory=time.time)
     #: The subtask's input watermark (Flink's currentInputWatermark metric).
     watermark: int = MIN_WATERMARK
+    #: Counts what the subtask's chain emitted; read live, so that a long batch (a split
+    #: of a file, say) still shows its progress.
+    count_out: Callable[[], int] = field(default=lambda: 0, repr=False)
+
+    @property
+    def records_out(self) -> int:
+        return self.count_out()
 
 
 class _Chain:
-    def __init__(self, plan: VertexPlan, info: TaskInfo, streaming: bool, buffer: list, stats: SubtaskStats):
+    def __init__(self, plan: VertexPlan, info: TaskInfo, streaming: bool, buffer: list):
         self.plan = plan
         self.buffer = buffer
-        self.stats = stats
         self.operators: dict[int, Operator] = {}
         self.source = None
         self.writers: list[RecordWriter] = []
@@ -139,7 +142,8 @@ def run_subtask(
     streaming = not plan.batch
     info = TaskInfo(plan.name, index, plan.parallelism, plan.max_parallelism, attempt, plan.batch)
     buffer: list[tuple[int, Any, Any]] = []
-    chain = _Chain(plan, info, streaming, buffer, stats)
+    chain = _Chain(plan, info, streaming, buffer)
+    stats.count_out = lambda: chain.records_out
     chain.open()
     stats.state = "RUNNING"
     head = chain.head
@@ -149,15 +153,13 @@ def run_subtask(
         for batch in chain.source.batches():
             for chunk in pacer.slices(batch):
                 collect_batch(chunk)
-                stats.records_out = chain.records_out
                 if buffer:
                     yield from buffer
                     buffer.clear()
         head.output.emit_watermark(MAX_WATERMARK)
     else:
-        yield from _consume(plan, index, items, head, buffer, stats, chain)
+        yield from _consume(plan, index, items, head, buffer, stats)
     chain.finish()
-    stats.records_out = chain.records_out
     yield from buffer
     buffer.clear()
 
@@ -169,7 +171,6 @@ def _consume(
     head: Operator,
     buffer: list,
     stats: SubtaskStats,
-    chain: _Chain,
 ) -> Iterator[tuple[int, Any, Any]]:
     sides = [input_plan.side for input_plan in plan.inputs]
     channels = {
@@ -204,7 +205,6 @@ def _consume(
             for value, timestamp in data:
                 process(value, timestamp, side)
             stats.records_in += len(data)
-        stats.records_out = chain.records_out
         if len(buffer) >= _FLUSH_EVERY:
             yield from buffer
             buffer.clear()
