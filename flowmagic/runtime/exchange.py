@@ -1,11 +1,10 @@
 """The producer side of an exchange: pick each record's channel as Flink's partitioners do.
 
 Records are buffered per channel and leave as one item per buffer:
-``(slot, key, (kind, data))`` where ``key`` starts with the consumer subtask (Spark's
-partition) and ``kind`` says whether ``data`` is a list of values, a list of
-``(value, timestamp)`` pairs or a watermark. In STREAMING the key also carries the
-consumer's input, the producer subtask and a sequence number, so that sorting by key hands
-the consumer every channel whole and in order.
+``(slot, key, (kind, data))`` where ``key`` is ``(consumer subtask, consumer input, producer
+subtask, sequence number)`` and ``kind`` says whether ``data`` is a list of values, a list of
+``(value, timestamp)`` pairs or a watermark. Sorting by key hands each consumer subtask
+every channel whole and in order, in BATCH as in STREAMING, so that runs are repeatable.
 """
 
 from __future__ import annotations
@@ -115,8 +114,6 @@ class RecordWriter:
     # -- writing ----------------------------------------------------------------------------
 
     def _key(self, channel: int) -> tuple:
-        if not self.streaming:
-            return (channel, self.edge.consumer_input)
         self.sequence += 1
         return (channel, self.edge.consumer_input, self.producer, self.sequence)
 

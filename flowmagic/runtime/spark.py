@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import re
+import struct
 import sys
 import threading
 import time
@@ -24,6 +26,7 @@ from flowmagic.runtime.exchange import VALUES
 from flowmagic.runtime.metrics import JobMonitor, MetricsServer, Reporter
 from flowmagic.runtime.operators import UserFunctionError
 from flowmagic.runtime.plan import VertexPlan, build_plans
+from flowmagic.runtime.records import BATCH_SIZE
 from flowmagic.runtime.task import RESULT_SLOT, SubtaskStats, run_subtask
 
 __all__ = ["get_spark_session", "run_on_spark"]
@@ -110,9 +113,46 @@ class _SubtaskFunction:
         reporter.finish("FINISHED")
 
 
-def _strip_slot(items: Iterator[Any]) -> Iterator[Any]:
-    for _slot, key, payload in items:
-        yield key, payload
+class _ChannelOrder:
+    """Encodes an exchange item's key as the Long that Spark partitions and sorts it by.
+
+    Spark's PythonPartitioner sends a Long to partition ``int(key) mod P`` (its low 32 bits)
+    and the sort compares whole Longs. So the low 31 bits hold the consumer subtask (mod P)
+    and the low part of the sequence number, the high 31 bits the channel's rank among the
+    consumer's channels (input by input, producer by producer) and the rest of the sequence.
+    """
+
+    def __init__(self, parallelism: int, input_offsets: list[int], channels: int):
+        self.parallelism = parallelism
+        self.input_offsets = input_offsets
+        self.low = (2**31 - 1) // parallelism
+        self.high = 2**31 // channels
+
+    def __call__(self, key: tuple[int, int, int, int]) -> int:
+        consumer, consumer_input, producer, sequence = key
+        high, low = divmod(sequence, self.low)
+        if high >= self.high:
+            raise OverflowError(
+                f"an exchange channel into subtask {consumer} carries over {self.high * self.low} buffers"
+            )
+        rank = self.input_offsets[consumer_input] + producer
+        return ((rank * self.high + high) << 32) | (low * self.parallelism + consumer)
+
+
+class _Frames:
+    """A producer's items of one exchange as Spark's PairwiseRDD wants them: a Long key,
+    then the pickled item, for every item."""
+
+    def __init__(self, slot: int | None, order: _ChannelOrder):
+        self.slot = slot
+        self.order = order
+
+    def __call__(self, items: Iterator[Any]) -> Iterator[bytes]:
+        slot, order, pack, dumps = self.slot, self.order, struct.Struct("!q").pack, pickle.dumps
+        for item_slot, key, payload in items:
+            if slot is None or item_slot == slot:
+                yield pack(order(key))
+                yield dumps((key, payload), pickle.HIGHEST_PROTOCOL)
 
 
 class _SlotFilter:
@@ -130,21 +170,48 @@ def _lines_as_items(lines: Iterator[str]) -> Iterator[Any]:
     batch: list[str] = []
     for line in lines:
         batch.append(line)
-        if len(batch) == 4096:
-            yield (0, 0), (VALUES, batch)
+        if len(batch) == BATCH_SIZE:
+            yield (0, 0, 0, 0), (VALUES, batch)
             batch = []
     if batch:
-        yield (0, 0), (VALUES, batch)
+        yield (0, 0, 0, 0), (VALUES, batch)
 
 
-def _consumer_subtask(key: Any) -> int:
-    return key[0]
+def _exchange(sc: Any, producers: list[Any], parallelism: int) -> Any:
+    """The items of ``producers`` (RDDs of Long/pickle frames), partitioned by consumer
+    subtask and sorted by channel and sequence, in the JVM: Python only pickles each item
+    once and unpickles it once, and never holds a whole partition to sort it."""
+    from pyspark import RDD
+    from pyspark.serializers import CPickleSerializer
+
+    jvm = sc._jvm
+    pairs = None
+    for frames in producers:
+        # The frames are bytes already: Spark must pass them on as they are (as PySpark's
+        # own partitionBy does).
+        frames._bypass_serializer = True
+        pair_rdd = jvm.PairwiseRDD(frames._jrdd.rdd()).asJavaPairRDD()
+        pairs = pair_rdd if pairs is None else pairs.union(pair_rdd)
+    partitioner = jvm.PythonPartitioner(parallelism, 0)
+    values = jvm.PythonRDD.valueOfPair(pairs.repartitionAndSortWithinPartitions(partitioner))
+    return RDD(values, sc, CPickleSerializer())
+
+
+def _channel_orders(graph: ExecutionGraph, plans: dict[str, VertexPlan]) -> dict[str, _ChannelOrder]:
+    orders = {}
+    for vertex_id, plan in plans.items():
+        offsets, channels = [], 0
+        for input_plan in plan.inputs:
+            offsets.append(channels)
+            channels += graph.vertices[input_plan.producer].parallelism
+        orders[vertex_id] = _ChannelOrder(plan.parallelism, offsets, max(channels, 1))
+    return orders
 
 
 def _build(graph: ExecutionGraph, plans: dict[str, VertexPlan], sc: Any, server: MetricsServer | None) -> Any:
     from pyspark import StorageLevel
 
-    streaming = graph.job_type != "BATCH"
+    orders = _channel_orders(graph, plans)
     inputs: dict[str, list[Any]] = {vertex_id: [] for vertex_id in graph.vertices}
     terminal = []
     for vertex in graph.vertices.values():
@@ -156,14 +223,7 @@ def _build(graph: ExecutionGraph, plans: dict[str, VertexPlan], sc: Any, server:
             lines = sc.textFile(plan.remote_text_path, parallelism).coalesce(parallelism)
             shuffled = lines.mapPartitions(_lines_as_items)
         elif plan.inputs:
-            parts = inputs[vertex.id]
-            merged = parts[0] if len(parts) == 1 else sc.union(parts)
-            if streaming:
-                # Sorting by (subtask, input, producer) is stable, so each channel keeps its
-                # order and the subtask reads its channels one after another, deterministically.
-                shuffled = merged.repartitionAndSortWithinPartitions(parallelism, _consumer_subtask)
-            else:
-                shuffled = merged.partitionBy(parallelism, _consumer_subtask)
+            shuffled = _exchange(sc, inputs[vertex.id], parallelism)
         else:
             shuffled = sc.parallelize(range(parallelism), parallelism)
         address, secret = (server.address, server.secret) if server is not None else (None, "")
@@ -174,14 +234,13 @@ def _build(graph: ExecutionGraph, plans: dict[str, VertexPlan], sc: Any, server:
             output = output.persist(StorageLevel.MEMORY_AND_DISK)
         for edge, dataset in zip(plan.out_edges, vertex.job_vertex.produced_datasets, strict=True):
             (job_edge,) = dataset.consumers
-            if plans[job_edge.target_vertex].remote_text_path is not None:
+            consumer = job_edge.target_vertex
+            if plans[consumer].remote_text_path is not None:
                 # The monitor lists nothing for a remote path; it still runs, as a terminal.
                 terminal.append(output.mapPartitions(_SlotFilter(RESULT_SLOT)))
                 continue
             only = len(plan.out_edges) == 1 and not results
-            inputs[job_edge.target_vertex].append(
-                output.mapPartitions(_strip_slot if only else _SlotFilter(edge.slot), preservesPartitioning=False)
-            )
+            inputs[consumer].append(output.mapPartitions(_Frames(None if only else edge.slot, orders[consumer])))
         if results:
             terminal.append(output.mapPartitions(_SlotFilter(RESULT_SLOT)))
     return terminal[0] if len(terminal) == 1 else sc.union(terminal)
