@@ -23,7 +23,8 @@ __all__ = ["TIMESTAMPED", "VALUES", "WATERMARK", "RecordWriter"]
 
 VALUES, TIMESTAMPED, WATERMARK = 0, 1, 2
 _BUFFER = 1024
-_ROUTE_CACHE = 1 << 16
+# Routes of this many keys are remembered (computing one takes microseconds).
+_ROUTE_CACHE = 1 << 18
 
 
 class RecordWriter:
@@ -42,11 +43,12 @@ class RecordWriter:
             self.channels = edge.pointwise_channels[producer_index]
         else:
             self.channels = list(range(edge.consumer_parallelism))
-        self.values: dict[int, list[Any]] = {}
-        self.stamped: dict[int, list[tuple[Any, int]]] = {}
+        # Per consumer subtask, buffers of plain values and of (value, timestamp) pairs.
+        self.values: list[list[Any]] = [[] for _ in range(edge.consumer_parallelism)]
+        self.stamped: list[list[tuple[Any, int]]] = [[] for _ in range(edge.consumer_parallelism)]
         self.next_channel = producer_index
         self.select = self._selector()
-        self.folder = keyed_folder(edge.combine.params) if edge.combine is not None else None
+        self.folder = keyed_folder(edge.combine.params, updates=False) if edge.combine is not None else None
 
     # -- channel selection ------------------------------------------------------------------
 
@@ -80,23 +82,26 @@ class RecordWriter:
         raise ValueError(f"unknown ship strategy {strategy}")
 
     def _hash(self) -> Callable[[Any], int]:
-        key_selector = adapt(self.edge.key_selector, "get_key")
-        max_parallelism, parallelism = self.edge.consumer_max_parallelism, self.edge.consumer_parallelism
-        routes: dict[Any, int] = {}
+        self.key_of = key_of = adapt(self.edge.key_selector, "get_key")
+        self.routes = routes = {}
+        route = self._route_key
 
         def select(value: Any) -> int:
-            key = key_selector(value)
+            key = key_of(value)
             try:
-                return routes[key]
-            except KeyError:
-                channel = assign_key_to_parallel_operator(key, max_parallelism, parallelism)
-                if len(routes) < _ROUTE_CACHE:
-                    routes[key] = channel
-                return channel
-            except TypeError:  # an unhashable key: route it without the cache
-                return assign_key_to_parallel_operator(key, max_parallelism, parallelism)
+                channel = routes.get(key)
+            except TypeError:  # an unhashable key: routing says what is wrong with it
+                channel = None
+            return route(key) if channel is None else channel
 
         return select
+
+    def _route_key(self, key: Any) -> int:
+        edge = self.edge
+        channel = assign_key_to_parallel_operator(key, edge.consumer_max_parallelism, edge.consumer_parallelism)
+        if len(self.routes) < _ROUTE_CACHE:
+            self.routes[key] = channel
+        return channel
 
     def _custom(self) -> Callable[[Any], int]:
         partition = adapt(self.edge.custom_function, "partition")
@@ -118,11 +123,13 @@ class RecordWriter:
         return (channel, self.edge.consumer_input, self.producer, self.sequence)
 
     def _flush_channel(self, channel: int) -> None:
-        values = self.values.pop(channel, None)
+        values = self.values[channel]
         if values:
+            self.values[channel] = []
             self.sink.append((self.slot, self._key(channel), (VALUES, values)))
-        stamped = self.stamped.pop(channel, None)
+        stamped = self.stamped[channel]
         if stamped:
+            self.stamped[channel] = []
             self.sink.append((self.slot, self._key(channel), (TIMESTAMPED, stamped)))
 
     def _route(self, value: Any) -> int:
@@ -138,15 +145,16 @@ class RecordWriter:
         channel = self._route(value)
         targets = self.channels if channel < 0 else (channel,)
         for target in targets:
+            # A channel's buffer holds records of one kind: a change of kind hands it on.
             if timestamp is None:
-                if self.stamped.get(target):
+                if self.stamped[target]:
                     self._flush_channel(target)
-                buffer = self.values.setdefault(target, [])
+                buffer = self.values[target]
                 buffer.append(value)
             else:
-                if self.values.get(target):
+                if self.values[target]:
                     self._flush_channel(target)
-                buffer = self.stamped.setdefault(target, [])
+                buffer = self.stamped[target]
                 buffer.append((value, timestamp))
             if len(buffer) >= _BUFFER:
                 self._flush_channel(target)
@@ -159,24 +167,33 @@ class RecordWriter:
             except FoldError as wrapped:
                 raise self.owner.fail(wrapped.__cause__, wrapped.record) from wrapped.__cause__
             return
-        if self.edge.ship_strategy == BROADCAST or self.stamped:
+        if self.edge.ship_strategy == BROADCAST or any(self.stamped):
             for value in values:
                 self.emit(value, None)
             return
-        select, buffers, flush = self.select, self.values, self._flush_channel
+        buffers = self.values
         value = None
         try:
-            for value in values:
-                channel = select(value)
-                buffer = buffers.get(channel)
-                if buffer is None:
-                    buffer = buffers[channel] = []
-                buffer.append(value)
-                if len(buffer) >= _BUFFER:
-                    flush(channel)
+            if self.edge.ship_strategy == HASH:
+                # The hot loop of a keyed exchange, with the route cache inlined.
+                key_of, routes, route = self.key_of, self.routes, self._route_key
+                for value in values:
+                    key = key_of(value)
+                    try:
+                        channel = routes.get(key)
+                    except TypeError:
+                        channel = None
+                    buffers[route(key) if channel is None else channel].append(value)
+            else:
+                select = self.select
+                for value in values:
+                    buffers[select(value)].append(value)
         except Exception as error:
             raise self.owner.fail(error, value) from error
         self.records_out += len(values)
+        for channel in self.channels:
+            if len(buffers[channel]) >= _BUFFER:
+                self._flush_channel(channel)
 
     def emit_watermark(self, watermark: int) -> None:
         # BATCH ignores watermarks: every consumer sees the end of its input as the last one.
@@ -187,8 +204,8 @@ class RecordWriter:
             self.sink.append((self.slot, self._key(target), (WATERMARK, watermark)))
 
     def flush(self) -> None:
-        """Hand on every buffered record (called between batches and at the end)."""
-        for channel in list(self.values) + list(self.stamped):
+        """Hand on every buffered record."""
+        for channel in self.channels:
             self._flush_channel(channel)
 
     def finish(self) -> None:

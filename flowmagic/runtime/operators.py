@@ -474,7 +474,7 @@ class KeyedFolder:
 
 
 class SumFolder(KeyedFolder):
-    """``sum(position)``: the key's first record and its running total, in two dicts.
+    """``sum(position)`` in BATCH: the key's first record and its running total, in two dicts.
 
     The hot loop of a WordCount is then one lookup, one store and one addition per record,
     with no per-key state object to reach through.
@@ -516,36 +516,63 @@ class SumFolder(KeyedFolder):
         except Exception as error:
             raise FoldError(value) from error
 
+    def results(self) -> list[Any]:
+        firsts, position = self.firsts, self.position
+        return [with_field(firsts[key], position, total) for key, total in self.totals.items()]
+
+
+class SumUpdater(KeyedFolder):
+    """``sum(position)`` in STREAMING: as in Flink, a key's state is its latest result, the
+    first record with the running total in its field, and each record makes the next one."""
+
+    def __init__(self, params: dict[str, Any]):
+        self.key_of = adapt(params["key_selector"], "get_key")
+        self.position = params["position"]
+        self.latest: dict[Any, Any] = {}
+
+    def fold(self, value: Any) -> Any:
+        key = self.key_of(value)
+        previous = self.latest.get(key, _MISSING)
+        if previous is not _MISSING:
+            position = self.position
+            value = with_field(previous, position, field_of(previous, position) + field_of(value, position))
+        self.latest[key] = value
+        return value
+
     def fold_all(self, values: list[Any]) -> list[Any]:
-        if not values or not isinstance(values[0], tuple) or not isinstance(self.position, int):
+        position = self.position
+        if not values or not isinstance(values[0], tuple) or not isinstance(position, int):
             return super().fold_all(values)
-        key_of, totals, firsts, position = self.key_of, self.totals, self.firsts, self.position
+        key_of, latest = self.key_of, self.latest
+        after = position + 1
         results = []
         append = results.append
         value = None
         try:
             for value in values:
                 key = key_of(value)
-                total = totals.get(key, _MISSING)
-                if total is _MISSING:
-                    first = firsts[key] = value
-                    total = totals[key] = value[position]
+                previous = latest.get(key, _MISSING)
+                if previous is _MISSING:
+                    latest[key] = value
+                    append(value)
                 else:
-                    first = firsts[key]
-                    total = totals[key] = total + value[position]
-                append((*first[:position], total, *first[position + 1 :]))
+                    total = previous[position] + value[position]
+                    record = latest[key] = (*previous[:position], total, *previous[after:])
+                    append(record)
         except Exception as error:
             raise FoldError(value) from error
         return results
 
     def results(self) -> list[Any]:
-        firsts, position = self.firsts, self.position
-        return [with_field(firsts[key], position, total) for key, total in self.totals.items()]
+        return list(self.latest.values())
 
 
-def keyed_folder(params: dict[str, Any]) -> KeyedFolder:
-    """The folder of a keyed reduce or aggregation operator's ``params``."""
-    return SumFolder(params) if params.get("aggregation") == "sum" else KeyedFolder(params)
+def keyed_folder(params: dict[str, Any], updates: bool) -> KeyedFolder:
+    """The folder of a keyed reduce or aggregation operator's ``params``; ``updates`` when
+    every record's new result is wanted (STREAMING), not only the final ones (BATCH)."""
+    if params.get("aggregation") != "sum":
+        return KeyedFolder(params)
+    return SumUpdater(params) if updates else SumFolder(params)
 
 
 _MISSING = object()
@@ -571,7 +598,7 @@ class KeyedReduceOperator(Operator):
 
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         super().__init__(name, params, task)
-        self.folder = keyed_folder(params)
+        self.folder = keyed_folder(params, updates=not task.batch)
         self.user_function = params.get("function")
 
     def open(self) -> None:

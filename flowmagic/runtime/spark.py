@@ -8,6 +8,7 @@ job group, so it can be cancelled. This is the only module that imports pyspark.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pickle
@@ -148,11 +149,25 @@ class _Frames:
         self.order = order
 
     def __call__(self, items: Iterator[Any]) -> Iterator[bytes]:
-        slot, order, pack, dumps = self.slot, self.order, struct.Struct("!q").pack, pickle.dumps
+        slot, order, pack = self.slot, self.order, struct.Struct("!q").pack
         for item_slot, key, payload in items:
             if slot is None or item_slot == slot:
                 yield pack(order(key))
-                yield dumps((key, payload), pickle.HIGHEST_PROTOCOL)
+                yield _pickle_records((key, payload))
+
+
+def _pickle_records(item: Any) -> bytes:
+    """Pickle without the memo (twice as fast for buffers of small records). Like Flink's
+    serializers, it copies an object each time a buffer refers to it; only a cyclic record
+    needs the memo."""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True
+    try:
+        pickler.dump(item)
+    except (ValueError, RecursionError):
+        return pickle.dumps(item, pickle.HIGHEST_PROTOCOL)
+    return buffer.getvalue()
 
 
 class _SlotFilter:
