@@ -12,7 +12,7 @@ from __future__ import annotations
 import reprlib
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,6 +172,13 @@ class Operator:
         process = self.process
         for value in values:
             process(value, None)
+
+    def process_batch_in_steps(self, values: list[Any]) -> Iterable[None]:
+        """:meth:`process_batch`, pausing (yielding) where the task may hand on the output
+        so far: an operator that makes many batches of one record (a split reader) pauses
+        after each of them."""
+        self.process_batch(values)
+        return ()
 
     def process_watermark(self, watermark: int) -> None:
         self.output.emit_watermark(watermark)

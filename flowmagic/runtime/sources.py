@@ -146,9 +146,9 @@ class FileSplitReader(Operator):
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
         self.process_batch([value])
 
-    def read_split(self, split: tuple[str, int, int]) -> None:
+    def read_split(self, split: tuple[str, int, int]) -> Iterator[list[str]]:
+        """The lines of ``split``, in batches."""
         path, start, end = split
-        collect_batch = self.output.collect_batch
         encoding = self.params.get("charset", "UTF-8")
         with open(path, "rb") as file:
             if start > 0:
@@ -171,14 +171,21 @@ class FileSplitReader(Operator):
                 if "\r" in text:
                     lines = [line[:-1] if line.endswith("\r") else line for line in lines]
                 for first in range(0, len(lines), BATCH_SIZE):
-                    collect_batch(lines[first : first + BATCH_SIZE])
+                    yield lines[first : first + BATCH_SIZE]
 
-    def process_batch(self, values: list[Any]) -> None:
-        if values and isinstance(values[0], str):
+    def process_batch_in_steps(self, values: list[Any]) -> Iterator[None]:
+        if values and isinstance(values[0], str):  # lines from Spark's Hadoop reader
             self.output.collect_batch(values)
             return
+        collect_batch = self.output.collect_batch
         for split in values:
-            self.read_split(split)
+            for lines in self.read_split(split):
+                collect_batch(lines)
+                yield
+
+    def process_batch(self, values: list[Any]) -> None:
+        for _step in self.process_batch_in_steps(values):
+            pass
 
 
 SOURCES: dict[str, type[Source]] = {

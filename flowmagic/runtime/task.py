@@ -22,7 +22,6 @@ __all__ = ["RESULT_SLOT", "SubtaskStats", "run_subtask"]
 
 #: Slot of items that are results for the driver (sink output) instead of exchange records.
 RESULT_SLOT = -1
-_FLUSH_EVERY = 4096
 
 
 class _Pacer:
@@ -179,7 +178,7 @@ def _consume(
         for producer in input_plan.partitions[index]
     }
     current = MIN_WATERMARK
-    process, process_batch = head.process, head.process_batch
+    process, steps = head.process, head.process_batch_in_steps
     pacer = _Pacer()
     for key, (kind, data) in items:
         side = sides[key[1]]
@@ -196,7 +195,9 @@ def _consume(
         if kind == VALUES:
             for chunk in pacer.slices(data) if side == 0 else (data,):
                 if side == 0:
-                    process_batch(chunk)
+                    for _step in steps(chunk):
+                        yield from buffer
+                        buffer.clear()
                 else:
                     for value in chunk:
                         process(value, None, side)
@@ -205,9 +206,10 @@ def _consume(
             for value, timestamp in data:
                 process(value, timestamp, side)
             stats.records_in += len(data)
-        if len(buffer) >= _FLUSH_EVERY:
-            yield from buffer
-            buffer.clear()
+        # Records leave as soon as they are made: serialized while still in the CPU cache,
+        # and a subtask never holds more than a batch's worth.
+        yield from buffer
+        buffer.clear()
     if current != MAX_WATERMARK:
         stats.watermark = MAX_WATERMARK
         head.process_watermark(MAX_WATERMARK)
