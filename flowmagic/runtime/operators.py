@@ -550,21 +550,26 @@ class SumUpdater(KeyedFolder):
         position = self.position
         if not values or not isinstance(values[0], tuple) or not isinstance(position, int):
             return super().fold_all(values)
-        key_of, latest = self.key_of, self.latest
+        key_of, latest, get = self.key_of, self.latest, self.latest.get
         after = position + 1
+        # Pairs summing their second field (Tuple2 word counts) get a record built directly.
+        pairs = position == 1
         results = []
         append = results.append
         value = None
         try:
             for value in values:
                 key = key_of(value)
-                previous = latest.get(key, _MISSING)
-                if previous is _MISSING:
+                previous = get(key)  # a tuple, never None, once the key has a record
+                if previous is None:
                     latest[key] = value
                     append(value)
                 else:
                     total = previous[position] + value[position]
-                    record = latest[key] = (*previous[:position], total, *previous[after:])
+                    if pairs and len(previous) == 2:
+                        record = latest[key] = (previous[0], total)
+                    else:
+                        record = latest[key] = (*previous[:position], total, *previous[after:])
                     append(record)
         except Exception as error:
             raise FoldError(value) from error
