@@ -1,6 +1,6 @@
 """Benchmark: WordCount on Spark, flowmagic against what a PySpark user writes by hand.
 
-Run: ``.venv/bin/python bench/bench_wordcount.py [--size-mb 500] [--parallelism 2]``.
+Run: ``.venv/bin/python bench/bench_wordcount.py [--size-mb 500] [--parallelism 2] [--rounds 3]``.
 Generates (once, cached under bench/data/) a Zipf-distributed corpus, then times on ONE
 SparkSession, side by side, after a warm-up job:
 
@@ -138,6 +138,7 @@ def main() -> None:
     )
     parser.add_argument("--metrics-size-mb", type=int, default=50, help="corpus size of the metrics on/off runs")
     parser.add_argument("--pairs", type=int, default=5, help="interleaved metrics on/off pairs")
+    parser.add_argument("--rounds", type=int, default=1, help="runs of every case, interleaved; medians are compared")
     args = parser.parse_args()
     path = corpus(args.size_mb)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -158,7 +159,7 @@ def main() -> None:
     rdd_job(warm, spark, args.parallelism)
     rdd_counter_job(warm, spark, args.parallelism)
 
-    times: dict[str, float] = {}
+    runs: dict[str, list[float]] = {}
     cases = {
         "flowmagic BATCH": ("batch", lambda: flowmagic_job(path, args.parallelism, "BATCH", spark)),
         "flowmagic STREAMING": ("streaming", lambda: flowmagic_job(path, args.parallelism, "STREAMING", spark)),
@@ -169,13 +170,20 @@ def main() -> None:
         "Python Counter, 2 processes": ("counter", lambda: counter_job(path, 2)),
     }
     print(
-        f"WordCount over {path.stat().st_size / 2**20:.0f} MB, parallelism {args.parallelism}, {os.cpu_count()} cores"
+        f"WordCount over {path.stat().st_size / 2**20:.0f} MB, parallelism {args.parallelism}, {os.cpu_count()} cores,"
+        f" {args.rounds} round(s)"
     )
-    for name, (tag, job) in cases.items():
-        if tag in args.skip:
-            continue
-        times[name] = job()
-        print(f"  {name:<30}{times[name]:>8.1f} s", flush=True)
+    # Rounds run every case once each, so that a slow spell of a shared machine hits all alike.
+    for round_number in range(1, args.rounds + 1):
+        for name, (tag, job) in cases.items():
+            if tag in args.skip:
+                continue
+            runs.setdefault(name, []).append(job())
+            print(f"  round {round_number}: {name:<30}{runs[name][-1]:>8.1f} s", flush=True)
+    times = {name: statistics.median(values) for name, values in runs.items()}
+    print("Medians:")
+    for name, seconds in times.items():
+        print(f"  {name:<30}{seconds:>8.1f} s")
     batch = times.get("flowmagic BATCH")
     if batch:
         for name in times:
