@@ -2,8 +2,9 @@
 
 A vertex is one ``mapPartitionsWithIndex`` over either ``parallelism`` empty partitions
 (sources read their own share) or the shuffle of its inputs, partitioned by consumer
-subtask: partition ``i`` is subtask ``i``. The whole job is one Spark action run under a
-job group, so it can be cancelled. This is the only module that imports pyspark.
+subtask (partition ``i`` is subtask ``i``) and sorted by channel in the JVM. The whole job
+is one Spark action run under a job group, so it can be cancelled. This is the only module
+that imports pyspark.
 """
 
 from __future__ import annotations
