@@ -428,37 +428,26 @@ class _Aggregation:
 
 
 class KeyedFolder:
-    """Per-key rolling state of a keyed reduce or aggregation (see :func:`keyed_folder`)."""
+    """Per-key rolling state of a keyed reduce or aggregation (see :func:`keyed_folder`).
+
+    Subclasses define :meth:`fold` and :meth:`results`; the batch methods fold value by
+    value unless a subclass has a faster loop.
+    """
 
     def __init__(self, params: dict[str, Any]):
         self.key_of = adapt(params["key_selector"], "get_key")
-        self.states: dict[Any, Any] = {}
-        if "aggregation" in params:
-            aggregation = _Aggregation(params["aggregation"], params["position"])
-            self.start, self.combine, self.record = aggregation.start, aggregation.combine, aggregation.record
-        else:
-            reduce = adapt(params["function"], "reduce")
-            self.start = self.record = _identity
-            self.combine = reduce
 
     def fold(self, value: Any) -> Any:
         """Fold ``value`` into its key's state; return the key's current result."""
-        key = self.key_of(value)
-        states = self.states
-        state = states.get(key, _MISSING)
-        state = self.start(value) if state is _MISSING else self.combine(state, value)
-        states[key] = state
-        return self.record(state)
+        raise NotImplementedError
 
     def fold_batch(self, values: list[Any]) -> None:
         """Fold every value (BATCH: only the final results are wanted)."""
-        key_of, states, start, combine = self.key_of, self.states, self.start, self.combine
+        fold = self.fold
         value = None
         try:
             for value in values:
-                key = key_of(value)
-                state = states.get(key, _MISSING)
-                states[key] = start(value) if state is _MISSING else combine(state, value)
+                fold(value)
         except Exception as error:
             raise FoldError(value) from error
 
@@ -476,6 +465,44 @@ class KeyedFolder:
 
     def results(self) -> list[Any]:
         """Every key's result, keys in the order they first came."""
+        raise NotImplementedError
+
+
+class ReduceFolder(KeyedFolder):
+    """A reduce function, or min/max/min_by/max_by: one state per key."""
+
+    def __init__(self, params: dict[str, Any]):
+        super().__init__(params)
+        self.states: dict[Any, Any] = {}
+        if "aggregation" in params:
+            aggregation = _Aggregation(params["aggregation"], params["position"])
+            self.start, self.combine, self.record = aggregation.start, aggregation.combine, aggregation.record
+        else:
+            reduce = adapt(params["function"], "reduce")
+            self.start = self.record = _identity
+            self.combine = reduce
+
+    def fold(self, value: Any) -> Any:
+        key = self.key_of(value)
+        states = self.states
+        state = states.get(key, _MISSING)
+        state = self.start(value) if state is _MISSING else self.combine(state, value)
+        states[key] = state
+        return self.record(state)
+
+    def fold_batch(self, values: list[Any]) -> None:
+        # Without fold()'s record(state) per value: BATCH only wants the final results.
+        key_of, states, start, combine = self.key_of, self.states, self.start, self.combine
+        value = None
+        try:
+            for value in values:
+                key = key_of(value)
+                state = states.get(key, _MISSING)
+                states[key] = start(value) if state is _MISSING else combine(state, value)
+        except Exception as error:
+            raise FoldError(value) from error
+
+    def results(self) -> list[Any]:
         record = self.record
         return [record(state) for state in self.states.values()]
 
@@ -488,7 +515,7 @@ class SumFolder(KeyedFolder):
     """
 
     def __init__(self, params: dict[str, Any]):
-        self.key_of = adapt(params["key_selector"], "get_key")
+        super().__init__(params)
         self.position = params["position"]
         self.totals: dict[Any, Any] = {}
         self.firsts: dict[Any, Any] = {}
@@ -507,7 +534,7 @@ class SumFolder(KeyedFolder):
 
     def fold_batch(self, values: list[Any]) -> None:
         if not values or not isinstance(values[0], (tuple, list, dict)):
-            super().fold_all(values)
+            super().fold_batch(values)
             return
         key_of, totals, firsts, position = self.key_of, self.totals, self.firsts, self.position
         value = None
@@ -533,7 +560,7 @@ class SumUpdater(KeyedFolder):
     first record with the running total in its field, and each record makes the next one."""
 
     def __init__(self, params: dict[str, Any]):
-        self.key_of = adapt(params["key_selector"], "get_key")
+        super().__init__(params)
         self.position = params["position"]
         self.latest: dict[Any, Any] = {}
 
@@ -583,7 +610,7 @@ def keyed_folder(params: dict[str, Any], updates: bool) -> KeyedFolder:
     """The folder of a keyed reduce or aggregation operator's ``params``; ``updates`` when
     every record's new result is wanted (STREAMING), not only the final ones (BATCH)."""
     if params.get("aggregation") != "sum":
-        return KeyedFolder(params)
+        return ReduceFolder(params)
     return SumUpdater(params) if updates else SumFolder(params)
 
 
