@@ -69,7 +69,7 @@ def flowmagic_job(path: Path, parallelism: int, mode: str, spark, metrics: bool 
         .add_sink(lambda record: None)
     )
     started = time.perf_counter()
-    execute(env.get_stream_graph(), spark=spark, echo=False, metrics=metrics)
+    execute(env.get_execution_graph(), spark=spark, echo=False, metrics=metrics)
     return time.perf_counter() - started
 
 

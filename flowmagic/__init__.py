@@ -44,12 +44,12 @@ from flowmagic.api import (
     WindowFunction,
 )
 from flowmagic.compile.config import RuntimeExecutionMode
-from flowmagic.compile.key_groups import (
+from flowmagic.errors import FlowError
+from flowmagic.key_groups import (
     assign_key_to_parallel_operator,
     assign_to_key_group,
     compute_default_max_parallelism,
 )
-from flowmagic.errors import FlowError
 
 __version__ = "0.1.0"
 

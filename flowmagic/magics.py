@@ -52,96 +52,15 @@ from IPython.display import SVG, display
 import flowmagic
 from flowmagic.api.environment import StreamExecutionEnvironment
 from flowmagic.errors import FlowError
-from flowmagic.graph import ExecutionGraph, JobGraph, StreamGraph
-from flowmagic.render import GraphvizError, explain, layout, to_dot
-from flowmagic.runtime import JobResult, execute
-from flowmagic.widgets.graph_view import LEVELS, FlowGraphs
-from flowmagic.widgets.job_view import JobView
+from flowmagic.pipeline import Pipeline
+from flowmagic.render import GraphvizError, layout, to_dot
+from flowmagic.runtime import EXECUTORS, JobResult
+from flowmagic.widgets.graph_view import LEVELS
 
-__all__ = ["SUBCOMMANDS", "FlowMagics", "Pipeline", "PlanText", "Subcommand", "load_ipython_extension"]
+__all__ = ["SUBCOMMANDS", "FlowMagics", "Subcommand", "load_ipython_extension"]
 
 _SHOW_CHOICES = (*LEVELS, "all", "none")
 _FORMATS = {".svg": "svg", ".dot": "dot", ".gv": "dot", ".json": "json"}
-
-
-class PlanText(str):
-    """Text a notebook shows as it is, not as a quoted string (``Pipeline.explain()``)."""
-
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(str(self))
-
-
-class Pipeline:
-    """A pipeline defined by a ``%%flow NAME`` cell: its environment and its three graphs.
-
-    The graphs are built once, when the cell runs, with ``NAME`` as the job name.
-    """
-
-    def __init__(self, name: str, env: StreamExecutionEnvironment):
-        self.name = name
-        self.env = env
-        self.stream_graph = env.get_stream_graph(name)
-        self.job_graph = self.stream_graph.get_job_graph()
-        self.execution_graph = self.job_graph.get_execution_graph()
-        self._cancel: threading.Event | None = None
-
-    def __repr__(self) -> str:
-        return (
-            f"<Pipeline {self.name!r}: {self.stream_graph.job_type}, {len(self.stream_graph.nodes)} operators, "
-            f"{len(self.job_graph.vertices)} job vertices, {self.execution_graph.num_subtasks} subtasks>"
-        )
-
-    def show(self, level: str = "all") -> FlowGraphs:
-        """The graph widget: ``"all"`` three levels in tabs, or one of ``stream``, ``job``, ``execution``."""
-        levels = tuple(LEVELS) if level == "all" else (level,)
-        return FlowGraphs(self.name, self.stream_graph, self.job_graph, self.execution_graph, levels=levels)
-
-    def explain(self) -> PlanText:
-        """The three graphs as text, in the spirit of Flink's ``EXPLAIN``."""
-        return PlanText(explain(self.stream_graph, self.job_graph, self.execution_graph))
-
-    def graph(self, level: str) -> StreamGraph | JobGraph | ExecutionGraph:
-        """The StreamGraph, JobGraph or ExecutionGraph, by level name."""
-        return {"stream": self.stream_graph, "job": self.job_graph, "execution": self.execution_graph}[level]
-
-    def run(
-        self,
-        spark: Any = None,
-        *,
-        parallelism: int | None = None,
-        mode: str | None = None,
-        live: bool = True,
-    ) -> JobResult:
-        """Run the pipeline on Spark (``spark``, else the active or an embedded local session).
-
-        While it runs, the cell shows every subtask's state and counters (``live``); print
-        sinks' lines follow when it finished. ``parallelism`` re-runs operators whose
-        parallelism the program did not set at that parallelism, like ``flink run -p``;
-        ``mode`` is ``"streaming"`` or ``"batch"``. Interrupting the kernel cancels the job.
-        """
-        stream_graph = self.stream_graph
-        if parallelism is not None or mode is not None:
-            stream_graph = self.env.get_stream_graph(self.name, parallelism=parallelism, runtime_mode=mode)
-        view = JobView(stream_graph.get_job_graph()) if live else None
-        if view is not None:
-            view.display()
-        self._cancel = threading.Event()
-        try:
-            return execute(
-                stream_graph,
-                spark=spark,
-                cancel_event=self._cancel,
-                on_progress=(lambda monitor: view.update(monitor.snapshot())) if view is not None else None,
-            )
-        finally:
-            self._cancel = None
-
-    def cancel(self) -> bool:
-        """Cancel the running job, if any (``%flow cancel NAME``); True if one was running."""
-        if self._cancel is None:
-            return False
-        self._cancel.set()
-        return True
 
 
 @dataclass(frozen=True)
@@ -209,6 +128,12 @@ def _run_parser() -> MagicArgumentParser:
     )
     parser.add_argument("--mode", choices=("streaming", "batch"), help="the runtime execution mode for this run")
     parser.add_argument("--background", action="store_true", help="return at once; the view keeps updating")
+    parser.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="spark",
+        help="where to run: spark (default) or local, this Python process (no JVM)",
+    )
     return parser
 
 
@@ -415,7 +340,7 @@ class FlowMagics(Magics):
             if args.spark not in self.shell.user_ns:
                 raise UsageError(f"%flow run: no variable named {args.spark!r} holds a SparkSession.")
             spark = self.shell.user_ns[args.spark]
-        options = {"spark": spark, "parallelism": args.parallelism, "mode": args.mode}
+        options = {"spark": spark, "parallelism": args.parallelism, "mode": args.mode, "executor": args.executor}
         if args.background:
             worker = threading.Thread(target=self._run_in_background, args=(pipeline, options), daemon=True)
             worker.start()

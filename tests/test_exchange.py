@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import flowmagic
 from flowmagic.runtime import execute
-from flowmagic.runtime.spark import _ChannelOrder
+from flowmagic.runtime.wire import ChannelOrder
 
 
 def _spark_partition(key: int, partitions: int) -> int:
@@ -29,7 +29,7 @@ def _exchanges(draw):
     for count in producer_parallelisms:
         offsets.append(channels)
         channels += count
-    order = _ChannelOrder(parallelism, offsets, channels)
+    order = ChannelOrder(parallelism, offsets, channels)
     keys = draw(
         st.lists(
             st.integers(0, len(producer_parallelisms) - 1).flatmap(
@@ -63,7 +63,7 @@ def test_channel_order_partitions_by_consumer_and_sorts_by_channel_then_sequence
 
 
 def test_channel_order_refuses_a_sequence_it_cannot_encode() -> None:
-    order = _ChannelOrder(3, [0], 2)
+    order = ChannelOrder(3, [0], 2)
     with pytest.raises(OverflowError, match="exchange channel into subtask 1"):
         order((1, 0, 1, order.low * order.high))
 
@@ -83,7 +83,7 @@ def test_consumers_read_their_channels_in_the_same_order_on_every_run(mode, spar
         env.set_runtime_mode(mode)
         tagged = env.from_sequence(1, 3000).map(TagSubtask()).set_parallelism(2)
         tagged.rebalance().map(TagSubtask()).print()
-        return execute(env.get_stream_graph(), echo=False).printed
+        return execute(env.get_execution_graph(), echo=False).printed
 
     first = run()
     assert len(first) == 3000
@@ -125,7 +125,7 @@ def test_a_split_readers_counts_are_live_while_it_reads(tmp_path, spark) -> None
         lambda w: None
     )
     snapshots = []
-    execute(env.get_stream_graph(), echo=False, on_progress=lambda m: snapshots.append(m.snapshot()))
+    execute(env.get_execution_graph(), echo=False, on_progress=lambda m: snapshots.append(m.snapshot()))
     reader_counts = [
         s["records_out"]
         for snap in snapshots

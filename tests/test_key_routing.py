@@ -8,7 +8,7 @@ import pytest
 from conformance_support import CONFORMANCE
 
 import flowmagic
-from flowmagic.compile.key_groups import compute_key_group_range, java_hash_code, murmur_hash
+from flowmagic.key_groups import compute_key_group_range, java_hash_code, murmur_hash
 
 TABLE = json.loads((CONFORMANCE / "key_routing.json").read_text())
 
@@ -32,7 +32,7 @@ def test_java_hash_codes_and_murmur() -> None:
 
 
 def test_long_keys_in_int_range_use_the_long_formula() -> None:
-    from flowmagic.compile.key_groups import _long_hash
+    from flowmagic.key_groups import _long_hash
 
     rows = [row for row in TABLE["keys"] if row[0] == "Long" and -(2**31) <= row[1] < 2**31]
     for _kind, value, java_hash, murmur in rows:

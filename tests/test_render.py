@@ -147,7 +147,7 @@ def test_stream_graph_svg_structure(wordcount) -> None:
         "Sink: Print to Std. Out",
     ]
     assert [texts(edge) for edge in groups(svg, "edge")] == [["REBALANCE"], ["HASH"], ["FORWARD"]]
-    hashes = wordcount[0].node_hashes()
+    hashes = wordcount[0].operator_hashes
     # Hover details: the full operator id, uid, max parallelism, chaining strategy, group.
     flat_map = title(nodes[1])
     assert f"Operator id: {hashes[2].hex()}" in flat_map

@@ -188,7 +188,7 @@ def test_a_retried_subtask_loses_and_duplicates_nothing(spark) -> None:
         env = flowmagic.StreamExecutionEnvironment(parallelism=2)
         counts = env.from_sequence(1, 200).map(mapper).map(lambda x: (x % 5, 1)).key_by(lambda t: t[0]).sum(1)
         counts.print()
-        return execute(env.get_stream_graph(), echo=False)
+        return execute(env.get_execution_graph(), echo=False)
 
     clean, retried = run(lambda x: x), run(FailFirstAttempt())
     assert sorted(retried.printed) == sorted(clean.printed)
@@ -212,7 +212,7 @@ def test_cancel_stops_the_job_within_a_second_and_a_new_run_works(spark) -> None
             cancelled_at.append(time.time())
 
     with pytest.raises(errors.JobCancelledError):
-        execute(env.get_stream_graph(), cancel_event=cancel, on_progress=watch)
+        execute(env.get_execution_graph(), cancel_event=cancel, on_progress=watch)
     assert time.time() - cancelled_at[0] < 1.5
     assert {s["state"] for v in snapshots[-1]["vertices"] for s in v["subtasks"]} == {"CANCELED"}
     env2 = flowmagic.StreamExecutionEnvironment(parallelism=2)
@@ -223,7 +223,7 @@ def test_live_metrics_count_records_before_subtasks_finish(spark) -> None:
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     env.from_sequence(1, 400).map(lambda x: time.sleep(0.005) or x).print()
     snapshots = []
-    result = execute(env.get_stream_graph(), echo=False, on_progress=lambda m: snapshots.append(m.snapshot()))
+    result = execute(env.get_execution_graph(), echo=False, on_progress=lambda m: snapshots.append(m.snapshot()))
     running_counts = [
         s["records_out"]
         for snap in snapshots

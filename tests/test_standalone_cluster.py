@@ -102,7 +102,7 @@ _JOB = textwrap.dedent(
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     (env.from_collection(lines).flat_map(str.split).rebalance().map(FailOnce())
         .map(lambda w: (w, 1)).key_by(lambda t: t[0]).sum(1).print())
-    result = execute(env.get_stream_graph(), spark=spark, echo=False)
+    result = execute(env.get_execution_graph(), spark=spark, echo=False)
     hosts = sorted({s["host"] for v in result.metrics["vertices"] for s in v["subtasks"]})
     attempts = {s["name"]: s["attempt"] for v in result.metrics["vertices"] for s in v["subtasks"]}
     print(json.dumps({"printed": [line for _err, line in result.printed], "hosts": hosts, "attempts": attempts}))

@@ -75,7 +75,7 @@ def test_selector_shows_each_nodes_details(view) -> None:
     ]
     assert "Source: Collection Source" in details.value
     selector.value = 1
-    hashes = view.graphs["stream"].node_hashes()
+    hashes = view.graphs["stream"].operator_hashes
     assert f"<tr><th>Operator id</th><td>{hashes[2].hex()}</td></tr>" in details.value
     assert "<tr><th>Chaining strategy</th><td>ALWAYS</td></tr>" in details.value
     _, job_selector, job_details = level_parts(view.widget, 1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from flowmagic.api.functions import OutputTag
@@ -19,7 +19,7 @@ from flowmagic.errors import (
     InvalidParallelismError,
     ProgramError,
 )
-from flowmagic.graph.operators import ChainingStrategy, OperatorSpec
+from flowmagic.graph.operators import ChainingStrategy, OperatorKind, OperatorSpec
 from flowmagic.graph.partitioners import (
     BROADCAST,
     CUSTOM,
@@ -234,22 +234,22 @@ class DataStream:
     def map(self, function: Callable[[Any], Any]) -> DataStream:
         """Apply ``function`` to every record."""
         _check_callable(function, "map()", "map")
-        return self._one_input("Map", OperatorSpec("map", {"function": function}))
+        return self._one_input("Map", OperatorSpec(OperatorKind.MAP, {"function": function}))
 
     def flat_map(self, function: Callable[[Any], Iterable[Any]]) -> DataStream:
         """Apply ``function`` to every record and emit every element of what it returns."""
         _check_callable(function, "flat_map()", "flat_map")
-        return self._one_input("Flat Map", OperatorSpec("flat_map", {"function": function}))
+        return self._one_input("Flat Map", OperatorSpec(OperatorKind.FLAT_MAP, {"function": function}))
 
     def filter(self, function: Callable[[Any], bool]) -> DataStream:
         """Keep the records for which ``function`` is true."""
         _check_callable(function, "filter()", "filter")
-        return self._one_input("Filter", OperatorSpec("filter", {"function": function}))
+        return self._one_input("Filter", OperatorSpec(OperatorKind.FILTER, {"function": function}))
 
     def process(self, function: Any) -> DataStream:
         """Call ``function(value, ctx, out)`` per record; ``ctx.output(tag, v)`` emits to a side output."""
         _check_callable(function, "process()", "process_element")
-        return self._one_input("Process", OperatorSpec("process", {"function": function}))
+        return self._one_input("Process", OperatorSpec(OperatorKind.PROCESS, {"function": function}))
 
     def assign_timestamps_and_watermarks(self, strategy: WatermarkStrategy) -> DataStream:
         """Extract event timestamps and generate watermarks with ``strategy``."""
@@ -257,7 +257,7 @@ class DataStream:
             raise ProgramError(f"assign_timestamps_and_watermarks() expects a WatermarkStrategy, got {strategy!r}.")
         return self._one_input(
             "Timestamps/Watermarks",
-            OperatorSpec("timestamps_watermarks", {"strategy": strategy}),
+            OperatorSpec(OperatorKind.TIMESTAMPS_WATERMARKS, {"strategy": strategy}),
             parallelism=self._transformation.parallelism,
         )
 
@@ -390,19 +390,19 @@ class DataStream:
     def print(self, sink_identifier: str | None = None) -> DataStreamSink:
         """Print every record to stdout as ``[id:][subtask+1]> record`` (Flink's format)."""
         return self._legacy_sink(
-            "Print to Std. Out", OperatorSpec("print", {"identifier": sink_identifier, "stderr": False})
+            "Print to Std. Out", OperatorSpec(OperatorKind.PRINT, {"identifier": sink_identifier, "stderr": False})
         )
 
     def print_to_err(self, sink_identifier: str | None = None) -> DataStreamSink:
         """Like :meth:`print`, to stderr."""
         return self._legacy_sink(
-            "Print to Std. Err", OperatorSpec("print", {"identifier": sink_identifier, "stderr": True})
+            "Print to Std. Err", OperatorSpec(OperatorKind.PRINT, {"identifier": sink_identifier, "stderr": True})
         )
 
     def add_sink(self, function: Callable[[Any], None]) -> DataStreamSink:
         """Call ``function(record)`` (or ``function.invoke(record)``) for every record."""
         _check_callable(function, "add_sink()", "invoke")
-        return self._legacy_sink("Unnamed", OperatorSpec("sink_function", {"function": function}))
+        return self._legacy_sink("Unnamed", OperatorSpec(OperatorKind.SINK_FUNCTION, {"function": function}))
 
     def sink_to(self, sink: Any) -> DataStreamSink:
         """Write to a Sink V2 (e.g. :class:`flowmagic.FileSink`)."""
@@ -419,9 +419,14 @@ class DataStream:
         self._env._add_operator(t)
         return DataStreamSink(self._env, t)
 
-    def execute_and_collect(self, job_execution_name: str | None = None, limit: int | None = None):
-        """Run the job and return an iterator over this stream's records."""
-        return self._env._execute_and_collect(self, job_execution_name, limit)
+    def execute_and_collect(
+        self, job_execution_name: str | None = None, limit: int | None = None, *, executor: str = "spark"
+    ) -> Iterator[Any]:
+        """Run the job and return an iterator over this stream's records.
+
+        ``executor`` is ``"spark"`` or ``"local"`` (in this process), as for ``env.execute()``.
+        """
+        return self._env._execute_and_collect(self, job_execution_name, limit, executor)
 
 
 class KeyedStream(DataStream):
@@ -440,23 +445,25 @@ class KeyedStream(DataStream):
     def _state_key(self) -> Callable[[Any], Any] | None:
         return self._key_selector
 
-    def _keyed(self, name: str, kind: str, **params: Any) -> DataStream:
+    def _keyed(self, name: str, kind: OperatorKind, **params: Any) -> DataStream:
         return self._one_input(name, OperatorSpec(kind, {"key_selector": self._key_selector, **params}))
 
     def process(self, function: Any) -> DataStream:
         """Call ``function(value, ctx, out)`` per record with per-key state and timers."""
         _check_callable(function, "process()", "process_element")
-        return self._keyed("KeyedProcess", "keyed_process", function=function)
+        return self._keyed("KeyedProcess", OperatorKind.KEYED_PROCESS, function=function)
 
     def reduce(self, function: Callable[[Any, Any], Any]) -> DataStream:
         """Rolling reduce per key: emits the running result for every record (STREAMING)."""
         _check_callable(function, "reduce()", "reduce")
-        return self._keyed("Keyed Reduce", "keyed_reduce", function=function)
+        return self._keyed("Keyed Reduce", OperatorKind.KEYED_REDUCE, function=function)
 
     def _aggregate(self, aggregation: str, position: int | str) -> DataStream:
         if isinstance(position, bool) or not isinstance(position, (int, str)):
             raise ProgramError(f"{aggregation}() expects a field position (int) or name (str), got {position!r}.")
-        return self._keyed("Keyed Aggregation", "keyed_aggregation", aggregation=aggregation, position=position)
+        return self._keyed(
+            "Keyed Aggregation", OperatorKind.KEYED_AGGREGATION, aggregation=aggregation, position=position
+        )
 
     def sum(self, position: int | str = 0) -> DataStream:
         """Rolling sum of field ``position`` per key."""
@@ -527,14 +534,14 @@ class ConnectedStreams:
     def map(self, function1: Callable[[Any], Any], function2: Callable[[Any], Any] | None = None) -> DataStream:
         """``function1`` maps the first input, ``function2`` the second (or one object with map1/map2)."""
         functions = _pair(function1, function2, "map", ("map1", "map2"))
-        return self._two_input("Co-Map", OperatorSpec("co_map", {"functions": functions}))
+        return self._two_input("Co-Map", OperatorSpec(OperatorKind.CO_MAP, {"functions": functions}))
 
     def flat_map(
         self, function1: Callable[[Any], Iterable[Any]], function2: Callable[[Any], Iterable[Any]] | None = None
     ) -> DataStream:
         """Like :meth:`map`, each function returning an iterable of records."""
         functions = _pair(function1, function2, "flat_map", ("flat_map1", "flat_map2"))
-        return self._two_input("Co-Flat Map", OperatorSpec("co_flat_map", {"functions": functions}))
+        return self._two_input("Co-Flat Map", OperatorSpec(OperatorKind.CO_FLAT_MAP, {"functions": functions}))
 
     def process(self, function1: Any, function2: Any = None) -> DataStream:
         """``function(value, ctx, out)`` per input (or one object with process_element1/2)."""
@@ -543,9 +550,9 @@ class ConnectedStreams:
         if key1 is not None and key2 is not None:
             return self._two_input(
                 "Co-Keyed-Process",
-                OperatorSpec("co_keyed_process", {"functions": functions, "key_selectors": (key1, key2)}),
+                OperatorSpec(OperatorKind.CO_KEYED_PROCESS, {"functions": functions, "key_selectors": (key1, key2)}),
             )
-        return self._two_input("Co-Process", OperatorSpec("co_process", {"functions": functions}))
+        return self._two_input("Co-Process", OperatorSpec(OperatorKind.CO_PROCESS, {"functions": functions}))
 
 
 def _pair(function1: Any, function2: Any, method: str, names: tuple[str, str]) -> tuple[Any, Any]:

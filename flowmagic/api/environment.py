@@ -5,8 +5,9 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from flowmagic import compile as passes
 from flowmagic.api.datastream import (
     DataStream,
     _check_callable,
@@ -15,11 +16,10 @@ from flowmagic.api.datastream import (
     check_parallelism,
 )
 from flowmagic.compile.config import PipelineConfig, RuntimeExecutionMode
-from flowmagic.compile.stream_graph_generator import generate_stream_graph
 from flowmagic.errors import ProgramError
 from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.graph.job_graph import JobGraph
-from flowmagic.graph.operators import ChainingStrategy, OperatorSpec
+from flowmagic.graph.operators import ChainingStrategy, OperatorKind, OperatorSpec
 from flowmagic.graph.stream_graph import StreamGraph
 from flowmagic.graph.transformations import (
     LegacySinkTransformation,
@@ -27,6 +27,9 @@ from flowmagic.graph.transformations import (
     SourceTransformation,
     Transformation,
 )
+
+if TYPE_CHECKING:
+    from flowmagic.runtime.job import JobResult
 
 __all__ = ["StreamExecutionEnvironment"]
 
@@ -163,7 +166,9 @@ class StreamExecutionEnvironment:
         data = list(collection)
         if not data:
             raise ProgramError("Collection must not be empty")
-        return self._source("Collection Source", OperatorSpec("source.collection", {"data": data}), parallelism=1)
+        return self._source(
+            "Collection Source", OperatorSpec(OperatorKind.SOURCE_COLLECTION, {"data": data}), parallelism=1
+        )
 
     def from_elements(self, *elements: Any) -> DataStream:
         """``from_collection(elements)``."""
@@ -176,7 +181,7 @@ class StreamExecutionEnvironment:
                 raise ProgramError(f"from_sequence() expects ints, got {value!r}.")
         if start > end:
             raise ProgramError("Start of sequence must not be greater than the end")
-        return self._source("Sequence Source", OperatorSpec("source.sequence", {"start": start, "end": end}))
+        return self._source("Sequence Source", OperatorSpec(OperatorKind.SOURCE_SEQUENCE, {"start": start, "end": end}))
 
     def read_text_file(self, path: str, charset_name: str = "UTF-8") -> DataStream:
         """The lines of a text file (or a directory of them), as Flink 1.x's ``readTextFile``.
@@ -189,7 +194,7 @@ class StreamExecutionEnvironment:
             raise ProgramError("read_text_file() expects a non-empty path.")
         monitor = self._source(
             "Custom File Source",
-            OperatorSpec("source.file_monitor", {"path": path}),
+            OperatorSpec(OperatorKind.SOURCE_FILE_MONITOR, {"path": path}),
             parallelism=1,
             legacy=True,
             non_parallel=True,
@@ -200,7 +205,7 @@ class StreamExecutionEnvironment:
             name="Split Reader: Custom File Source",
             parallelism=self._parallelism,
             inputs=[monitor.transformation],
-            operator=OperatorSpec("file_split_reader", {"path": path, "charset": charset_name}),
+            operator=OperatorSpec(OperatorKind.FILE_SPLIT_READER, {"path": path, "charset": charset_name}),
             chaining_strategy=ChainingStrategy.HEAD,
             call_site=call_site(),
         )
@@ -214,7 +219,8 @@ class StreamExecutionEnvironment:
         return self._source(
             "Socket Stream",
             OperatorSpec(
-                "source.socket", {"host": hostname, "port": port, "delimiter": delimiter, "max_retry": max_retry}
+                OperatorKind.SOURCE_SOCKET,
+                {"host": hostname, "port": port, "delimiter": delimiter, "max_retry": max_retry},
             ),
             parallelism=1,
             bounded=False,
@@ -249,7 +255,7 @@ class StreamExecutionEnvironment:
             except (TypeError, ValueError):
                 arity = 1
         spec = OperatorSpec(
-            "source.datagen",
+            OperatorKind.SOURCE_DATAGEN,
             {"generator": generator, "arity": arity, "count": count, "rows_per_second": rows_per_second, "seed": seed},
         )
         return self._source("Data Generator", spec, bounded=count is not None)
@@ -272,7 +278,7 @@ class StreamExecutionEnvironment:
         return self._generate(self._transformations, job_name, parallelism=parallelism, runtime_mode=runtime_mode)
 
     def _generate(self, roots: list[Transformation], job_name: str | None, **overrides: Any) -> StreamGraph:
-        return generate_stream_graph(roots, self.get_config(job_name, **overrides), self._new_id)
+        return passes.generate(roots, self.get_config(job_name, **overrides), self._new_id)
 
     def get_execution_plan(self) -> str:
         """Flink's StreamGraph JSON (``getExecutionPlan()``), byte for byte."""
@@ -284,7 +290,7 @@ class StreamExecutionEnvironment:
 
     def get_execution_graph(self, job_name: str | None = None) -> ExecutionGraph:
         """The ExecutionGraph: subtasks and their wiring."""
-        return self.get_job_graph(job_name).get_execution_graph()
+        return passes.build(self.get_stream_graph(job_name)).execution_graph
 
     # -- execution ------------------------------------------------------------------------
 
@@ -297,23 +303,29 @@ class StreamExecutionEnvironment:
             inputs=[stream.transformation],
             parallelism_configured=True,
             uid=f"dataStreamCollect_{sink_id}",
-            operator=OperatorSpec("collect", {}),
+            operator=OperatorSpec(OperatorKind.COLLECT, {}),
             call_site=call_site(),
         )
 
-    def execute(self, job_name: str | None = None, **options: Any):
-        """Run the program on Spark and wait for it; returns the job's result."""
+    def execute(self, job_name: str | None = None, *, executor: str = "spark", **options: Any) -> JobResult:
+        """Run the program and wait for it; returns the job's result.
+
+        ``executor`` is ``"spark"`` (the notebook's SparkSession, ``spark=`` to choose one) or
+        ``"local"`` (this Python process, no JVM: the reference executor, same records).
+        """
         # The runtime is this environment's executor, found when first needed (as Flink finds
-        # its PipelineExecutor): importing it eagerly would load pyspark for every program.
+        # its PipelineExecutor): importing it eagerly would load the runtime for every program.
         from flowmagic.runtime import execute
 
-        return execute(self.get_stream_graph(job_name), **options)
+        return execute(passes.build(self.get_stream_graph(job_name)).execution_graph, executor=executor, **options)
 
-    def _execute_and_collect(self, stream: DataStream, job_name: str | None, limit: int | None) -> Iterator[Any]:
+    def _execute_and_collect(
+        self, stream: DataStream, job_name: str | None, limit: int | None, executor: str
+    ) -> Iterator[Any]:
         from flowmagic.runtime import execute
 
         sink = self._collect_sink(stream)
         graph = self._generate([*self._transformations, sink], job_name)
-        result = execute(graph)
+        result = execute(passes.build(graph).execution_graph, executor=executor)
         records = result.collected(sink.id)
         return iter(records if limit is None else records[:limit])

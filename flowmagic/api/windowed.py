@@ -22,7 +22,7 @@ from flowmagic.api.windows import (
     WindowAssigner,
 )
 from flowmagic.errors import ProgramError
-from flowmagic.graph.operators import OperatorSpec
+from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.graph.partitioners import HASH, Partitioner
 from flowmagic.graph.transformations import (
     OneInputTransformation,
@@ -103,21 +103,19 @@ class _Windowed:
             parts.append(self._evictor.class_name)
         return f"Window({', '.join(parts + functions)})"
 
-    def _spec(self, kind: str, **params: Any) -> OperatorSpec:
-        return OperatorSpec(
-            "window",
-            {
-                "function_kind": kind,
-                "assigner": self._assigner,
-                "trigger": self._trigger,
-                "evictor": self._evictor,
-                "allowed_lateness": self._allowed_lateness,
-                "late_tag": self._late_tag.tag_id if self._late_tag else None,
-                **params,
-            },
-        )
+    def _params(self, kind: str, **params: Any) -> dict[str, Any]:
+        """The window operator's parameters but its key selector, which :meth:`_build` adds."""
+        return {
+            "function_kind": kind,
+            "assigner": self._assigner,
+            "trigger": self._trigger,
+            "evictor": self._evictor,
+            "allowed_lateness": self._allowed_lateness,
+            "late_tag": self._late_tag.tag_id if self._late_tag else None,
+            **params,
+        }
 
-    def _build(self, spec: OperatorSpec, functions: list[str]) -> DataStream:
+    def _build(self, params: dict[str, Any], functions: list[str]) -> DataStream:
         raise NotImplementedError
 
     # -- window functions -----------------------------------------------------------------
@@ -131,7 +129,7 @@ class _Windowed:
         """
         _check_callable(function, "reduce()", "reduce")
         names = [function_name(function), function_name(window_function) if window_function else self._pass_through]
-        return self._build(self._spec("reduce", function=function, window_function=window_function), names)
+        return self._build(self._params("reduce", function=function, window_function=window_function), names)
 
     def aggregate(self, function: Any, window_function: Any = None) -> DataStream:
         """Aggregate with an object having ``create_accumulator/add/get_result`` (and ``merge``);
@@ -140,25 +138,25 @@ class _Windowed:
             if not hasattr(function, method):
                 raise ProgramError(f"aggregate() expects an AggregateFunction with {method}(), got {function!r}.")
         names = [function_name(function), function_name(window_function) if window_function else self._pass_through]
-        return self._build(self._spec("aggregate", function=function, window_function=window_function), names)
+        return self._build(self._params("aggregate", function=function, window_function=window_function), names)
 
     def process(self, function: Any) -> DataStream:
         """Call ``function(key, context, elements)`` (or ``.process(...)``) once per window firing;
         it returns (or yields) the records to emit. ``context.window()`` is the window."""
         _check_callable(function, "process()", "process")
-        return self._build(self._spec("process", function=function), [function_name(function)])
+        return self._build(self._params("process", function=function), [function_name(function)])
 
     def apply(self, function: Any) -> DataStream:
         """Call ``function(key, window, elements)`` (or ``.apply(...)``) once per window firing;
         it returns (or yields) the records to emit."""
         _check_callable(function, "apply()", "apply")
-        return self._build(self._spec("apply", function=function), [function_name(function)])
+        return self._build(self._params("apply", function=function), [function_name(function)])
 
     def _aggregation(self, aggregation: str, position: int | str) -> DataStream:
         if isinstance(position, bool) or not isinstance(position, (int, str)):
             raise ProgramError(f"{aggregation}() expects a field position (int) or name (str), got {position!r}.")
-        spec = self._spec("aggregation", aggregation=aggregation, position=position)
-        return self._build(spec, [_AGGREGATOR_CLASS[aggregation], self._pass_through])
+        params = self._params("aggregation", aggregation=aggregation, position=position)
+        return self._build(params, [_AGGREGATOR_CLASS[aggregation], self._pass_through])
 
     def sum(self, position: int | str = 0) -> DataStream:
         """Sum of field ``position`` per window."""
@@ -201,9 +199,9 @@ class WindowedStream(_Windowed):
         _check_count(slide, "count window slide")
         return stream.evictor(CountEvictor.of(size)).trigger(CountTrigger.of(slide))
 
-    def _build(self, spec: OperatorSpec, functions: list[str]) -> DataStream:
+    def _build(self, params: dict[str, Any], functions: list[str]) -> DataStream:
         keyed: KeyedStream = self._input  # type: ignore[assignment]
-        spec.params["key_selector"] = keyed.key_selector
+        spec = OperatorSpec(OperatorKind.WINDOW, {**params, "key_selector": keyed.key_selector})
         return keyed._one_input(type(self._assigner).__name__, spec, description=self._description(functions))
 
 
@@ -228,7 +226,7 @@ class AllWindowedStream(_Windowed):
             parts.append(self._evictor.class_name)
         return f"TriggerWindow({', '.join(parts + functions)})"
 
-    def _build(self, spec: OperatorSpec, functions: list[str]) -> DataStream:
+    def _build(self, params: dict[str, Any], functions: list[str]) -> DataStream:
         env = self._input.get_execution_environment()
         # Flink keys the stream by a constant (NullByteKeySelector) so that one subtask sees all.
         keyed_by_null = PartitionTransformation(
@@ -239,8 +237,7 @@ class AllWindowedStream(_Windowed):
             partitioner=Partitioner(HASH, key_selector=_null_byte_key),
             call_site=call_site(),
         )
-        spec.params["key_selector"] = _null_byte_key
-        spec.params["all"] = True
+        spec = OperatorSpec(OperatorKind.WINDOW, {**params, "key_selector": _null_byte_key, "all": True})
         t = OneInputTransformation(
             id=env._new_id(),
             name=type(self._assigner).__name__,

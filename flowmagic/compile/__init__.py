@@ -1,6 +1,58 @@
 """The passes that turn a program into graphs, one module per pass.
 
-``stream_graph_generator`` (with ``translators``) -> ``job_graph_generator`` (with
-``chaining`` and ``hashing``) -> ``execution_graph_builder``; ``key_groups`` holds
-Flink's key routing, shared with the runtime.
+``stream_graph_generator`` (with ``translators`` and ``hashing``) -> ``job_graph_generator``
+(with ``chaining``) -> ``execution_graph_builder``. :func:`generate` is the first pass,
+:func:`build` the rest: together, the one way from a program to the graphs the runtime runs.
 """
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from flowmagic.compile.config import PipelineConfig
+from flowmagic.compile.execution_graph_builder import build_execution_graph
+from flowmagic.compile.job_graph_generator import create_job_graph
+from flowmagic.compile.stream_graph_generator import generate_stream_graph
+from flowmagic.graph.execution_graph import ExecutionGraph
+from flowmagic.graph.job_graph import JobGraph
+from flowmagic.graph.stream_graph import StreamGraph
+from flowmagic.graph.transformations import Transformation
+
+__all__ = ["CompiledJob", "build", "generate"]
+
+
+@dataclass(frozen=True)
+class CompiledJob:
+    """The three graphs of one job, as the runtime takes them."""
+
+    stream_graph: StreamGraph
+    job_graph: JobGraph
+    execution_graph: ExecutionGraph
+
+
+class _Passes:
+    """What a generated StreamGraph calls for Flink's ``getJobGraph()``-style methods."""
+
+    def job_graph(self, graph: StreamGraph, job_name: str | None) -> JobGraph:
+        return create_job_graph(graph, job_name)
+
+    def execution_graph(self, graph: JobGraph) -> ExecutionGraph:
+        return build_execution_graph(graph)
+
+
+_PASSES = _Passes()
+
+
+def generate(
+    transformations: Iterable[Transformation], config: PipelineConfig, new_id: Callable[[], int]
+) -> StreamGraph:
+    """The StreamGraph of ``transformations`` (with its operator hashes); ``new_id`` hands out
+    the ids of virtual nodes."""
+    return generate_stream_graph(transformations, config, new_id, _PASSES)
+
+
+def build(stream_graph: StreamGraph, job_name: str | None = None) -> CompiledJob:
+    """Chain ``stream_graph`` into its JobGraph and expand that into its ExecutionGraph."""
+    job_graph = create_job_graph(stream_graph, job_name)
+    return CompiledJob(stream_graph, job_graph, build_execution_graph(job_graph))

@@ -8,7 +8,6 @@ consumers read every partition, subtask ``i`` reading subpartition ``i``.
 
 from __future__ import annotations
 
-from flowmagic.compile.key_groups import compute_default_max_parallelism
 from flowmagic.compile.validation import check_event_time_inputs
 from flowmagic.errors import InvalidParallelismError
 from flowmagic.graph.execution_graph import (
@@ -19,6 +18,7 @@ from flowmagic.graph.execution_graph import (
     IntermediateResult,
 )
 from flowmagic.graph.job_graph import POINTWISE, JobGraph, JobVertex
+from flowmagic.key_groups import compute_default_max_parallelism
 
 __all__ = ["build_execution_graph", "pointwise_inputs"]
 

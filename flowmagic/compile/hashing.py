@@ -17,7 +17,7 @@ from flowmagic.compile.chaining import is_chainable
 from flowmagic.errors import HashCollisionError
 from flowmagic.graph.stream_graph import StreamGraph, StreamNode
 
-__all__ = ["hash_user_id", "traverse_stream_graph_and_generate_hashes"]
+__all__ = ["check_unique_uids", "hash_user_id", "traverse_stream_graph_and_generate_hashes"]
 
 
 def hash_user_id(uid: str) -> bytes:
@@ -44,16 +44,27 @@ def traverse_stream_graph_and_generate_hashes(graph: StreamGraph) -> dict[int, b
     return hashes
 
 
-def _generate_node_hash(node: StreamNode, hashes: dict[int, bytes], graph: StreamGraph) -> bool:
-    if node.uid is not None:
-        digest = hash_user_id(node.uid)
-        if digest in hashes.values():
+def check_unique_uids(graph: StreamGraph) -> None:
+    """Fail as Flink's JobGraph generation does when two operators share a hash (a uid).
+
+    The hashes are computed with the StreamGraph, but Flink reports the collision only when
+    it builds the JobGraph: ``getExecutionPlan()`` of such a program still works.
+    """
+    owners: dict[bytes, int] = {}
+    for node_id, digest in graph.operator_hashes.items():
+        if digest in owners:
+            node = graph.node(node_id)
             raise HashCollisionError(
                 f'Hash collision on user-specified ID "{node.uid}". Most likely cause is a '
                 "non-unique ID. Please check that all IDs specified via `uid(String)` are unique."
                 + (f" (operator {node.label!r} at {node.call_site})" if node.call_site else "")
             )
-        hashes[node.id] = digest
+        owners[digest] = node_id
+
+
+def _generate_node_hash(node: StreamNode, hashes: dict[int, bytes], graph: StreamGraph) -> bool:
+    if node.uid is not None:
+        hashes[node.id] = hash_user_id(node.uid)
         return True
     if any(edge.source_id not in hashes for edge in node.in_edges):
         return False

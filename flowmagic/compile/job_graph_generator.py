@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from flowmagic.compile.chaining import is_chainable
+from flowmagic.compile.hashing import check_unique_uids
 from flowmagic.graph.job_graph import (
     ALL_TO_ALL,
     POINTWISE,
@@ -71,7 +72,8 @@ class _JobGraphBuilder:
     def __init__(self, graph: StreamGraph, job_name: str | None):
         self.graph = graph
         self.batch = graph.job_type == "BATCH"
-        self.hashes = graph.node_hashes()
+        check_unique_uids(graph)
+        self.hashes = graph.operator_hashes
         self.job_graph = JobGraph(
             name=job_name or graph.job_name, job_type=graph.job_type, dynamic=graph.dynamic, stream_graph=graph
         )

@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from flowmagic.compile.config import PipelineConfig, RuntimeExecutionMode
+from flowmagic.compile.hashing import traverse_stream_graph_and_generate_hashes
 from flowmagic.compile.translators import translator_for
 from flowmagic.errors import ForwardPartitioningError
 from flowmagic.graph.operators import ChainingStrategy, OperatorSpec
 from flowmagic.graph.partitioners import FORWARD, REBALANCE, Partitioner
-from flowmagic.graph.stream_graph import UNDEFINED, StreamEdge, StreamGraph, StreamNode
+from flowmagic.graph.stream_graph import UNDEFINED, Passes, StreamEdge, StreamGraph, StreamNode
 from flowmagic.graph.transformations import (
     PARALLELISM_DEFAULT,
     SourceTransformation,
@@ -30,10 +31,18 @@ BATCH_JOB_NAME = "Flink Batch Job"
 
 
 def generate_stream_graph(
-    transformations: Iterable[Transformation], config: PipelineConfig, new_id: Callable[[], int]
+    transformations: Iterable[Transformation],
+    config: PipelineConfig,
+    new_id: Callable[[], int],
+    passes: Passes | None = None,
 ) -> StreamGraph:
-    """Build the StreamGraph of ``transformations``; ``new_id`` hands out ids for virtual nodes."""
-    return StreamGraphGenerator(list(transformations), config, new_id).generate()
+    """Build the StreamGraph of ``transformations``; ``new_id`` hands out ids for virtual nodes.
+
+    ``passes`` are the passes the graph hands itself to in ``get_job_graph()``.
+    """
+    graph = StreamGraphGenerator(list(transformations), config, new_id).generate()
+    graph.passes = passes
+    return graph
 
 
 def _all_sources(roots: list[Transformation]) -> list[SourceTransformation]:
@@ -79,6 +88,7 @@ class StreamGraphGenerator:
         for transformation in self.transformations:
             self.transform(transformation)
         self.graph.nodes = dict(sorted(self.graph.nodes.items()))
+        self.graph.operator_hashes = traverse_stream_graph_and_generate_hashes(self.graph)
         return self.graph
 
     def transform(self, transformation: Transformation) -> list[int]:

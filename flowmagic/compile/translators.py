@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from flowmagic.graph.operators import OperatorSpec
+from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.graph.transformations import (
     LegacySinkTransformation,
     OneInputTransformation,
@@ -72,7 +72,7 @@ def _sink_v2(gen: StreamGraphGenerator, t: SinkTransformation, inputs: list[list
         group,
         node_id=writer_id,
         uid=t.uid,
-        operator=OperatorSpec("sink_writer", {"sink": t.sink}),
+        operator=OperatorSpec(OperatorKind.SINK_WRITER, {"sink": t.sink}),
     )
     for input_id in inputs[0]:
         gen.add_edge(input_id, writer_id, 0)
@@ -87,7 +87,7 @@ def _sink_v2(gen: StreamGraphGenerator, t: SinkTransformation, inputs: list[list
         group,
         node_id=committer_id,
         uid=f"Sink Committer: {t.uid}" if t.uid is not None else None,
-        operator=OperatorSpec("sink_committer", {"sink": t.sink}),
+        operator=OperatorSpec(OperatorKind.SINK_COMMITTER, {"sink": t.sink}),
     )
     gen.add_edge(writer_id, committer_id, 0)
     return []

@@ -7,6 +7,7 @@ builds the ExecutionGraph, and names the operator at fault.
 from __future__ import annotations
 
 from flowmagic.errors import MissingTimestampsError
+from flowmagic.graph.operators import OperatorKind
 from flowmagic.graph.stream_graph import StreamGraph, StreamNode
 
 __all__ = ["check_event_time_inputs"]
@@ -19,13 +20,13 @@ _FLINK_NO_TIMESTAMP = (
 
 def _uses_event_time(node: StreamNode) -> bool:
     operator = node.operator
-    if operator is None or operator.kind != "window":
+    if operator is None or operator.kind is not OperatorKind.WINDOW:
         return False
     return bool(getattr(operator.get("assigner"), "is_event_time", False))
 
 
 def _assigns_timestamps(node: StreamNode) -> bool:
-    return node.operator is not None and node.operator.kind == "timestamps_watermarks"
+    return node.operator is not None and node.operator.kind is OperatorKind.TIMESTAMPS_WATERMARKS
 
 
 def check_event_time_inputs(graph: StreamGraph) -> None:

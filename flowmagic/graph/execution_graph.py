@@ -1,11 +1,12 @@
 """The ExecutionGraph: every JobVertex expanded into its parallel subtasks.
 
-Plain data built by :mod:`flowmagic.compile.execution_graph_builder`. Each subtask lists,
+Plain data built by the compile pass ``execution_graph_builder``. Each subtask lists,
 per input, which producer subtasks' partitions it reads, and which subpartition of each.
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,9 +16,32 @@ __all__ = [
     "ExecutionEdge",
     "ExecutionGraph",
     "ExecutionJobVertex",
+    "ExecutionState",
     "ExecutionVertex",
     "IntermediateResult",
 ]
+
+
+class ExecutionState(enum.StrEnum):
+    """Flink's ``ExecutionState``: the life of one subtask attempt, as the web UI shows it."""
+
+    CREATED = "CREATED"
+    SCHEDULED = "SCHEDULED"
+    DEPLOYING = "DEPLOYING"
+    INITIALIZING = "INITIALIZING"
+    RUNNING = "RUNNING"
+    FINISHED = "FINISHED"
+    CANCELING = "CANCELING"
+    CANCELED = "CANCELED"
+    FAILED = "FAILED"
+
+    @property
+    def is_terminal(self) -> bool:
+        """Whether an attempt in this state has ended (Flink's ``isTerminal()``)."""
+        return self in (ExecutionState.FINISHED, ExecutionState.CANCELED, ExecutionState.FAILED)
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(eq=False, slots=True)

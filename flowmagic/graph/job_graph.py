@@ -1,17 +1,21 @@
 """The JobGraph: chains of StreamNodes fused into JobVertices, joined by JobEdges.
 
-Plain data built by :mod:`flowmagic.compile.job_graph_generator`.
+Plain data built by the compile pass ``job_graph_generator``.
 """
 
 from __future__ import annotations
 
 import html.entities
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from flowmagic.errors import GraphError
 from flowmagic.graph.jackson import pretty_json
 from flowmagic.graph.partitioners import Partitioner
 from flowmagic.graph.stream_graph import StreamEdge, StreamGraph
+
+if TYPE_CHECKING:
+    from flowmagic.graph.execution_graph import ExecutionGraph
 
 __all__ = ["IntermediateDataSet", "JobEdge", "JobGraph", "JobVertex", "OperatorIDPair"]
 
@@ -171,12 +175,12 @@ class JobGraph:
             del remaining[target.id]
             stack.append(iter([e for dataset in target.produced_datasets for e in dataset.consumers]))
 
-    def get_execution_graph(self):
-        """Expand into the ExecutionGraph (subtasks, partitions, wiring)."""
-        # Facade method, as Flink's scheduler does it: the pass lives one layer up.
-        from flowmagic.compile.execution_graph_builder import build_execution_graph
-
-        return build_execution_graph(self)
+    def get_execution_graph(self) -> ExecutionGraph:
+        """Expand into the ExecutionGraph (subtasks, partitions, wiring), with the passes that
+        built this JobGraph's StreamGraph."""
+        if self.stream_graph is None or self.stream_graph.passes is None:
+            raise GraphError("this JobGraph was not built by the compile passes; build it with compile.build()")
+        return self.stream_graph.passes.execution_graph(self)
 
     def to_dict(self) -> dict[str, Any]:
         """Export in the conformance schema: vertices in topological order."""

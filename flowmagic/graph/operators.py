@@ -2,8 +2,9 @@
 
 The graphs only need an operator's chaining strategy and names; the runtime needs its kind
 and the user's functions. :class:`OperatorSpec` carries both without knowing how it runs:
-``kind`` selects the runtime implementation (one registry entry per kind) and ``params``
-holds the user functions and settings.
+``kind`` (an :class:`OperatorKind`) selects the runtime implementation (one registry entry
+per kind) and ``params`` holds the user functions and settings. The kinds are the contract
+between the API, which creates them, and the runtime, which implements them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ChainingStrategy", "OperatorSpec"]
+__all__ = ["ChainingStrategy", "OperatorKind", "OperatorSpec"]
 
 
 class ChainingStrategy(enum.StrEnum):
@@ -27,12 +28,48 @@ class ChainingStrategy(enum.StrEnum):
         return self.value
 
 
+class OperatorKind(enum.StrEnum):
+    """Every kind of operator and source the API creates and the runtime runs."""
+
+    SOURCE_COLLECTION = "source.collection"
+    SOURCE_SEQUENCE = "source.sequence"
+    SOURCE_DATAGEN = "source.datagen"
+    SOURCE_FILE_MONITOR = "source.file_monitor"
+    SOURCE_SOCKET = "source.socket"
+    FILE_SPLIT_READER = "file_split_reader"
+    MAP = "map"
+    FLAT_MAP = "flat_map"
+    FILTER = "filter"
+    PROCESS = "process"
+    KEYED_PROCESS = "keyed_process"
+    KEYED_REDUCE = "keyed_reduce"
+    KEYED_AGGREGATION = "keyed_aggregation"
+    TIMESTAMPS_WATERMARKS = "timestamps_watermarks"
+    WINDOW = "window"
+    CO_MAP = "co_map"
+    CO_FLAT_MAP = "co_flat_map"
+    CO_PROCESS = "co_process"
+    CO_KEYED_PROCESS = "co_keyed_process"
+    PRINT = "print"
+    COLLECT = "collect"
+    SINK_FUNCTION = "sink_function"
+    SINK_WRITER = "sink_writer"
+    SINK_COMMITTER = "sink_committer"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True, eq=False)
 class OperatorSpec:
-    """A runtime operator: its ``kind`` (e.g. ``"map"``, ``"keyed_reduce"``) and parameters."""
+    """A runtime operator: its ``kind`` and parameters, fixed once the API made it."""
 
-    kind: str
+    kind: OperatorKind
     params: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        # A misspelt kind fails here, where the program is written, not on an executor.
+        object.__setattr__(self, "kind", OperatorKind(self.kind))
 
     def __getitem__(self, name: str) -> Any:
         return self.params[name]

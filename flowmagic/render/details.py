@@ -115,7 +115,7 @@ def _max_parallelism(max_parallelism: int) -> str:
 
 def stream_graph_details(graph: StreamGraph) -> list[NodeDetails]:
     """One item per StreamNode, in id order."""
-    hashes = graph.node_hashes()
+    hashes = graph.operator_hashes
     sources, sinks = set(graph.source_ids), set(graph.sink_ids)
     items = []
     for node in graph.nodes.values():
@@ -183,7 +183,7 @@ def job_graph_details(graph: JobGraph, order: list[JobVertex]) -> list[NodeDetai
 def _chained_operator_rows(graph: JobGraph, vertex: JobVertex) -> list[tuple[str, str]]:
     if graph.stream_graph is None:
         return []
-    hashes = graph.stream_graph.node_hashes()
+    hashes = graph.stream_graph.operator_hashes
     rows = []
     for position, node_id in enumerate(vertex.chain, 1):
         node = graph.stream_graph.node(node_id)

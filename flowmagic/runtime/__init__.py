@@ -1,10 +1,14 @@
-"""The runtime: executes an ExecutionGraph on a SparkSession with live per-subtask metrics.
+"""The runtime: runs an ExecutionGraph on Spark or in this process, with live per-subtask metrics.
 
 ``execute`` is what ``env.execute()``, ``execute_and_collect()`` and ``%flow run`` call.
-Operators are pure Python (``operators``, ``windowing``, ``sinks``, ``sources``); the
-Spark glue lives in ``spark`` alone.
+Operators are pure Python (``stateless``, ``process``, ``keyed_aggregation``,
+``watermark_assignment``, ``two_input``, ``windowing``, ``sinks``, ``sources``, on the base in
+``operator``, registered in ``registry``); a subtask runs its chain in ``task``; the
+exchange's format is ``wire``. Executors: ``spark`` (the only package importing pyspark)
+and ``local``, both driven by ``lifecycle``.
 """
 
-from flowmagic.runtime.job import JobResult, execute
+from flowmagic.runtime.job import EXECUTORS, execute
+from flowmagic.runtime.result import JobResult
 
-__all__ = ["JobResult", "execute"]
+__all__ = ["EXECUTORS", "JobResult", "execute"]

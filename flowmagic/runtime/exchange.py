@@ -13,15 +13,16 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from flowmagic.compile.key_groups import assign_key_to_parallel_operator
 from flowmagic.graph.partitioners import BROADCAST, CUSTOM, FORWARD, GLOBAL, HASH, REBALANCE, RESCALE, SHUFFLE
+from flowmagic.key_groups import assign_key_to_parallel_operator
 from flowmagic.runtime.context import adapt
-from flowmagic.runtime.operators import FoldError, Operator, keyed_folder
+from flowmagic.runtime.keyed_aggregation import FoldError, keyed_folder
+from flowmagic.runtime.operator import Operator
 from flowmagic.runtime.plan import EdgePlan
+from flowmagic.runtime.wire import TIMESTAMPED, VALUES, WATERMARK
 
-__all__ = ["TIMESTAMPED", "VALUES", "WATERMARK", "RecordWriter"]
+__all__ = ["RecordWriter"]
 
-VALUES, TIMESTAMPED, WATERMARK = 0, 1, 2
 _BUFFER = 1024
 # Routes of this many keys are remembered (computing one takes microseconds).
 _ROUTE_CACHE = 1 << 18

@@ -20,10 +20,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from flowmagic.graph.execution_graph import ExecutionState
+
 __all__ = ["JobMonitor", "MetricsServer", "Reporter", "SubtaskStatus"]
 
-STATES = ("CREATED", "SCHEDULED", "DEPLOYING", "INITIALIZING", "RUNNING", "FINISHED", "CANCELING", "CANCELED", "FAILED")
-TERMINAL = ("FINISHED", "CANCELED", "FAILED")
+STATES = frozenset(ExecutionState)
+TERMINAL = frozenset(state for state in ExecutionState if state.is_terminal)
 REPORT_INTERVAL = 0.25
 
 

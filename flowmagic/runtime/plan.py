@@ -9,15 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowmagic.compile.execution_graph_builder import pointwise_inputs
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionJobVertex
-from flowmagic.graph.operators import OperatorSpec
+from flowmagic.graph.job_graph import JobEdge
+from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.graph.partitioners import HASH
+from flowmagic.graph.stream_graph import StreamGraph
+from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.sources import local_path
+from flowmagic.runtime.wire import ChannelOrder
 
-__all__ = ["EdgePlan", "InputPlan", "NodePlan", "VertexPlan", "build_plans"]
-
-_COMBINABLE = ("keyed_reduce", "keyed_aggregation")
+__all__ = ["EdgePlan", "InputPlan", "NodePlan", "VertexPlan", "build_plans", "channel_orders"]
 
 
 @dataclass
@@ -25,6 +26,8 @@ class EdgePlan:
     """A non-chained output of an operator: an exchange into another vertex."""
 
     slot: int
+    #: The consumer vertex's id.
+    consumer: str
     source_node: int
     output_tag: str | None
     ship_strategy: str
@@ -109,6 +112,7 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
             stream_edge = job_edge.stream_edge
             plan = EdgePlan(
                 slot=slot,
+                consumer=consumer.id,
                 source_node=stream_edge.source_id,
                 output_tag=stream_edge.output_tag,
                 ship_strategy=job_edge.ship_strategy,
@@ -117,7 +121,9 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
                 consumer_parallelism=consumer.parallelism,
                 consumer_max_parallelism=consumer.max_parallelism,
                 consumer_input=consumer.job_vertex.inputs.index(job_edge),
-                pointwise_channels=_pointwise_channels(vertex, consumer) if job_edge.partitioner.is_pointwise else None,
+                pointwise_channels=(
+                    _pointwise_channels(vertex, consumer, job_edge) if job_edge.partitioner.is_pointwise else None
+                ),
                 combine=_combine(batch, job_edge, stream_graph),
             )
             nodes[stream_edge.source_id].edges.append(plan)
@@ -148,28 +154,42 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
 
 
 def _remote_text_path(operator: OperatorSpec | None) -> str | None:
-    if operator is None or operator.kind != "file_split_reader":
+    if operator is None or operator.kind is not OperatorKind.FILE_SPLIT_READER:
         return None
     return None if local_path(operator["path"]) is not None else operator["path"]
 
 
 def _emits_results(operator: OperatorSpec | None) -> bool:
-    return operator is not None and operator.kind in ("print", "collect", "sink_committer")
+    return operator is not None and implementation(operator.kind).emits_results
 
 
-def _pointwise_channels(producer: ExecutionJobVertex, consumer: ExecutionJobVertex) -> list[list[int]]:
+def _pointwise_channels(
+    producer: ExecutionJobVertex, consumer: ExecutionJobVertex, job_edge: JobEdge
+) -> list[list[int]]:
+    """Per producer subtask, the consumer subtasks it writes to: the ExecutionGraph's wiring
+    read the other way round."""
+    position = consumer.job_vertex.inputs.index(job_edge)
     channels: list[list[int]] = [[] for _ in range(producer.parallelism)]
-    for index in range(consumer.parallelism):
-        partitions, _subpartition = pointwise_inputs(producer.parallelism, consumer.parallelism, index)
-        for partition in partitions:
-            channels[partition].append(index)
+    for subtask in consumer.subtasks:
+        for partition in subtask.inputs[position].partitions:
+            channels[partition].append(subtask.index)
     return channels
 
 
-def _combine(batch: bool, job_edge: Any, stream_graph: Any) -> OperatorSpec | None:
+def _combine(batch: bool, job_edge: JobEdge, stream_graph: StreamGraph) -> OperatorSpec | None:
     if not batch or job_edge.ship_strategy != HASH:
         return None
     consumer = stream_graph.node(job_edge.stream_edge.target_id)
-    if consumer.operator is None or consumer.operator.kind not in _COMBINABLE:
+    if consumer.operator is None or not implementation(consumer.operator.kind).combinable:
         return None
     return consumer.operator
+
+
+def channel_orders(graph: ExecutionGraph, plans: dict[str, VertexPlan]) -> dict[str, ChannelOrder]:
+    """Per vertex, the order its subtasks read their input channels in."""
+    return {
+        vertex_id: ChannelOrder.of_consumer(
+            plan.parallelism, [graph.vertices[input_plan.producer].parallelism for input_plan in plan.inputs]
+        )
+        for vertex_id, plan in plans.items()
+    }

@@ -8,13 +8,17 @@ for the attempts whose output the driver received.
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Callable
 from typing import Any
 
+from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt
-from flowmagic.runtime.operators import Operator, TaskInfo, register
+from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.records import java_string
+from flowmagic.runtime.registry import register
+from flowmagic.runtime.result import JobResult
 
 __all__ = ["CollectSink", "FileSinkCommitter", "FileSinkWriter", "PrintSink", "SinkFunctionOperator"]
 
@@ -24,8 +28,18 @@ class _Sink(Operator):
     #: Set by the task: ``emit_result(payload)`` hands a result to the driver.
     emit_result: Callable[[Any], None]
 
+    @staticmethod
+    def deliver(result: JobResult, node_id: int, payload: Any) -> None:
+        """On the driver, after the job succeeded: take one ``payload`` of sink ``node_id``
+        into ``result``."""
+        result.results.setdefault(node_id, []).append(payload)
 
-@register("print")
+    @staticmethod
+    def finish_delivery(result: JobResult) -> None:
+        """On the driver, after every payload was delivered."""
+
+
+@register(OperatorKind.PRINT)
 class PrintSink(_Sink):
     """Flink's PrintSinkOutputWriter format: ``[identifier[:]][subtask+1]> record``."""
 
@@ -37,6 +51,10 @@ class PrintSink(_Sink):
         self.prefix = f"{prefix}> " if prefix else ""
         self.stderr = bool(params.get("stderr"))
 
+    @staticmethod
+    def deliver(result: JobResult, node_id: int, payload: Any) -> None:
+        result.printed.append(payload)
+
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
         self.emit_result((self.stderr, self.prefix + java_string(value)))
 
@@ -46,7 +64,7 @@ class PrintSink(_Sink):
             emit((stderr, prefix + java_string(value)))
 
 
-@register("collect")
+@register(OperatorKind.COLLECT)
 class CollectSink(_Sink):
     """``execute_and_collect()``: the records themselves."""
 
@@ -59,18 +77,16 @@ class CollectSink(_Sink):
             emit(value)
 
 
-@register("sink_function")
+@register(OperatorKind.SINK_FUNCTION)
 class SinkFunctionOperator(_Sink):
     """``add_sink(function)``: ``function(value)`` or ``function.invoke(value, context)``."""
 
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         super().__init__(name, params, task)
         self.user_function = params["function"]
+        self.user_functions = (self.user_function,)
         invoke = getattr(self.user_function, "invoke", None)
         self.invoke = (lambda value: invoke(value, None)) if callable(invoke) else adapt(self.user_function, "invoke")
-
-    def open(self) -> None:
-        self.open_function(self.user_function)
 
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
         try:
@@ -87,11 +103,8 @@ class SinkFunctionOperator(_Sink):
         except Exception as error:
             raise self.fail(error, value) from error
 
-    def close(self) -> None:
-        self.close_function(self.user_function)
 
-
-@register("sink_writer")
+@register(OperatorKind.SINK_WRITER)
 class FileSinkWriter(Operator):
     """Writes this attempt's records to an in-progress file and hands it on as a committable."""
 
@@ -124,13 +137,24 @@ class FileSinkWriter(Operator):
             self.file.close()
 
 
-@register("sink_committer")
+@register(OperatorKind.SINK_COMMITTER)
 class FileSinkCommitter(_Sink):
     """Passes committables to the driver, which publishes them once the job succeeded."""
 
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         super().__init__(name, params, task)
         self.base_path = params["sink"].base_path
+
+    @staticmethod
+    def deliver(result: JobResult, node_id: int, payload: Any) -> None:
+        _action, in_progress, final = payload
+        shutil.move(in_progress, final)
+        result.committed.append(final)
+
+    @staticmethod
+    def finish_delivery(result: JobResult) -> None:
+        for directory in {os.path.dirname(path) for path in result.committed}:
+            shutil.rmtree(os.path.join(directory, ".in-progress"), ignore_errors=True)
 
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
         in_progress, final_name = value

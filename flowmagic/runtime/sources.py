@@ -1,7 +1,7 @@
 """Sources: each subtask produces its own share of the input, as Flink's split readers do.
 
 A source yields *batches* of records (lists) so that the chain behind it can use its fast
-path; records carry no timestamps. ``SOURCES`` maps source kinds to classes.
+path; records carry no timestamps. Each source class registers its kind.
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ from typing import Any
 from urllib.parse import urlparse
 
 from flowmagic.errors import UnsupportedSourceError
-from flowmagic.runtime.operators import Operator, TaskInfo, register
+from flowmagic.graph.operators import OperatorKind
+from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.records import BATCH_SIZE
+from flowmagic.runtime.registry import register
 
-__all__ = ["SOURCES", "Source", "local_path", "split_file"]
+__all__ = ["Source", "local_path", "split_file"]
 
 # Small enough that splits spread evenly over the readers, large enough to read efficiently.
 SPLIT_SIZE = 4 << 20
@@ -26,6 +28,10 @@ _READ_BLOCK = 1 << 20
 
 class Source:
     """Produces the records of one source subtask."""
+
+    #: A source hands nothing to the driver and is never pre-aggregated into.
+    emits_results = False
+    combinable = False
 
     def __init__(self, params: dict[str, Any], task: TaskInfo):
         self.params = params
@@ -51,6 +57,7 @@ def _chunks(values: Any) -> Iterator[list[Any]]:
         yield chunk
 
 
+@register(OperatorKind.SOURCE_COLLECTION)
 class CollectionSource(Source):
     def batches(self) -> Iterator[list[Any]]:
         data = self.params["data"]
@@ -58,6 +65,7 @@ class CollectionSource(Source):
         yield from _chunks(data[share.start : share.stop])
 
 
+@register(OperatorKind.SOURCE_SEQUENCE)
 class SequenceSource(Source):
     def batches(self) -> Iterator[list[Any]]:
         start, end = self.params["start"], self.params["end"]
@@ -66,6 +74,7 @@ class SequenceSource(Source):
             yield list(range(start + first, start + min(first + BATCH_SIZE, share.stop)))
 
 
+@register(OperatorKind.SOURCE_DATAGEN)
 class DatagenSource(Source):
     def batches(self) -> Iterator[list[Any]]:
         count = self.params["count"]
@@ -128,6 +137,7 @@ def split_file(path: str) -> list[tuple[str, int, int]]:
     return splits
 
 
+@register(OperatorKind.SOURCE_FILE_MONITOR)
 class FileMonitorSource(Source):
     """Flink 1.x's ContinuousFileMonitoringFunction (PROCESS_ONCE): lists the splits."""
 
@@ -138,7 +148,7 @@ class FileMonitorSource(Source):
             yield split_file(local)
 
 
-@register("file_split_reader")
+@register(OperatorKind.FILE_SPLIT_READER)
 class FileSplitReader(Operator):
     """Reads the lines of each split it is sent (Hadoop's rule: a split owns the lines that
     start inside it; the first split also owns the first line)."""
@@ -186,11 +196,3 @@ class FileSplitReader(Operator):
     def process_batch(self, values: list[Any]) -> None:
         for _step in self.process_batch_in_steps(values):
             pass
-
-
-SOURCES: dict[str, type[Source]] = {
-    "source.collection": CollectionSource,
-    "source.sequence": SequenceSource,
-    "source.datagen": DatagenSource,
-    "source.file_monitor": FileMonitorSource,
-}

@@ -12,16 +12,15 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowmagic.runtime.exchange import VALUES, WATERMARK, RecordWriter
-from flowmagic.runtime.operators import Operator, TaskInfo
+from flowmagic.graph.execution_graph import ExecutionState
+from flowmagic.runtime.exchange import RecordWriter
+from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import BATCH_SIZE, MAX_WATERMARK, MIN_WATERMARK
-from flowmagic.runtime.registry import OPERATORS, SOURCES
+from flowmagic.runtime.registry import implementation
+from flowmagic.runtime.wire import RESULT_SLOT, VALUES, WATERMARK
 
-__all__ = ["RESULT_SLOT", "SubtaskStats", "run_subtask"]
-
-#: Slot of items that are results for the driver (sink output) instead of exchange records.
-RESULT_SLOT = -1
+__all__ = ["SubtaskStats", "run_subtask"]
 
 
 class _Pacer:
@@ -53,7 +52,7 @@ class SubtaskStats:
     """Live counters of one subtask, read by the metrics reporter thread."""
 
     records_in: int = 0
-    state: str = "DEPLOYING"
+    state: str = ExecutionState.DEPLOYING
     started: float = field(default_factory=time.time)
     #: The subtask's input watermark (Flink's currentInputWatermark metric).
     watermark: int = MIN_WATERMARK
@@ -77,10 +76,10 @@ class _Chain:
         for node in plan.nodes.values():
             spec = node.operator
             if node.is_source:
-                self.source = SOURCES[spec.kind](spec.params, info)
+                self.source = implementation(spec.kind)(spec.params, info)
                 operator = Operator(node.name, spec.params, info)
             else:
-                operator = OPERATORS[spec.kind](node.name, spec.params, info)
+                operator = implementation(spec.kind)(node.name, spec.params, info)
             self.operators[node.id] = operator
             if operator.emits_results:
                 operator.emit_result = self._result_emitter(node.id, info.index)
@@ -144,7 +143,7 @@ def run_subtask(
     chain = _Chain(plan, info, streaming, buffer)
     stats.count_out = lambda: chain.records_out
     chain.open()
-    stats.state = "RUNNING"
+    stats.state = ExecutionState.RUNNING
     head = chain.head
     if chain.source is not None:
         collect_batch = head.output.collect_batch

@@ -26,9 +26,12 @@ from flowmagic.api.windows import (
     _Sliding,
     _Tumbling,
 )
+from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt, emit_all
-from flowmagic.runtime.operators import Operator, TaskInfo, aggregation_function, register
+from flowmagic.runtime.keyed_aggregation import aggregation_function
+from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
+from flowmagic.runtime.registry import register
 
 __all__ = ["GlobalWindow", "TimeWindow", "WindowOperator"]
 
@@ -107,7 +110,7 @@ class WindowContext:
         return int(time.time() * 1000)
 
 
-@register("window")
+@register(OperatorKind.WINDOW)
 class WindowOperator(Operator):
     """Keyed (or, for ``window_all``, keyed by a constant) windows."""
 
@@ -141,19 +144,7 @@ class WindowOperator(Operator):
         elif self.kind == "reduce":
             self.reduce = adapt(self.function, "reduce")
         self.late_records_dropped = 0
-
-    # -- lifecycle --------------------------------------------------------------------------
-
-    def _functions(self) -> list[Any]:
-        return [f for f in (self.function, self.window_function) if f is not None]
-
-    def open(self) -> None:
-        for function in self._functions():
-            self.open_function(function)
-
-    def close(self) -> None:
-        for function in self._functions():
-            self.close_function(function)
+        self.user_functions = tuple(f for f in (self.function, self.window_function) if f is not None)
 
     # -- elements ---------------------------------------------------------------------------
 

@@ -1,0 +1,12 @@
+"""Every module that implements operator or source kinds: importing this registers them all."""
+
+from flowmagic.runtime import (  # noqa: F401 - each module registers its kinds
+    keyed_aggregation,
+    process,
+    sinks,
+    sources,
+    stateless,
+    two_input,
+    watermark_assignment,
+    windowing,
+)

@@ -1,0 +1,335 @@
+"""Rolling keyed reductions: ``reduce``, ``sum``, ``min``, ``max``, ``min_by``, ``max_by``.
+
+A :class:`KeyedFolder` holds the per-key state; the same folders pre-aggregate BATCH
+exchanges (see :mod:`flowmagic.runtime.exchange`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flowmagic.graph.operators import OperatorKind
+from flowmagic.runtime.context import adapt
+from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.registry import register
+
+__all__ = [
+    "FoldError",
+    "KeyedFolder",
+    "KeyedReduceOperator",
+    "ReduceFolder",
+    "SumFolder",
+    "SumUpdater",
+    "aggregation_function",
+    "field_of",
+    "keyed_folder",
+    "with_field",
+]
+
+
+def field_of(value: Any, position: int | str) -> Any:
+    """Field ``position`` of a record: tuple/list index, dict key, or the value itself at 0."""
+    if isinstance(value, (tuple, list, dict)):
+        return value[position]
+    if position != 0:
+        raise IndexError(f"field {position} of a scalar record {value!r}; only position 0 exists")
+    return value
+
+
+def with_field(value: Any, position: int | str, new: Any) -> Any:
+    """A copy of ``value`` with field ``position`` replaced."""
+    if isinstance(value, tuple):
+        return (*value[:position], new, *value[position + 1 :])
+    if isinstance(value, (list, dict)):
+        copy = value.copy()
+        copy[position] = new
+        return copy
+    return new
+
+
+def aggregation_function(aggregation: str, position: int | str) -> Callable[[Any, Any], Any]:
+    """Flink's SumAggregator / ComparableAggregator as a reduce function ``(acc, value)``."""
+    folder = _Aggregation(aggregation, position)
+
+    def reduce(accumulated: Any, value: Any) -> Any:
+        return folder.record(folder.combine(folder.start(accumulated), value))
+
+    return reduce
+
+
+class _Aggregation:
+    """sum/min/max keep the key's first record and fold one field; min_by/max_by keep a record.
+
+    State is ``[first record, folded field]`` or, for the ``_by`` kinds, the record itself,
+    so folding never copies a record (the hot loop of keyed aggregations).
+    """
+
+    def __init__(self, aggregation: str, position: int | str):
+        if aggregation not in ("sum", "min", "max", "min_by", "max_by"):
+            raise ValueError(f"unknown aggregation {aggregation!r}")
+        self.aggregation = aggregation
+        self.position = position
+        self.by = aggregation.endswith("_by")
+
+    def start(self, value: Any) -> Any:
+        return value if self.by else [value, field_of(value, self.position)]
+
+    def combine(self, state: Any, value: Any) -> Any:
+        field = field_of(value, self.position)
+        aggregation = self.aggregation
+        if aggregation == "sum":
+            state[1] += field
+        elif aggregation == "min":
+            if field < state[1]:
+                state[1] = field
+        elif aggregation == "max":
+            if field > state[1]:
+                state[1] = field
+        elif aggregation == "min_by":
+            if field < field_of(state, self.position):
+                return value
+        elif field > field_of(state, self.position):
+            return value
+        return state
+
+    def record(self, state: Any) -> Any:
+        return state if self.by else with_field(state[0], self.position, state[1])
+
+
+class KeyedFolder:
+    """Per-key rolling state of a keyed reduce or aggregation (see :func:`keyed_folder`).
+
+    Subclasses define :meth:`fold` and :meth:`results`; the batch methods fold value by
+    value unless a subclass has a faster loop.
+    """
+
+    def __init__(self, params: dict[str, Any]):
+        self.key_of = adapt(params["key_selector"], "get_key")
+
+    def fold(self, value: Any) -> Any:
+        """Fold ``value`` into its key's state; return the key's current result."""
+        raise NotImplementedError
+
+    def fold_batch(self, values: list[Any]) -> None:
+        """Fold every value (BATCH: only the final results are wanted)."""
+        fold = self.fold
+        value = None
+        try:
+            for value in values:
+                fold(value)
+        except Exception as error:
+            raise FoldError(value) from error
+
+    def fold_all(self, values: list[Any]) -> list[Any]:
+        """Fold every value; return the key's result after each one (STREAMING updates)."""
+        fold = self.fold
+        results = []
+        value = None
+        try:
+            for value in values:
+                results.append(fold(value))
+        except Exception as error:
+            raise FoldError(value) from error
+        return results
+
+    def results(self) -> list[Any]:
+        """Every key's result, keys in the order they first came."""
+        raise NotImplementedError
+
+
+class ReduceFolder(KeyedFolder):
+    """A reduce function, or min/max/min_by/max_by: one state per key."""
+
+    def __init__(self, params: dict[str, Any]):
+        super().__init__(params)
+        self.states: dict[Any, Any] = {}
+        if "aggregation" in params:
+            aggregation = _Aggregation(params["aggregation"], params["position"])
+            self.start, self.combine, self.record = aggregation.start, aggregation.combine, aggregation.record
+        else:
+            reduce = adapt(params["function"], "reduce")
+            self.start = self.record = _identity
+            self.combine = reduce
+
+    def fold(self, value: Any) -> Any:
+        key = self.key_of(value)
+        states = self.states
+        state = states.get(key, _MISSING)
+        state = self.start(value) if state is _MISSING else self.combine(state, value)
+        states[key] = state
+        return self.record(state)
+
+    def fold_batch(self, values: list[Any]) -> None:
+        # Without fold()'s record(state) per value: BATCH only wants the final results.
+        key_of, states, start, combine = self.key_of, self.states, self.start, self.combine
+        value = None
+        try:
+            for value in values:
+                key = key_of(value)
+                state = states.get(key, _MISSING)
+                states[key] = start(value) if state is _MISSING else combine(state, value)
+        except Exception as error:
+            raise FoldError(value) from error
+
+    def results(self) -> list[Any]:
+        record = self.record
+        return [record(state) for state in self.states.values()]
+
+
+class SumFolder(KeyedFolder):
+    """``sum(position)`` in BATCH: the key's first record and its running total, in two dicts.
+
+    The hot loop of a WordCount is then one lookup, one store and one addition per record,
+    with no per-key state object to reach through.
+    """
+
+    def __init__(self, params: dict[str, Any]):
+        super().__init__(params)
+        self.position = params["position"]
+        self.totals: dict[Any, Any] = {}
+        self.firsts: dict[Any, Any] = {}
+
+    def fold(self, value: Any) -> Any:
+        key = self.key_of(value)
+        field = field_of(value, self.position)
+        total = self.totals.get(key, _MISSING)
+        if total is _MISSING:
+            self.firsts[key] = value
+            total = field
+        else:
+            total = total + field
+        self.totals[key] = total
+        return with_field(self.firsts[key], self.position, total)
+
+    def fold_batch(self, values: list[Any]) -> None:
+        if not values or not isinstance(values[0], (tuple, list, dict)):
+            super().fold_batch(values)
+            return
+        key_of, totals, firsts, position = self.key_of, self.totals, self.firsts, self.position
+        value = None
+        try:
+            for value in values:
+                key = key_of(value)
+                total = totals.get(key, _MISSING)
+                if total is _MISSING:
+                    firsts[key] = value
+                    totals[key] = value[position]
+                else:
+                    totals[key] = total + value[position]
+        except Exception as error:
+            raise FoldError(value) from error
+
+    def results(self) -> list[Any]:
+        firsts, position = self.firsts, self.position
+        return [with_field(firsts[key], position, total) for key, total in self.totals.items()]
+
+
+class SumUpdater(KeyedFolder):
+    """``sum(position)`` in STREAMING: as in Flink, a key's state is its latest result, the
+    first record with the running total in its field, and each record makes the next one."""
+
+    def __init__(self, params: dict[str, Any]):
+        super().__init__(params)
+        self.position = params["position"]
+        self.latest: dict[Any, Any] = {}
+
+    def fold(self, value: Any) -> Any:
+        key = self.key_of(value)
+        previous = self.latest.get(key, _MISSING)
+        if previous is not _MISSING:
+            position = self.position
+            value = with_field(previous, position, field_of(previous, position) + field_of(value, position))
+        self.latest[key] = value
+        return value
+
+    def fold_all(self, values: list[Any]) -> list[Any]:
+        position = self.position
+        if not values or not isinstance(values[0], tuple) or not isinstance(position, int):
+            return super().fold_all(values)
+        key_of, latest, get = self.key_of, self.latest, self.latest.get
+        after = position + 1
+        # Pairs summing their second field (Tuple2 word counts) get a record built directly.
+        pairs = position == 1
+        results = []
+        append = results.append
+        value = None
+        try:
+            for value in values:
+                key = key_of(value)
+                previous = get(key)  # a tuple, never None, once the key has a record
+                if previous is None:
+                    latest[key] = value
+                    append(value)
+                else:
+                    total = previous[position] + value[position]
+                    if pairs and len(previous) == 2:
+                        record = latest[key] = (previous[0], total)
+                    else:
+                        record = latest[key] = (*previous[:position], total, *previous[after:])
+                    append(record)
+        except Exception as error:
+            raise FoldError(value) from error
+        return results
+
+    def results(self) -> list[Any]:
+        return list(self.latest.values())
+
+
+def keyed_folder(params: dict[str, Any], updates: bool) -> KeyedFolder:
+    """The folder of a keyed reduce or aggregation operator's ``params``; ``updates`` when
+    every record's new result is wanted (STREAMING), not only the final ones (BATCH)."""
+    if params.get("aggregation") != "sum":
+        return ReduceFolder(params)
+    return SumUpdater(params) if updates else SumFolder(params)
+
+
+_MISSING = object()
+
+
+class FoldError(Exception):
+    """Carries the record a fold failed on (its cause is the user's exception)."""
+
+    def __init__(self, record: Any):
+        super().__init__("fold failed")
+        self.record = record
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+@register(OperatorKind.KEYED_REDUCE, OperatorKind.KEYED_AGGREGATION)
+class KeyedReduceOperator(Operator):
+    """Rolling reduce per key: STREAMING emits every update, BATCH only the final value."""
+
+    keyed = True
+    combinable = True
+
+    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+        super().__init__(name, params, task)
+        self.folder = keyed_folder(params, updates=not task.batch)
+        if params.get("function") is not None:
+            self.user_functions = (params["function"],)
+
+    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        try:
+            result = self.folder.fold(value)
+        except Exception as error:
+            raise self.fail(error, value) from error
+        if not self.task.batch:
+            self.output.collect(result, timestamp)
+
+    def process_batch(self, values: list[Any]) -> None:
+        try:
+            if self.task.batch:
+                self.folder.fold_batch(values)
+                return
+            results = self.folder.fold_all(values)
+        except FoldError as wrapped:
+            raise self.fail(wrapped.__cause__, wrapped.record) from wrapped.__cause__
+        self.output.collect_batch(results)
+
+    def end_input(self) -> None:
+        if self.task.batch:
+            self.output.collect_batch(self.folder.results())

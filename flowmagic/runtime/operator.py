@@ -1,0 +1,190 @@
+"""The base of runtime operators: records in, records out, and the user functions' lifecycle.
+
+An operator receives ``process(value, timestamp)`` (``side`` 1/2 for two-input ones),
+``process_batch(values)`` for runs of records without timestamps (the fast path of
+stateless operators), ``process_watermark(wm)`` and ``end_input()``, and emits through its
+:class:`Output`. The user function objects it holds (``user_functions``) are opened before
+the first record and closed after the last, here, for every operator alike.
+"""
+
+from __future__ import annotations
+
+import reprlib
+import sys
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flowmagic.runtime.context import KeyedStateBackend, RuntimeContext
+
+__all__ = ["Operator", "Output", "TaskInfo", "UserFunctionError", "user_traceback"]
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
+_record_repr = reprlib.Repr()
+_record_repr.maxstring = 80
+_record_repr.maxother = 80
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """The subtask an operator runs in."""
+
+    vertex_name: str
+    index: int
+    parallelism: int
+    max_parallelism: int
+    attempt: int
+    batch: bool
+
+    @property
+    def subtask_name(self) -> str:
+        return f"{self.vertex_name} ({self.index + 1}/{self.parallelism})"
+
+
+class UserFunctionError(Exception):
+    """A user function raised: carries plain-data details for the driver to show."""
+
+    def __init__(self, details: dict[str, Any]):
+        super().__init__(details["summary"])
+        self.details = details
+
+
+def user_traceback(error: BaseException) -> list[str]:
+    """The traceback lines of the user's own frames (flowmagic's and the stdlib's dropped)."""
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if not frame.filename.startswith(_PACKAGE_DIR) and not frame.filename.startswith(sys.prefix)
+    ]
+    text = "".join(traceback.format_list(frames) + traceback.format_exception_only(type(error), error))
+    return text.rstrip("\n").split("\n")
+
+
+class Output:
+    """Where an operator's records go: chained operators, exchanges, side-output branches."""
+
+    def __init__(self) -> None:
+        self.targets: list[Callable[[Any, int | None], None]] = []
+        self.batch_targets: list[Callable[[list[Any]], None]] = []
+        self.side_targets: dict[str, list[Callable[[Any, int | None], None]]] = {}
+        self.watermark_targets: list[Callable[[int], None]] = []
+        self.collect: Callable[[Any, int | None], None] = self._fan_out
+        self.collect_batch: Callable[[list[Any]], None] = self._fan_out_batch
+
+    def seal(self) -> None:
+        """Bind the fast single-target paths once all targets are known."""
+        if len(self.targets) == 1:
+            self.collect = self.targets[0]
+        if len(self.batch_targets) == 1:
+            self.collect_batch = self.batch_targets[0]
+
+    def _fan_out(self, value: Any, timestamp: int | None) -> None:
+        for target in self.targets:
+            target(value, timestamp)
+
+    def _fan_out_batch(self, values: list[Any]) -> None:
+        for target in self.batch_targets:
+            target(values)
+
+    def side(self, tag: str, value: Any, timestamp: int | None) -> None:
+        for target in self.side_targets.get(tag, ()):
+            target(value, timestamp)
+
+    def emit_watermark(self, watermark: int) -> None:
+        for target in self.watermark_targets:
+            target(watermark)
+
+
+class Operator:
+    """Base of runtime operators: stateless pass-through of watermarks."""
+
+    keyed = False
+    #: Sinks set this: the task then gives them ``emit_result(payload)`` for the driver.
+    emits_results = False
+    #: Keyed reductions set this: a BATCH exchange into them folds records before sending.
+    combinable = False
+
+    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+        self.name = name
+        self.params = params
+        self.task = task
+        self.output = Output()
+        self.backend = KeyedStateBackend() if self.keyed else None
+        # As in Flink, a function's task is the whole chain (the vertex), not its operator.
+        self.runtime_context = RuntimeContext(
+            task.vertex_name, task.index, task.parallelism, task.max_parallelism, task.attempt, self.backend
+        )
+        self.records_in = 0
+        #: The user's function objects, opened before the first record and closed after the last.
+        self.user_functions: tuple[Any, ...] = ()
+
+    def fail(self, error: BaseException, record: Any = None, *, has_record: bool = True) -> UserFunctionError:
+        """Wrap a user function's exception with where it happened."""
+        if isinstance(error, UserFunctionError):
+            return error
+        shown = _record_repr.repr(record) if has_record else None
+        summary = (
+            f"{type(error).__name__}: {error} -- in operator {self.name!r}, subtask {self.task.subtask_name}, "
+            f"attempt {self.task.attempt}" + (f", record {shown}" if has_record else "")
+        )
+        return UserFunctionError(
+            {
+                "summary": summary,
+                "operator": self.name,
+                "subtask": self.task.subtask_name,
+                "attempt": self.task.attempt,
+                "record": shown,
+                "exception": f"{type(error).__name__}: {error}",
+                "traceback": user_traceback(error),
+            }
+        )
+
+    def open_function(self, function: Any) -> None:
+        opener = getattr(function, "open", None)
+        if callable(opener) and not isinstance(function, type):
+            try:
+                opener(self.runtime_context)
+            except Exception as error:
+                raise self.fail(error, has_record=False) from error
+
+    def close_function(self, function: Any) -> None:
+        closer = getattr(function, "close", None)
+        if callable(closer) and not isinstance(function, type):
+            try:
+                closer()
+            except Exception as error:
+                raise self.fail(error, has_record=False) from error
+
+    def open(self) -> None:
+        """Called before the first record: opens the user's functions (Flink's ``RichFunction.open``)."""
+        for function in self.user_functions:
+            self.open_function(function)
+
+    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        raise NotImplementedError
+
+    def process_batch(self, values: list[Any]) -> None:
+        """Records without timestamps; operators with a faster loop override this."""
+        process = self.process
+        for value in values:
+            process(value, None)
+
+    def process_batch_in_steps(self, values: list[Any]) -> Iterable[None]:
+        """:meth:`process_batch`, pausing (yielding) where the task may hand on the output
+        so far: an operator that makes many batches of one record (a split reader) pauses
+        after each of them."""
+        self.process_batch(values)
+        return ()
+
+    def process_watermark(self, watermark: int) -> None:
+        self.output.emit_watermark(watermark)
+
+    def end_input(self) -> None:
+        """All input has arrived (after the final watermark)."""
+
+    def close(self) -> None:
+        """Called after end of input, to release resources: closes the user's functions."""
+        for function in self.user_functions:
+            self.close_function(function)

@@ -1,0 +1,90 @@
+"""Process functions: ``process_element(value, ctx, out)``, with state and timers on keyed streams."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flowmagic.graph.operators import OperatorKind
+from flowmagic.runtime.context import ProcessContext, TimerService, emit_all
+from flowmagic.runtime.operator import TaskInfo
+from flowmagic.runtime.records import MAX_WATERMARK
+from flowmagic.runtime.registry import register
+from flowmagic.runtime.stateless import FunctionOperator
+
+__all__ = ["Collector", "ProcessOperator"]
+
+
+class Collector:
+    """The ``out`` of process functions: ``out.collect(v)`` keeps the current timestamp."""
+
+    __slots__ = ("_collect", "_context")
+
+    def __init__(self, collect: Callable[[Any, int | None], None], context: ProcessContext):
+        self._collect = collect
+        self._context = context
+
+    def collect(self, value: Any) -> None:
+        self._collect(value, self._context.current_timestamp)
+
+
+@register(OperatorKind.PROCESS, OperatorKind.KEYED_PROCESS)
+class ProcessOperator(FunctionOperator):
+    """``process(value, ctx, out)``; on keyed streams with state, timers and ``on_timer``."""
+
+    method = "process_element"
+
+    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+        self.keyed = "key_selector" in params
+        super().__init__(name, params, task)
+        self.key_selector = params.get("key_selector")
+        # Non-keyed functions may read the time; registering timers needs a key (Flink's rule).
+        self.timers = TimerService(self.backend)
+        self.context = ProcessContext(self._side, self.timers, self.backend)
+        self.on_timer = getattr(self.user_function, "on_timer", None)
+
+    def _side(self, tag: str, value: Any, timestamp: int | None) -> None:
+        self.output.side(tag, value, timestamp)
+
+    def _out(self) -> Collector:
+        return Collector(self.output.collect, self.context)
+
+    def open(self) -> None:
+        super().open()
+        self.out = self._out()
+
+    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        context = self.context
+        context.current_timestamp = timestamp
+        try:
+            if self.key_selector is not None:
+                self.backend.current_key = self.key_selector(value)
+            emit_all(self.function(value, context, self.out), self.out.collect)
+        except Exception as error:
+            raise self.fail(error, value) from error
+        if self.timers._processing:
+            self._fire_processing_timers(self.timers.current_processing_time())
+
+    def _fire(self, timestamp: int, key: Any) -> None:
+        if self.on_timer is None:
+            return
+        self.backend.current_key = key
+        self.context.current_timestamp = timestamp
+        try:
+            emit_all(self.on_timer(timestamp, self.context, self.out), self.out.collect)
+        except Exception as error:
+            raise self.fail(error, f"timer {timestamp} of key {key!r}") from error
+
+    def _fire_processing_timers(self, now: int) -> None:
+        for timestamp, key in self.timers.due_processing_timers(now):
+            self._fire(timestamp, key)
+
+    def process_watermark(self, watermark: int) -> None:
+        self.timers.current_watermark_value = watermark
+        for timestamp, key in self.timers.due_event_timers(watermark):
+            self._fire(timestamp, key)
+        self.output.emit_watermark(watermark)
+
+    def end_input(self) -> None:
+        # The clock of a bounded job jumps to the end: pending processing-time timers fire.
+        self._fire_processing_timers(MAX_WATERMARK)

@@ -1,0 +1,41 @@
+"""What a finished job hands back: its sinks' results and its final metrics."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["JobResult"]
+
+
+@dataclass
+class JobResult:
+    """The outcome of a finished job: what its sinks produced and the final metrics."""
+
+    job_name: str
+    job_type: str
+    state: str
+    duration: float
+    #: Sink node id -> its records in subtask order (``execute_and_collect``).
+    results: dict[int, list[Any]] = field(default_factory=dict, repr=False)
+    #: What the print sinks printed, as ``(to_stderr, line)``, subtask by subtask.
+    printed: list[tuple[bool, str]] = field(default_factory=list, repr=False)
+    #: Files the file sinks committed.
+    committed: list[str] = field(default_factory=list, repr=False)
+    metrics: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def collected(self, node_id: int) -> list[Any]:
+        """The records the sink node ``node_id`` received, in subtask order."""
+        return self.results.get(node_id, [])
+
+    def echo(self) -> None:
+        """Print the print sinks' lines to this process's stdout and stderr, as they were printed."""
+        for to_stderr, line in self.printed:
+            print(line, file=sys.stderr if to_stderr else sys.stdout)
+
+    def __repr__(self) -> str:
+        return (
+            f"<JobResult {self.job_name!r} {self.state} in {self.duration:.2f}s: "
+            f"{len(self.printed)} printed lines, {len(self.committed)} committed files>"
+        )

@@ -1,0 +1,74 @@
+"""An exchange on Spark: producers' frames partitioned by consumer subtask and sorted by
+channel in the JVM (see :class:`~flowmagic.runtime.wire.ChannelOrder`)."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from typing import Any
+
+from flowmagic.runtime.records import BATCH_SIZE
+from flowmagic.runtime.wire import VALUES, ChannelOrder, pickle_records
+
+__all__ = ["Frames", "SlotFilter", "exchange", "lines_as_items"]
+
+
+class Frames:
+    """A producer's items of one exchange as Spark's PairwiseRDD wants them: a Long key,
+    then the pickled item, for every item."""
+
+    def __init__(self, slot: int | None, order: ChannelOrder):
+        self.slot = slot
+        self.order = order
+
+    def __call__(self, items: Iterator[Any]) -> Iterator[bytes]:
+        slot, order, pack = self.slot, self.order, struct.Struct("!q").pack
+        for item_slot, key, payload in items:
+            if slot is None or item_slot == slot:
+                yield pack(order(key))
+                yield pickle_records((key, payload))
+
+
+class SlotFilter:
+    """The ``(key, payload)`` of a subtask's items in one slot (its results, say)."""
+
+    def __init__(self, slot: int):
+        self.slot = slot
+
+    def __call__(self, items: Iterator[Any]) -> Iterator[Any]:
+        slot = self.slot
+        for item_slot, key, payload in items:
+            if item_slot == slot:
+                yield key, payload
+
+
+def lines_as_items(lines: Iterator[str]) -> Iterator[Any]:
+    """Lines Spark's Hadoop reader read, as the items a split reader consumes."""
+    batch: list[str] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) == BATCH_SIZE:
+            yield (0, 0, 0, 0), (VALUES, batch)
+            batch = []
+    if batch:
+        yield (0, 0, 0, 0), (VALUES, batch)
+
+
+def exchange(sc: Any, producers: list[Any], parallelism: int) -> Any:
+    """The items of ``producers`` (RDDs of Long/pickle frames), partitioned by consumer
+    subtask and sorted by channel and sequence, in the JVM: Python only pickles each item
+    once and unpickles it once, and never holds a whole partition to sort it."""
+    from pyspark import RDD
+    from pyspark.serializers import CPickleSerializer
+
+    jvm = sc._jvm
+    pairs = None
+    for frames in producers:
+        # The frames are bytes already: Spark must pass them on as they are (as PySpark's
+        # own partitionBy does).
+        frames._bypass_serializer = True
+        pair_rdd = jvm.PairwiseRDD(frames._jrdd.rdd()).asJavaPairRDD()
+        pairs = pair_rdd if pairs is None else pairs.union(pair_rdd)
+    partitioner = jvm.PythonPartitioner(parallelism, 0)
+    values = jvm.PythonRDD.valueOfPair(pairs.repartitionAndSortWithinPartitions(partitioner))
+    return RDD(values, sc, CPickleSerializer())

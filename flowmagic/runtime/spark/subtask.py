@@ -1,0 +1,59 @@
+"""The function Spark runs for each partition of a vertex: one subtask, reporting live metrics."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from flowmagic.graph.execution_graph import ExecutionState
+from flowmagic.runtime.metrics import JobMonitor, Reporter
+from flowmagic.runtime.operator import UserFunctionError
+from flowmagic.runtime.plan import VertexPlan
+from flowmagic.runtime.task import SubtaskStats, run_subtask
+
+__all__ = ["SubtaskFunction", "failure_from"]
+
+# A failed subtask's details cross Spark as the text of the exception the task raises.
+_FAILURE_MARK = "FLOWMAGIC-FAILURE "
+
+
+class SubtaskFunction:
+    """Runs subtask ``index`` of ``plan`` over the partition Spark gives it."""
+
+    def __init__(self, plan: VertexPlan, address: tuple[str, int] | None, secret: str):
+        self.plan = plan
+        self.address = address
+        self.secret = secret
+
+    def __call__(self, index: int, items: Iterator[Any]) -> Iterator[Any]:
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        attempt = context.attemptNumber() if context is not None else 0
+        stats = SubtaskStats()
+        reporter = Reporter(self.address, self.secret, self.plan.id, index, attempt, stats)
+        try:
+            yield from run_subtask(self.plan, index, attempt, items, stats)
+        except GeneratorExit:
+            reporter.finish(ExecutionState.CANCELED)
+            raise
+        except UserFunctionError as error:
+            reporter.finish(ExecutionState.FAILED, error.details)
+            raise RuntimeError(_FAILURE_MARK + json.dumps(error.details)) from None
+        except BaseException:
+            reporter.finish(ExecutionState.FAILED)
+            raise
+        reporter.finish(ExecutionState.FINISHED)
+
+
+def failure_from(error: BaseException, monitor: JobMonitor) -> dict[str, Any] | None:
+    """The failed subtask's details, from the error Spark raised (or the last metrics report)."""
+    match = re.search(re.escape(_FAILURE_MARK) + r"(\{.*?\})\s*$", str(error), re.MULTILINE)
+    if match:
+        try:
+            return json.loads(match.group(1))
+        except ValueError:
+            pass
+    return monitor.failures[-1] if monitor.failures else None

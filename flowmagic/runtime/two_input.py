@@ -1,0 +1,83 @@
+"""Two-input operators of connected streams: co-map, co-flat-map and co-process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flowmagic.graph.operators import OperatorKind
+from flowmagic.runtime.context import emit_all
+from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.process import ProcessOperator
+from flowmagic.runtime.registry import register
+
+__all__ = ["CoFlatMapOperator", "CoMapOperator", "CoProcessOperator"]
+
+
+def owners(*functions: Any) -> tuple[Any, ...]:
+    """The user objects behind two-input functions: a ``CoMapFunction``'s ``map1``/``map2`` are
+    bound methods of one object, which is opened and closed once; plain callables have none."""
+    found: list[Any] = []
+    for function in functions:
+        owner = getattr(function, "__self__", None)
+        if owner is not None and not any(owner is seen for seen in found):
+            found.append(owner)
+    return tuple(found)
+
+
+class _TwoInputOperator(Operator):
+    """Two-input operators: one function per input side (1 and 2)."""
+
+    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+        super().__init__(name, params, task)
+        first, second = params["functions"]
+        self.functions = (None, first, second)
+        self.user_functions = owners(first, second)
+
+
+@register(OperatorKind.CO_MAP)
+class CoMapOperator(_TwoInputOperator):
+    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        try:
+            result = self.functions[side](value)
+        except Exception as error:
+            raise self.fail(error, value) from error
+        self.output.collect(result, timestamp)
+
+
+@register(OperatorKind.CO_FLAT_MAP)
+class CoFlatMapOperator(_TwoInputOperator):
+    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        collect = self.output.collect
+        try:
+            for result in self.functions[side](value) or ():
+                collect(result, timestamp)
+        except Exception as error:
+            raise self.fail(error, value) from error
+
+
+@register(OperatorKind.CO_PROCESS, OperatorKind.CO_KEYED_PROCESS)
+class CoProcessOperator(ProcessOperator):
+    """``process_element1/2(value, ctx, out)``; keyed when both inputs are keyed."""
+
+    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+        first, second = params["functions"]
+        params = {**params, "function": first}
+        if "key_selectors" in params:
+            params["key_selector"] = params["key_selectors"][0]
+        super().__init__(name, params, task)
+        self.functions = (None, first, second)
+        self.user_functions = owners(first, second)
+        self.key_selectors = params.get("key_selectors", (None, None))
+        owner = getattr(first, "__self__", None)
+        self.on_timer = getattr(owner, "on_timer", None) if owner is not None else None
+
+    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        context = self.context
+        context.current_timestamp = timestamp
+        try:
+            selector = self.key_selectors[side - 1]
+            if selector is not None:
+                self.backend.current_key = selector(value)
+            emit_all(self.functions[side](value, context, self.out), self.out.collect)
+        except Exception as error:
+            raise self.fail(error, value) from error

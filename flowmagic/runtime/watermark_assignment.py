@@ -1,0 +1,48 @@
+"""``assign_timestamps_and_watermarks``: event timestamps and the watermarks that follow them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flowmagic.graph.operators import OperatorKind
+from flowmagic.runtime.context import adapt
+from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
+from flowmagic.runtime.registry import register
+
+__all__ = ["TimestampsAndWatermarksOperator"]
+
+
+@register(OperatorKind.TIMESTAMPS_WATERMARKS)
+class TimestampsAndWatermarksOperator(Operator):
+    """Assigns event timestamps; emits a watermark after every record that advances it."""
+
+    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+        super().__init__(name, params, task)
+        strategy = params["strategy"]
+        self.assigner = adapt(strategy.timestamp_assigner, "extract_timestamp") if strategy.timestamp_assigner else None
+        # BATCH ignores watermarks until the end of input, so none are generated.
+        self.lag = None if task.batch else strategy.out_of_orderness_ms
+        self.max_timestamp = MIN_WATERMARK
+        self.current = MIN_WATERMARK
+
+    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        if self.assigner is not None:
+            try:
+                timestamp = int(self.assigner(value, MIN_WATERMARK if timestamp is None else timestamp))
+            except Exception as error:
+                raise self.fail(error, value) from error
+        self.output.collect(value, timestamp)
+        if self.lag is not None and timestamp is not None and timestamp > self.max_timestamp:
+            self.max_timestamp = timestamp
+            watermark = timestamp - self.lag - 1
+            if watermark > self.current:
+                self.current = watermark
+                self.output.emit_watermark(watermark)
+
+    def process_watermark(self, watermark: int) -> None:
+        # Like Flink's TimestampsAndWatermarksOperator: upstream watermarks are replaced by
+        # this operator's own, except the end-of-input one.
+        if watermark == MAX_WATERMARK and self.current != MAX_WATERMARK:
+            self.current = MAX_WATERMARK
+            self.output.emit_watermark(watermark)

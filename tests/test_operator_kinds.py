@@ -1,0 +1,71 @@
+"""The contract between the API and the runtime: operator kinds, their implementations, and
+the lifecycle of the user's function objects (run in-process by the local executor)."""
+
+from __future__ import annotations
+
+import pytest
+
+import flowmagic
+from flowmagic.graph.operators import OperatorKind, OperatorSpec
+from flowmagic.runtime.registry import implementation, registered_kinds
+
+
+def test_every_kind_the_api_can_create_has_a_runtime_implementation() -> None:
+    # The socket source is unbounded: the bounded runtime rejects it before running a job
+    # (UnsupportedSourceError) until the continuous mode implements it.
+    assert set(OperatorKind) - registered_kinds() == {OperatorKind.SOURCE_SOCKET}
+
+
+def test_capabilities_come_from_the_implementations() -> None:
+    emitting = {kind for kind in registered_kinds() if implementation(kind).emits_results}
+    combinable = {kind for kind in registered_kinds() if implementation(kind).combinable}
+    assert emitting == {OperatorKind.PRINT, OperatorKind.COLLECT, OperatorKind.SINK_COMMITTER, OperatorKind.SINK_FUNCTION}
+    assert combinable == {OperatorKind.KEYED_REDUCE, OperatorKind.KEYED_AGGREGATION}
+
+
+def test_a_misspelt_kind_fails_when_the_spec_is_made() -> None:
+    with pytest.raises(ValueError, match="mpa"):
+        OperatorSpec("mpa")  # type: ignore[arg-type]
+
+
+class _Tagged(flowmagic.CoMapFunction):
+    """Tags records with what ``open`` saw; fails if a record comes before ``open``."""
+
+    def __init__(self) -> None:
+        self.tag: str | None = None
+        self.closed = 0
+
+    def open(self, runtime_context) -> None:
+        self.tag = f"{runtime_context.get_index_of_this_subtask()}/{runtime_context.get_number_of_parallel_subtasks()}"
+
+    def map1(self, value):
+        assert self.tag is not None, "map1 before open()"
+        return ("left", value, self.tag)
+
+    def map2(self, value):
+        assert self.tag is not None, "map2 before open()"
+        return ("right", value, self.tag)
+
+
+def test_co_map_function_objects_are_opened_before_their_first_record() -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    left = env.from_collection([1, 2])
+    right = env.from_collection(["x"])
+    records = list(left.connect(right).map(_Tagged()).execute_and_collect(executor="local"))
+    assert sorted(records, key=str) == [("left", 1, "0/1"), ("left", 2, "0/1"), ("right", "x", "0/1")]
+
+
+class _Counting(flowmagic.MapFunction):
+    def __init__(self) -> None:
+        self.seen = 0
+
+    def map(self, value):
+        self.seen += 1
+        return (value, self.seen)
+
+
+def test_each_subtask_of_the_local_executor_has_its_own_function_object() -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    records = list(env.from_sequence(1, 4).map(_Counting()).execute_and_collect(executor="local"))
+    # Subtask 0 reads 1, 2 and subtask 1 reads 3, 4: each counts from 1, as on Spark.
+    assert records == [(1, 1), (2, 2), (3, 1), (4, 2)]
