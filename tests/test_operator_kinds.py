@@ -69,3 +69,26 @@ def test_each_subtask_of_the_local_executor_has_its_own_function_object() -> Non
     records = list(env.from_sequence(1, 4).map(_Counting()).execute_and_collect(executor="local"))
     # Subtask 0 reads 1, 2 and subtask 1 reads 3, 4: each counts from 1, as on Spark.
     assert records == [(1, 1), (2, 2), (3, 1), (4, 2)]
+
+
+def test_every_window_assigner_trigger_and_evictor_has_runtime_behaviour() -> None:
+    from flowmagic.api import windows
+    from flowmagic.runtime import window_behaviour as behaviour
+
+    def concrete(base: type) -> list[type]:
+        found, stack = [], [base]
+        while stack:
+            cls = stack.pop()
+            stack.extend(cls.__subclasses__())
+            if cls.__module__ == windows.__name__ and cls is not base:
+                found.append(cls)
+        return found
+
+    default_assigner = behaviour.assign_windows.dispatch(object)
+    default_trigger = behaviour.on_element.dispatch(object)
+    assert concrete(windows.WindowAssigner)
+    for assigner in concrete(windows.WindowAssigner):
+        assert behaviour.assign_windows.dispatch(assigner) is not default_assigner, assigner
+    for trigger in concrete(windows.Trigger):
+        assert behaviour.on_element.dispatch(trigger) is not default_trigger, trigger
+    assert behaviour.evict.dispatch(windows.CountEvictor) is not behaviour.evict.dispatch(object)

@@ -2,7 +2,9 @@
 
 Each prints as Flink's ``toString()`` so that window operator descriptions read like
 Flink's (``Window(TumblingEventTimeWindows(5000), EventTimeTrigger, ...)``). They are
-plain data; the runtime gives them behaviour.
+plain data; the runtime gives them behaviour, class by class, in
+``flowmagic/runtime/window_behaviour.py`` (a new assigner, trigger or evictor is a class
+here and one registration there).
 """
 
 from __future__ import annotations
@@ -21,10 +23,14 @@ __all__ = [
     "ProcessingTimeSessionWindows",
     "ProcessingTimeTrigger",
     "PurgingTrigger",
+    "SessionWindowAssigner",
     "SlidingEventTimeWindows",
     "SlidingProcessingTimeWindows",
+    "SlidingWindowAssigner",
+    "Trigger",
     "TumblingEventTimeWindows",
     "TumblingProcessingTimeWindows",
+    "TumblingWindowAssigner",
     "WindowAssigner",
 ]
 
@@ -128,7 +134,9 @@ def _positive_millis(span: Duration | int, what: str) -> int:
 
 
 @dataclass(frozen=True, eq=False)
-class _Tumbling(WindowAssigner):
+class TumblingWindowAssigner(WindowAssigner):
+    """Fixed, non-overlapping windows of ``size`` ms, shifted by ``offset`` ms."""
+
     size: int
     offset: int = 0
 
@@ -144,18 +152,20 @@ class _Tumbling(WindowAssigner):
         return f"{type(self).__name__}({self.size})"
 
 
-class TumblingEventTimeWindows(_Tumbling):
+class TumblingEventTimeWindows(TumblingWindowAssigner):
     """Fixed, non-overlapping event-time windows: ``TumblingEventTimeWindows.of(Time.seconds(5))``."""
 
     is_event_time = True
 
 
-class TumblingProcessingTimeWindows(_Tumbling):
+class TumblingProcessingTimeWindows(TumblingWindowAssigner):
     """Fixed, non-overlapping processing-time windows."""
 
 
 @dataclass(frozen=True, eq=False)
-class _Sliding(WindowAssigner):
+class SlidingWindowAssigner(WindowAssigner):
+    """Windows of ``size`` ms, one starting every ``slide`` ms, shifted by ``offset`` ms."""
+
     size: int
     slide: int
     offset: int = 0
@@ -173,18 +183,20 @@ class _Sliding(WindowAssigner):
         return f"{type(self).__name__}({self.size}, {self.slide})"
 
 
-class SlidingEventTimeWindows(_Sliding):
+class SlidingEventTimeWindows(SlidingWindowAssigner):
     """Overlapping event-time windows of ``size``, one starting every ``slide``."""
 
     is_event_time = True
 
 
-class SlidingProcessingTimeWindows(_Sliding):
+class SlidingProcessingTimeWindows(SlidingWindowAssigner):
     """Overlapping processing-time windows."""
 
 
 @dataclass(frozen=True, eq=False)
-class _Session(WindowAssigner):
+class SessionWindowAssigner(WindowAssigner):
+    """Per-key sessions that merge while elements are less than ``gap`` ms apart."""
+
     gap: int
     is_merging = True
 
@@ -196,13 +208,13 @@ class _Session(WindowAssigner):
         return f"{type(self).__name__}({self.gap})"
 
 
-class EventTimeSessionWindows(_Session):
+class EventTimeSessionWindows(SessionWindowAssigner):
     """Event-time sessions closed by ``gap`` of inactivity per key."""
 
     is_event_time = True
 
 
-class ProcessingTimeSessionWindows(_Session):
+class ProcessingTimeSessionWindows(SessionWindowAssigner):
     """Processing-time sessions closed by ``gap`` of inactivity per key."""
 
 

@@ -11,86 +11,25 @@ from __future__ import annotations
 
 import heapq
 import time
-from dataclasses import dataclass
 from typing import Any
 
-from flowmagic.api.windows import (
-    CountTrigger,
-    EventTimeTrigger,
-    GlobalWindows,
-    NeverTrigger,
-    ProcessingTimeTrigger,
-    PurgingTrigger,
-    Trigger,
-    _Session,
-    _Sliding,
-    _Tumbling,
-)
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt, emit_all
 from flowmagic.runtime.keyed_aggregation import aggregation_function
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import register
+from flowmagic.runtime.window_behaviour import (
+    GlobalWindow,
+    TimeWindow,
+    assign_windows,
+    evict,
+    fires_on_timer,
+    on_element,
+    purges,
+)
 
-__all__ = ["GlobalWindow", "TimeWindow", "WindowOperator"]
-
-
-@dataclass(frozen=True, order=True)
-class TimeWindow:
-    """The window ``[start, end)``."""
-
-    start: int
-    end: int
-
-    def max_timestamp(self) -> int:
-        return self.end - 1
-
-    def intersects(self, other: TimeWindow) -> bool:
-        return self.start <= other.end and self.end >= other.start
-
-    def cover(self, other: TimeWindow) -> TimeWindow:
-        return TimeWindow(min(self.start, other.start), max(self.end, other.end))
-
-    def __str__(self) -> str:
-        return f"TimeWindow{{start={self.start}, end={self.end}}}"
-
-
-@dataclass(frozen=True, order=True)
-class GlobalWindow:
-    """The single window of GlobalWindows."""
-
-    def max_timestamp(self) -> int:
-        return MAX_WATERMARK
-
-    def __str__(self) -> str:
-        return "GlobalWindow"
-
-
-_GLOBAL = GlobalWindow()
-
-
-def _window_start(timestamp: int, offset: int, size: int) -> int:
-    return timestamp - (timestamp - offset + size) % size
-
-
-def assign_windows(assigner: Any, timestamp: int) -> list[Any]:
-    """The windows ``assigner`` puts an element with ``timestamp`` into."""
-    if isinstance(assigner, GlobalWindows):
-        return [_GLOBAL]
-    if isinstance(assigner, _Tumbling):
-        start = _window_start(timestamp, assigner.offset, assigner.size)
-        return [TimeWindow(start, start + assigner.size)]
-    if isinstance(assigner, _Sliding):
-        windows = []
-        start = _window_start(timestamp, assigner.offset, assigner.slide)
-        while start > timestamp - assigner.size:
-            windows.append(TimeWindow(start, start + assigner.size))
-            start -= assigner.slide
-        return windows
-    if isinstance(assigner, _Session):
-        return [TimeWindow(timestamp, timestamp + assigner.gap)]
-    raise TypeError(f"unsupported window assigner {assigner!r}")
+__all__ = ["WindowOperator"]
 
 
 class WindowContext:
@@ -120,7 +59,7 @@ class WindowOperator(Operator):
         super().__init__(name, params, task)
         self.key_selector = params["key_selector"]
         self.assigner = params["assigner"]
-        self.trigger: Trigger = params["trigger"]
+        self.trigger = params["trigger"]
         self.evictor = params["evictor"]
         self.lateness = params["allowed_lateness"]
         self.late_tag = params["late_tag"]
@@ -166,7 +105,7 @@ class WindowOperator(Operator):
                 continue
             skipped = False
             self._add(key, window, value, timestamp)
-            if self._on_element(key, window):
+            if on_element(self.trigger, self, key, window):
                 self._fire(key, window)
             self._register_cleanup(key, window)
         if skipped:
@@ -231,33 +170,8 @@ class WindowOperator(Operator):
 
     # -- triggers ---------------------------------------------------------------------------
 
-    def _base_trigger(self) -> Trigger:
-        trigger = self.trigger
-        return trigger.nested if isinstance(trigger, PurgingTrigger) else trigger
-
-    def _on_element(self, key: Any, window: Any) -> bool:
-        """Trigger.onElement: True to fire now."""
-        trigger = self._base_trigger()
-        if isinstance(trigger, EventTimeTrigger):
-            if window.max_timestamp() <= self.watermark:
-                return True
-            self._register("event", window.max_timestamp(), key, window)
-            return False
-        if isinstance(trigger, ProcessingTimeTrigger):
-            self._register("processing", window.max_timestamp(), key, window)
-            return False
-        if isinstance(trigger, CountTrigger):
-            slot = (key, window)
-            self.counts[slot] = self.counts.get(slot, 0) + 1
-            if self.counts[slot] >= trigger.max_count:
-                self.counts[slot] = 0
-                return True
-            return False
-        if isinstance(trigger, NeverTrigger):
-            return False
-        raise TypeError(f"unsupported trigger {trigger!r}")
-
-    def _register(self, kind: str, timestamp: int, key: Any, window: Any) -> None:
+    def register_timer(self, kind: str, timestamp: int, key: Any, window: Any) -> None:
+        """A timer of ``kind`` (event, processing, or their -cleanup) for ``window`` of ``key``."""
         marker = (kind, timestamp, key, window)
         if marker in self.timer_set:
             return
@@ -269,18 +183,17 @@ class WindowOperator(Operator):
         if isinstance(window, GlobalWindow):
             return
         cleanup = window.max_timestamp() + (self.lateness if self.event_time else 0)
-        self._register("event-cleanup" if self.event_time else "processing-cleanup", cleanup, key, window)
+        self.register_timer("event-cleanup" if self.event_time else "processing-cleanup", cleanup, key, window)
 
     def _fire(self, key: Any, window: Any) -> None:
         slot = (key, window)
         if slot not in self.contents:
             return
         contents = self.contents[slot]
-        if self.evictor is not None and len(contents) > self.evictor.max_count:
-            contents = contents[len(contents) - self.evictor.max_count :]
-            self.contents[slot] = contents
+        if self.evictor is not None:
+            contents = self.contents[slot] = evict(self.evictor, contents)
         self._emit(key, window, contents)
-        if isinstance(self.trigger, PurgingTrigger):
+        if purges(self.trigger):
             del self.contents[slot]
 
     def _emit(self, key: Any, window: Any, contents: Any) -> None:
@@ -344,10 +257,7 @@ class WindowOperator(Operator):
             if self.assigner.is_merging and key in self.sessions:
                 self.sessions[key] = [w for w in self.sessions[key] if w != window]
             return
-        base = self._base_trigger()
-        if (kind == "event" and isinstance(base, EventTimeTrigger)) or (
-            kind == "processing" and isinstance(base, ProcessingTimeTrigger)
-        ):
+        if fires_on_timer(self.trigger, kind):
             self._fire(key, window)
 
     def _run_timers(self, kinds: tuple[str, ...], limit: int) -> None:
