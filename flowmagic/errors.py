@@ -6,13 +6,22 @@ message carries Flink's wording so that users can search for it::
 
     FlowError
     ├── ProgramError                  the DataStream program is invalid (API layer)
+    │   ├── InvalidArgumentError      an argument out of range (Flink's IllegalArgumentException)
+    │   ├── InvalidTypeError          an argument of a type the API does not take
     │   ├── InvalidParallelismError   parallelism / max parallelism out of bounds
     │   └── IncompatibleStreamsError  union/connect of streams that cannot be combined
     ├── GraphError                    a graph cannot be built from the program
     │   ├── ForwardPartitioningError  forward() across different parallelism
     │   ├── HashCollisionError        two operators share a uid
     │   └── MissingTimestampsError    an event-time window without timestamps upstream
-    └── KeyRoutingError               a key cannot be routed like Flink would route it
+    ├── KeyRoutingError               a key cannot be routed like Flink would route it
+    └── JobError                      a job could not run to completion
+        ├── UnsupportedSourceError    a source the runtime cannot run (yet)
+        ├── JobFailedError            a task failed (operator, subtask, record, traceback)
+        └── JobCancelledError         the job was cancelled
+
+The argument errors also derive from ``ValueError`` / ``TypeError``, so ``except ValueError``
+around a call keeps working.
 """
 
 from __future__ import annotations
@@ -23,7 +32,9 @@ __all__ = [
     "GraphError",
     "HashCollisionError",
     "IncompatibleStreamsError",
+    "InvalidArgumentError",
     "InvalidParallelismError",
+    "InvalidTypeError",
     "JobCancelledError",
     "JobError",
     "JobFailedError",
@@ -40,6 +51,14 @@ class FlowError(Exception):
 
 class ProgramError(FlowError):
     """The DataStream program itself is invalid (raised while the program is written)."""
+
+
+class InvalidArgumentError(ProgramError, ValueError):
+    """An argument outside what Flink accepts (Flink raises ``IllegalArgumentException``)."""
+
+
+class InvalidTypeError(ProgramError, TypeError):
+    """An argument of a type the API does not take."""
 
 
 class InvalidParallelismError(ProgramError, ValueError):

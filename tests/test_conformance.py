@@ -1,7 +1,8 @@
 """Every conformance case builds exactly what real Flink 2.3 built for it.
 
 ``conformance/flink`` holds the project's fixtures; ``conformance/oracle`` holds more
-cases dumped from flink-dist 2.3.0 with ``tools/flink_oracle`` (same schema).
+cases, each written 1:1 in Java against flink-dist 2.3.0 and dumped from it outside this
+repository (same schema).
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import flowmagic
@@ -57,7 +59,11 @@ def test_non_parallel_operators_stay_at_one() -> None:
 def test_duplicate_uid_is_a_hash_collision() -> None:
     env = _env()
     env.from_sequence(1, 2).uid("same").map(lambda x: x).uid("same").print()
-    env.get_execution_plan()  # as in Flink, the plan does not hash
+    # As in Flink, the plan does not check the hashes: only the JobGraph does.
+    assert [node["type"] for node in json.loads(env.get_execution_plan())["nodes"]][:2] == [
+        "Source: Sequence Source",
+        "Map",
+    ]
     with pytest.raises(errors.HashCollisionError, match='Hash collision on user-specified ID "same"'):
         env.get_job_graph()
 
@@ -84,7 +90,7 @@ def test_event_time_window_without_timestamps_names_the_window() -> None:
         .sum(1)
         .print()
     )
-    env.get_job_graph()  # the graphs build, as in Flink
+    assert len(env.get_job_graph().vertices) == 2  # the JobGraph builds, as in Flink
     with pytest.raises(errors.MissingTimestampsError) as raised:
         env.get_execution_graph()
     assert "'TumblingEventTimeWindows'" in str(raised.value)
@@ -124,3 +130,44 @@ def test_invalid_arguments() -> None:
         env.from_sequence(1, 2).map(lambda x: x).set_uid_hash("xyz")
     with pytest.raises(errors.ProgramError, match="OutputTag id must not be empty"):
         flowmagic.OutputTag("")
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "message"),
+    [
+        (lambda: flowmagic.TumblingEventTimeWindows.of(0), errors.InvalidArgumentError, "window size must be positive"),
+        (
+            lambda: flowmagic.SlidingEventTimeWindows.of(flowmagic.Time.seconds(10), flowmagic.Time.seconds(5), 5000),
+            errors.InvalidArgumentError,
+            "abs\\(offset\\) < slide",
+        ),
+        (
+            lambda: flowmagic.EventTimeSessionWindows.with_gap("5s"),
+            errors.InvalidTypeError,
+            "session gap must be a Time",
+        ),
+        (lambda: flowmagic.CountTrigger.of(0), errors.InvalidArgumentError, "CountTrigger count must be positive"),
+        (lambda: flowmagic.CountEvictor.of(-1), errors.InvalidArgumentError, "CountEvictor count must be positive"),
+        (
+            lambda: flowmagic.WatermarkStrategy.for_bounded_out_of_orderness(-1),
+            errors.InvalidArgumentError,
+            "must not be negative",
+        ),
+        (
+            lambda: flowmagic.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(3),
+            errors.InvalidTypeError,
+            "timestamp assigner",
+        ),
+        (
+            lambda: flowmagic.FileSink.for_row_format("", flowmagic.Encoder.simple_string_encoder()),
+            errors.InvalidArgumentError,
+            "non-empty",
+        ),
+        (lambda: flowmagic.FileSink.for_row_format("/tmp/x", "utf-8"), errors.InvalidTypeError, "needs an Encoder"),
+    ],
+)
+def test_api_argument_errors_are_flow_errors_and_keep_their_builtin_kind(make, error, message) -> None:
+    with pytest.raises(error, match=message) as raised:
+        make()
+    assert isinstance(raised.value, flowmagic.FlowError)
+    assert isinstance(raised.value, ValueError if error is errors.InvalidArgumentError else TypeError)

@@ -19,7 +19,12 @@ def test_every_kind_the_api_can_create_has_a_runtime_implementation() -> None:
 def test_capabilities_come_from_the_implementations() -> None:
     emitting = {kind for kind in registered_kinds() if implementation(kind).emits_results}
     combinable = {kind for kind in registered_kinds() if implementation(kind).combinable}
-    assert emitting == {OperatorKind.PRINT, OperatorKind.COLLECT, OperatorKind.SINK_COMMITTER, OperatorKind.SINK_FUNCTION}
+    assert emitting == {
+        OperatorKind.PRINT,
+        OperatorKind.COLLECT,
+        OperatorKind.SINK_COMMITTER,
+        OperatorKind.SINK_FUNCTION,
+    }
     assert combinable == {OperatorKind.KEYED_REDUCE, OperatorKind.KEYED_AGGREGATION}
 
 

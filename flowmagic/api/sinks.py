@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from flowmagic.errors import InvalidArgumentError, InvalidTypeError
+
 __all__ = ["Encoder", "FileSink"]
 
 
@@ -36,9 +38,9 @@ class FileSink:
     @classmethod
     def for_row_format(cls, base_path: str, encoder: Encoder) -> _FileSinkBuilder:
         if not isinstance(base_path, str) or not base_path:
-            raise ValueError("FileSink base path must be a non-empty string")
+            raise InvalidArgumentError("FileSink base path must be a non-empty string")
         if not isinstance(encoder, Encoder):
-            raise TypeError(f"FileSink needs an Encoder, got {encoder!r}")
+            raise InvalidTypeError(f"FileSink needs an Encoder, got {encoder!r}")
         return _FileSinkBuilder(base_path, encoder)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
+from flowmagic.errors import InvalidTypeError
+
 __all__ = ["Duration", "Time", "to_millis"]
 
 
@@ -74,4 +76,4 @@ def to_millis(span: Duration | datetime.timedelta | int, what: str = "time span"
         return round(span.total_seconds() * 1000)
     if isinstance(span, int) and not isinstance(span, bool):
         return span
-    raise TypeError(f"{what} must be a Time, Duration, timedelta or milliseconds as int, got {span!r}")
+    raise InvalidTypeError(f"{what} must be a Time, Duration, timedelta or milliseconds as int, got {span!r}")

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from flowmagic.api.time import Duration, to_millis
+from flowmagic.errors import InvalidArgumentError, InvalidTypeError
 
 __all__ = ["WatermarkStrategy"]
 
@@ -32,7 +33,7 @@ class WatermarkStrategy:
     def for_bounded_out_of_orderness(cls, max_out_of_orderness: Duration | int) -> WatermarkStrategy:
         millis = to_millis(max_out_of_orderness, "max_out_of_orderness")
         if millis < 0:
-            raise ValueError("max_out_of_orderness must not be negative")
+            raise InvalidArgumentError("max_out_of_orderness must not be negative")
         return cls(millis)
 
     @classmethod
@@ -42,7 +43,7 @@ class WatermarkStrategy:
     def with_timestamp_assigner(self, assigner: Callable[[Any, int], int]) -> WatermarkStrategy:
         """Use ``assigner(element, record_timestamp)`` to extract event time."""
         if not callable(assigner) and not hasattr(assigner, "extract_timestamp"):
-            raise TypeError("timestamp assigner must be callable or have extract_timestamp()")
+            raise InvalidTypeError("timestamp assigner must be callable or have extract_timestamp()")
         return replace(self, timestamp_assigner=assigner)
 
     def with_idleness(self, idle_timeout: Duration | int) -> WatermarkStrategy:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flowmagic.api.time import Duration, to_millis
+from flowmagic.errors import InvalidArgumentError
 
 __all__ = [
     "CountEvictor",
@@ -70,7 +71,7 @@ class CountTrigger(Trigger):
     @classmethod
     def of(cls, max_count: int) -> CountTrigger:
         if max_count <= 0:
-            raise ValueError("CountTrigger count must be positive")
+            raise InvalidArgumentError("CountTrigger count must be positive")
         return cls(max_count)
 
     def __str__(self) -> str:
@@ -103,7 +104,7 @@ class CountEvictor:
     @classmethod
     def of(cls, max_count: int) -> CountEvictor:
         if max_count <= 0:
-            raise ValueError("CountEvictor count must be positive")
+            raise InvalidArgumentError("CountEvictor count must be positive")
         return cls(max_count)
 
     @property
@@ -129,7 +130,7 @@ class WindowAssigner:
 def _positive_millis(span: Duration | int, what: str) -> int:
     millis = to_millis(span, what)
     if millis <= 0:
-        raise ValueError(f"{what} must be positive, got {millis} ms")
+        raise InvalidArgumentError(f"{what} must be positive, got {millis} ms")
     return millis
 
 
@@ -145,7 +146,7 @@ class TumblingWindowAssigner(WindowAssigner):
         size_ms = _positive_millis(size, "window size")
         offset_ms = to_millis(offset, "window offset")
         if abs(offset_ms) >= size_ms:
-            raise ValueError(f"{cls.__name__} parameters must satisfy abs(offset) < size")
+            raise InvalidArgumentError(f"{cls.__name__} parameters must satisfy abs(offset) < size")
         return cls(size_ms, offset_ms)
 
     def __str__(self) -> str:
@@ -176,7 +177,7 @@ class SlidingWindowAssigner(WindowAssigner):
         slide_ms = _positive_millis(slide, "window slide")
         offset_ms = to_millis(offset, "window offset")
         if abs(offset_ms) >= slide_ms:
-            raise ValueError(f"{cls.__name__} parameters must satisfy abs(offset) < slide and size > 0")
+            raise InvalidArgumentError(f"{cls.__name__} parameters must satisfy abs(offset) < slide and size > 0")
         return cls(size_ms, slide_ms, offset_ms)
 
     def __str__(self) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from flowmagic.errors import GraphError
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.graph.transformations import (
     LegacySinkTransformation,
@@ -124,4 +125,4 @@ def translator_for(transformation: Transformation) -> Translator:
     try:
         return _TRANSLATORS[type(transformation)]
     except KeyError:
-        raise TypeError(f"No translator for {type(transformation).__name__}") from None
+        raise GraphError(f"No translator for {type(transformation).__name__}") from None

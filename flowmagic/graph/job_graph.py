@@ -154,7 +154,7 @@ class JobGraph:
         position = 0
         while remaining:
             if position >= len(ordered):
-                raise ValueError("The job graph is cyclic.")
+                raise GraphError("The job graph is cyclic.")
             self._place_consumers(ordered[position], ordered, remaining)
             position += 1
         return ordered
