@@ -179,6 +179,8 @@ class FlowMagics(Magics):
     def __init__(self, shell: Any):
         super().__init__(shell)
         self.pipelines: dict[str, Pipeline] = {}
+        # IPython registers magics with the shell that runs them, so it is never None here.
+        self.ipython: Any = shell
 
     @line_cell_magic
     @magic_arguments(name="%flow")
@@ -231,7 +233,7 @@ class FlowMagics(Magics):
             # The message names the operator and the cell line that created it.
             raise UsageError(f"%%flow {name}: {type(error).__name__}: {error}") from None
         self.pipelines[name] = pipeline
-        self.shell.user_ns[name] = pipeline
+        self.ipython.user_ns[name] = pipeline
         if args.show != "none":
             with _drawing(f"%%flow {name}: the pipeline is defined, but"):
                 view = pipeline.show(args.show).draw()
@@ -248,8 +250,8 @@ class FlowMagics(Magics):
         except SyntaxError as error:
             detail = "".join(traceback.format_exception_only(error)).rstrip()
             raise UsageError(f"%%flow {name}: the cell is not valid Python:\n{detail}") from None
-        namespace = self.shell.user_ns
-        self.shell.push(
+        namespace = self.ipython.user_ns
+        self.ipython.push(
             {dsl: getattr(flowmagic, dsl) for dsl in flowmagic.__all__ if dsl not in namespace}, interactive=False
         )
         missing = object()
@@ -337,9 +339,9 @@ class FlowMagics(Magics):
         pipeline = self._pipeline(args.name)
         spark = None
         if args.spark is not None:
-            if args.spark not in self.shell.user_ns:
+            if args.spark not in self.ipython.user_ns:
                 raise UsageError(f"%flow run: no variable named {args.spark!r} holds a SparkSession.")
-            spark = self.shell.user_ns[args.spark]
+            spark = self.ipython.user_ns[args.spark]
         options = {"spark": spark, "parallelism": args.parallelism, "mode": args.mode, "executor": args.executor}
         if args.background:
             worker = threading.Thread(target=self._run_in_background, args=(pipeline, options), daemon=True)

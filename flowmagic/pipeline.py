@@ -59,7 +59,12 @@ class Pipeline:
 
     def graph(self, level: str) -> StreamGraph | JobGraph | ExecutionGraph:
         """The StreamGraph, JobGraph or ExecutionGraph, by level name."""
-        return {"stream": self.stream_graph, "job": self.job_graph, "execution": self.execution_graph}[level]
+        graphs: dict[str, StreamGraph | JobGraph | ExecutionGraph] = {
+            "stream": self.stream_graph,
+            "job": self.job_graph,
+            "execution": self.execution_graph,
+        }
+        return graphs[level]
 
     def run(
         self,

@@ -30,6 +30,9 @@ from pathlib import Path
 
 import pytest
 
+# Slow end to end: `pytest -m "not e2e"` is the fast inner loop.
+pytestmark = pytest.mark.e2e
+
 ROOT = Path(__file__).resolve().parent.parent
 BINDER = ROOT / "binder"
 KERNEL = "flowmagic-binder"

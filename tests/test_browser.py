@@ -24,6 +24,9 @@ from typing import Any
 
 import pytest
 
+# Slow end to end: `pytest -m "not e2e"` is the fast inner loop.
+pytestmark = pytest.mark.e2e
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = Path(__file__).parent / "notebooks_for_tests" / "browser_demo.ipynb"
 CHROMIUM = Path("/usr/bin/chromium")

@@ -164,6 +164,8 @@ def test_invalid_arguments() -> None:
             "non-empty",
         ),
         (lambda: flowmagic.FileSink.for_row_format("/tmp/x", "utf-8"), errors.InvalidTypeError, "needs an Encoder"),
+        (lambda: flowmagic.Time.seconds("5"), errors.InvalidTypeError, "in seconds must be a number"),
+        (lambda: flowmagic.Duration.of_millis(None), errors.InvalidTypeError, "in milliseconds must be a number"),
     ],
 )
 def test_api_argument_errors_are_flow_errors_and_keep_their_builtin_kind(make, error, message) -> None:

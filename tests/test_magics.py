@@ -174,11 +174,20 @@ def test_an_error_in_the_cell_shows_the_users_traceback(shell) -> None:
     assert shell.user_ns["stream"] is not None  # what the cell assigned before failing stays
 
 
-def test_an_error_inside_flowmagic_hides_its_frames(shell) -> None:
-    ran = run(shell, "%%flow windowed\nTumblingEventTimeWindows.of('5s')\n")
-    assert isinstance(ran.error, TypeError)
-    assert "File <flow-cell windowed>:1" in ran.out and "window size must be a Time" in ran.out
+def test_an_error_raised_through_flowmagic_hides_its_frames(shell) -> None:
+    cell = "%%flow gen\ndef records():\n    yield 1\n    raise OSError('disk gone')\nenv.from_collection(records())\n"
+    ran = run(shell, cell)
+    assert isinstance(ran.error, OSError)
+    assert "File <flow-cell gen>:4" in ran.out and "File <flow-cell gen>:3" in ran.out and "disk gone" in ran.out
     assert "flowmagic/" not in ran.out
+
+
+def test_an_api_argument_error_is_one_short_message(shell) -> None:
+    ran = run(shell, "%%flow windowed\nTumblingEventTimeWindows.of('5s')\n")
+    assert ran.out == (
+        "UsageError: %%flow windowed, line 1: InvalidTypeError: window size must be a Time, Duration, timedelta "
+        "or milliseconds as int, got '5s'\n    TumblingEventTimeWindows.of('5s')\n"
+    )
 
 
 def test_the_errors_context_is_kept(shell) -> None:

@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+# Slow end to end: `pytest -m "not e2e"` is the fast inner loop.
+pytestmark = pytest.mark.e2e
+
 SPARK_HOME = Path(__import__("pyspark").__file__).parent
 
 

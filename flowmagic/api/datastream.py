@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import types
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +56,7 @@ UPPER_BOUND_MAX_PARALLELISM = 1 << 15
 
 def call_site() -> str | None:
     """``file:line`` of the innermost caller outside flowmagic (the user's cell line)."""
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_globals.get("__name__", "").startswith("flowmagic"):
         frame = frame.f_back
     if frame is None:

@@ -10,6 +10,12 @@ from flowmagic.errors import InvalidTypeError
 __all__ = ["Duration", "Time", "to_millis"]
 
 
+def _amount(value: float, unit: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidTypeError(f"a time span in {unit} must be a number, got {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class Duration:
     """A span of time in milliseconds, built like ``java.time.Duration``."""
@@ -18,23 +24,23 @@ class Duration:
 
     @classmethod
     def of_millis(cls, millis: int) -> Duration:
-        return cls(int(millis))
+        return cls(int(_amount(millis, "milliseconds")))
 
     @classmethod
     def of_seconds(cls, seconds: float) -> Duration:
-        return cls(round(seconds * 1000))
+        return cls(round(_amount(seconds, "seconds") * 1000))
 
     @classmethod
     def of_minutes(cls, minutes: float) -> Duration:
-        return cls(round(minutes * 60_000))
+        return cls(round(_amount(minutes, "minutes") * 60_000))
 
     @classmethod
     def of_hours(cls, hours: float) -> Duration:
-        return cls(round(hours * 3_600_000))
+        return cls(round(_amount(hours, "hours") * 3_600_000))
 
     @classmethod
     def of_days(cls, days: float) -> Duration:
-        return cls(round(days * 86_400_000))
+        return cls(round(_amount(days, "days") * 86_400_000))
 
     @classmethod
     def zero(cls) -> Duration:
@@ -49,23 +55,23 @@ class Time(Duration):
 
     @classmethod
     def milliseconds(cls, millis: int) -> Time:
-        return cls(int(millis))
+        return cls(int(_amount(millis, "milliseconds")))
 
     @classmethod
     def seconds(cls, seconds: float) -> Time:
-        return cls(round(seconds * 1000))
+        return cls(round(_amount(seconds, "seconds") * 1000))
 
     @classmethod
     def minutes(cls, minutes: float) -> Time:
-        return cls(round(minutes * 60_000))
+        return cls(round(_amount(minutes, "minutes") * 60_000))
 
     @classmethod
     def hours(cls, hours: float) -> Time:
-        return cls(round(hours * 3_600_000))
+        return cls(round(_amount(hours, "hours") * 3_600_000))
 
     @classmethod
     def days(cls, days: float) -> Time:
-        return cls(round(days * 86_400_000))
+        return cls(round(_amount(days, "days") * 86_400_000))
 
 
 def to_millis(span: Duration | datetime.timedelta | int, what: str = "time span") -> int:

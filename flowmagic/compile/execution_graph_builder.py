@@ -25,8 +25,7 @@ __all__ = ["build_execution_graph", "pointwise_inputs"]
 
 def build_execution_graph(job_graph: JobGraph) -> ExecutionGraph:
     """Expand every JobVertex of ``job_graph`` into subtasks and wire their inputs."""
-    if job_graph.stream_graph is not None:
-        check_event_time_inputs(job_graph.stream_graph)
+    check_event_time_inputs(job_graph.stream_graph)
     graph = ExecutionGraph(job_name=job_graph.name, job_type=job_graph.job_type, job_graph=job_graph)
     for job_vertex in job_graph.sorted_vertices():
         parallelism = _resolve_parallelism(job_graph, job_vertex)
@@ -83,7 +82,7 @@ def build_execution_graph(job_graph: JobGraph) -> ExecutionGraph:
 def _resolve_parallelism(job_graph: JobGraph, vertex: JobVertex) -> int:
     if vertex.parallelism > 0:
         return vertex.parallelism
-    if job_graph.dynamic and job_graph.stream_graph is not None:
+    if job_graph.dynamic:
         # The adaptive batch scheduler picks at most parallelism.default; flowmagic takes
         # that bound, the choice it makes for inputs too small to measure.
         return job_graph.stream_graph.default_parallelism

@@ -132,7 +132,8 @@ class _JobGraphBuilder:
         return _Frame(node_id, chain, chainable, other)
 
     def _split_outputs(self, node: StreamNode) -> tuple[list[StreamEdge], list[StreamEdge]]:
-        chainable, other = [], []
+        chainable: list[StreamEdge] = []
+        other: list[StreamEdge] = []
         for edge in node.out_edges:
             (chainable if is_chainable(edge, self.graph) else other).append(edge)
         return chainable, other

@@ -8,7 +8,7 @@ transformation means adding one function here and one entry in ``_TRANSLATORS``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from flowmagic.errors import GraphError
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = ["translator_for"]
 
-Translator = Callable[["StreamGraphGenerator", Transformation, list[list[int]], str], list[int]]
+# A translator takes the transformation class it is registered for (hence Any).
+Translator = Callable[["StreamGraphGenerator", Any, list[list[int]], str], list[int]]
 
 
 def _source(gen: StreamGraphGenerator, t: SourceTransformation, inputs: list[list[int]], group: str) -> list[int]:

@@ -130,8 +130,9 @@ class ExecutionGraph:
 
     job_name: str
     job_type: str
+    #: The JobGraph this ExecutionGraph expands.
+    job_graph: JobGraph = field(repr=False)
     vertices: dict[str, ExecutionJobVertex] = field(default_factory=dict)
-    job_graph: JobGraph | None = field(default=None, repr=False)
 
     def vertex(self, vertex_id: str) -> ExecutionJobVertex:
         return self.vertices[vertex_id]

@@ -132,8 +132,9 @@ class JobGraph:
     name: str
     job_type: str
     dynamic: bool
+    #: The StreamGraph this JobGraph was built from.
+    stream_graph: StreamGraph = field(repr=False)
     vertices: dict[str, JobVertex] = field(default_factory=dict)
-    stream_graph: StreamGraph | None = field(default=None, repr=False)
 
     def vertex(self, vertex_id: str) -> JobVertex:
         return self.vertices[vertex_id]
@@ -178,7 +179,7 @@ class JobGraph:
     def get_execution_graph(self) -> ExecutionGraph:
         """Expand into the ExecutionGraph (subtasks, partitions, wiring), with the passes that
         built this JobGraph's StreamGraph."""
-        if self.stream_graph is None or self.stream_graph.passes is None:
+        if self.stream_graph.passes is None:
             raise GraphError("this JobGraph was not built by the compile passes; build it with compile.build()")
         return self.stream_graph.passes.execution_graph(self)
 

@@ -181,8 +181,6 @@ def job_graph_details(graph: JobGraph, order: list[JobVertex]) -> list[NodeDetai
 
 
 def _chained_operator_rows(graph: JobGraph, vertex: JobVertex) -> list[tuple[str, str]]:
-    if graph.stream_graph is None:
-        return []
     hashes = graph.stream_graph.operator_hashes
     rows = []
     for position, node_id in enumerate(vertex.chain, 1):
@@ -199,8 +197,6 @@ def _chained_operator_rows(graph: JobGraph, vertex: JobVertex) -> list[tuple[str
 
 def chain_lines(graph: JobGraph, vertex: JobVertex) -> list[str]:
     """The chained operators in chain order; a chain that forks shows ``+-`` branches."""
-    if graph.stream_graph is None:
-        return [vertex.name]
     children: dict[int, list[int]] = {}
     for edge in vertex.chained_edges:
         children.setdefault(edge.source_id, []).append(edge.target_id)

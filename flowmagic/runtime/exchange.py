@@ -84,7 +84,8 @@ class RecordWriter:
 
     def _hash(self) -> Callable[[Any], int]:
         self.key_of = key_of = adapt(self.edge.key_selector, "get_key")
-        self.routes = routes = {}
+        self.routes: dict[Any, int] = {}
+        routes = self.routes
         route = self._route_key
 
         def select(value: Any) -> int:
@@ -166,7 +167,7 @@ class RecordWriter:
             try:
                 self.folder.fold_batch(values)
             except FoldError as wrapped:
-                raise self.owner.fail(wrapped.__cause__, wrapped.record) from wrapped.__cause__
+                raise self.owner.fail(wrapped.cause, wrapped.record) from wrapped.cause
             return
         if self.edge.ship_strategy == BROADCAST or any(self.stamped):
             for value in values:

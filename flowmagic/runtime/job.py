@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from flowmagic.errors import ProgramError, UnsupportedSourceError
+from flowmagic.errors import JobError, ProgramError, UnsupportedSourceError
 from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.registry import implementation
@@ -19,10 +19,7 @@ EXECUTORS = ("spark", "local")
 
 
 def _check_bounded(graph: ExecutionGraph) -> None:
-    stream_graph = graph.job_graph.stream_graph if graph.job_graph is not None else None
-    if stream_graph is None:
-        return
-    for node in stream_graph.nodes.values():
+    for node in graph.job_graph.stream_graph.nodes.values():
         if node.source_kind is not None and not node.bounded:
             raise UnsupportedSourceError(
                 f"{node.name!r} is unbounded: flowmagic runs bounded jobs on Spark for now, and a continuous "
@@ -84,12 +81,12 @@ def execute(
 
 def _deliver(graph: ExecutionGraph, items: list[tuple[tuple[int, int], Any]], result: JobResult) -> None:
     """Hand each sink's payloads to its implementation's driver side, in subtask order."""
-    assert graph.job_graph is not None and graph.job_graph.stream_graph is not None
     nodes = graph.job_graph.stream_graph.nodes
-    sinks = {}
+    sinks: dict[int, Any] = {}
     for (node_id, _subtask), payload in items:
         operator = nodes[node_id].operator
-        assert operator is not None
+        if operator is None:
+            raise JobError(f"node {node_id} delivered results but runs no operator")
         sink = sinks.setdefault(node_id, implementation(operator.kind))
         sink.deliver(result, node_id, payload)
     for sink in set(sinks.values()):

@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 
-def field_of(value: Any, position: int | str) -> Any:
+def field_of(value: Any, position: Any) -> Any:
     """Field ``position`` of a record: tuple/list index, dict key, or the value itself at 0."""
     if isinstance(value, (tuple, list, dict)):
         return value[position]
@@ -37,7 +37,7 @@ def field_of(value: Any, position: int | str) -> Any:
     return value
 
 
-def with_field(value: Any, position: int | str, new: Any) -> Any:
+def with_field(value: Any, position: Any, new: Any) -> Any:
     """A copy of ``value`` with field ``position`` replaced."""
     if isinstance(value, tuple):
         return (*value[:position], new, *value[position + 1 :])
@@ -144,13 +144,15 @@ class ReduceFolder(KeyedFolder):
     def __init__(self, params: dict[str, Any]):
         super().__init__(params)
         self.states: dict[Any, Any] = {}
+        self.start: Callable[[Any], Any]
+        self.combine: Callable[[Any, Any], Any]
+        self.record: Callable[[Any], Any]
         if "aggregation" in params:
             aggregation = _Aggregation(params["aggregation"], params["position"])
             self.start, self.combine, self.record = aggregation.start, aggregation.combine, aggregation.record
         else:
-            reduce = adapt(params["function"], "reduce")
+            self.combine = adapt(params["function"], "reduce")
             self.start = self.record = _identity
-            self.combine = reduce
 
     def fold(self, value: Any) -> Any:
         key = self.key_of(value)
@@ -251,7 +253,7 @@ class SumUpdater(KeyedFolder):
         after = position + 1
         # Pairs summing their second field (Tuple2 word counts) get a record built directly.
         pairs = position == 1
-        results = []
+        results: list[Any] = []
         append = results.append
         value = None
         try:
@@ -294,6 +296,12 @@ class FoldError(Exception):
         super().__init__("fold failed")
         self.record = record
 
+    @property
+    def cause(self) -> BaseException:
+        """The user's exception (``raise FoldError(record) from error`` sets it)."""
+        assert self.__cause__ is not None, "a FoldError is raised from the user's exception"
+        return self.__cause__
+
 
 def _identity(value: Any) -> Any:
     return value
@@ -327,7 +335,7 @@ class KeyedReduceOperator(Operator):
                 return
             results = self.folder.fold_all(values)
         except FoldError as wrapped:
-            raise self.fail(wrapped.__cause__, wrapped.record) from wrapped.__cause__
+            raise self.fail(wrapped.cause, wrapped.record) from wrapped.cause
         self.output.collect_batch(results)
 
     def end_input(self) -> None:

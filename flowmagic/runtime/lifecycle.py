@@ -74,11 +74,11 @@ def run_job(
                 raise JobCancelledError(f"Job {monitor.job_name!r} was cancelled.") from None
             raise
         if "error" in outcome:
-            error = outcome["error"]
-            failure = failure_of(error)
+            raised = outcome["error"]
+            failure = failure_of(raised)
             monitor.mark(ExecutionState.CANCELED)
             monitor.state = ExecutionState.FAILED
-            raise JobFailedError(failure_message(failure, error, executor), failure) from None
+            raise JobFailedError(failure_message(failure, raised, executor), failure) from None
         if settle is not None:
             settle()
         monitor.mark(ExecutionState.FINISHED)

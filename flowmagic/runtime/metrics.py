@@ -105,7 +105,7 @@ class JobMonitor:
     def update(self, report: dict[str, Any]) -> None:
         """Apply one executor report (already parsed JSON)."""
         with self.lock:
-            subtasks = self.vertices.get(report.get("vertex"))
+            subtasks = self.vertices.get(str(report.get("vertex")))
             index = report.get("subtask")
             if subtasks is None or not isinstance(index, int) or not 0 <= index < len(subtasks):
                 return
@@ -222,7 +222,8 @@ class MetricsServer:
         self.secret = secrets.token_hex(24)
         self._server = _Server((host, 0), _Handler)
         self._server.owner = self  # type: ignore[attr-defined]
-        self.address = self._server.server_address[:2]
+        bound_host, port = self._server.server_address[:2]
+        self.address: tuple[str, int] = (str(bound_host), int(port))
         # A short poll interval: shutting down waits for the serving loop to look up.
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="flowmagic-metrics", daemon=True
@@ -251,7 +252,7 @@ class Reporter:
         if address is None:
             return
         try:
-            self._socket = socket.create_connection(tuple(address), timeout=2)
+            self._socket = socket.create_connection((address[0], address[1]), timeout=2)
             self._socket.sendall(json.dumps({"secret": secret}).encode() + b"\n")
         except OSError:
             # Metrics are best effort: a job must not fail because the notebook is unreachable.

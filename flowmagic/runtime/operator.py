@@ -105,6 +105,8 @@ class Operator:
     emits_results = False
     #: Keyed reductions set this: a BATCH exchange into them folds records before sending.
     combinable = False
+    #: Given by the task to operators that emit results: hands a result to the driver.
+    emit_result: Callable[[Any], None]
 
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         self.name = name
@@ -119,6 +121,13 @@ class Operator:
         self.records_in = 0
         #: The user's function objects, opened before the first record and closed after the last.
         self.user_functions: tuple[Any, ...] = ()
+
+    @property
+    def keyed_state(self) -> KeyedStateBackend:
+        """The keyed state of a keyed operator (the current key and its state tables)."""
+        if self.backend is None:
+            raise TypeError(f"operator {self.name!r} is not keyed: it has no keyed state")
+        return self.backend
 
     def fail(self, error: BaseException, record: Any = None, *, has_record: bool = True) -> UserFunctionError:
         """Wrap a user function's exception with where it happened."""

@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from flowmagic.errors import GraphError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionJobVertex
 from flowmagic.graph.job_graph import JobEdge
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.graph.partitioners import HASH
-from flowmagic.graph.stream_graph import StreamGraph
+from flowmagic.graph.stream_graph import StreamGraph, StreamNode
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.sources import local_path
 from flowmagic.runtime.wire import ChannelOrder
@@ -94,15 +95,7 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
     plans: dict[str, VertexPlan] = {}
     for vertex in graph.vertices.values():
         job_vertex = vertex.job_vertex
-        nodes = {
-            node_id: NodePlan(
-                id=node_id,
-                name=stream_graph.node(node_id).name,
-                operator=stream_graph.node(node_id).operator,
-                is_source=stream_graph.node(node_id).source_kind is not None,
-            )
-            for node_id in job_vertex.chain
-        }
+        nodes = {node_id: _node_plan(stream_graph.node(node_id)) for node_id in job_vertex.chain}
         for edge in job_vertex.chained_edges:
             nodes[edge.source_id].chained.append((edge.target_id, edge.output_tag))
         out_edges = []
@@ -151,6 +144,12 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
             remote_text_path=_remote_text_path(nodes[job_vertex.head_node].operator),
         )
     return plans
+
+
+def _node_plan(node: StreamNode) -> NodePlan:
+    if node.operator is None:
+        raise GraphError(f"stream node {node.label} runs no operator")
+    return NodePlan(id=node.id, name=node.name, operator=node.operator, is_source=node.source_kind is not None)
 
 
 def _remote_text_path(operator: OperatorSpec | None) -> str | None:

@@ -58,7 +58,7 @@ class ProcessOperator(FunctionOperator):
         context.current_timestamp = timestamp
         try:
             if self.key_selector is not None:
-                self.backend.current_key = self.key_selector(value)
+                self.keyed_state.current_key = self.key_selector(value)
             emit_all(self.function(value, context, self.out), self.out.collect)
         except Exception as error:
             raise self.fail(error, value) from error
@@ -68,7 +68,7 @@ class ProcessOperator(FunctionOperator):
     def _fire(self, timestamp: int, key: Any) -> None:
         if self.on_timer is None:
             return
-        self.backend.current_key = key
+        self.keyed_state.current_key = key
         self.context.current_timestamp = timestamp
         try:
             emit_all(self.on_timer(timestamp, self.context, self.out), self.out.collect)

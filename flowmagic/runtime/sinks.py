@@ -10,8 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO
 
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt
@@ -25,8 +24,6 @@ __all__ = ["CollectSink", "FileSinkCommitter", "FileSinkWriter", "PrintSink", "S
 
 class _Sink(Operator):
     emits_results = True
-    #: Set by the task: ``emit_result(payload)`` hands a result to the driver.
-    emit_result: Callable[[Any], None]
 
     @staticmethod
     def deliver(result: JobResult, node_id: int, payload: Any) -> None:
@@ -112,7 +109,7 @@ class FileSinkWriter(Operator):
         super().__init__(name, params, task)
         self.sink = params["sink"]
         self.encode = self.sink.encoder.encode
-        self.file = None
+        self.file: TextIO | None = None
         self.path = ""
 
     def open(self) -> None:
@@ -126,9 +123,11 @@ class FileSinkWriter(Operator):
             line = self.encode(value)
         except Exception as error:
             raise self.fail(error, value) from error
+        assert self.file is not None, "records arrive between open() and end_input()"
         self.file.write(f"{line}\n")
 
     def end_input(self) -> None:
+        assert self.file is not None, "end_input() follows open()"
         self.file.close()
         self.output.collect((self.path, f"part-{self.task.index}"), None)
 

@@ -120,7 +120,7 @@ def local_path(path: str) -> str | None:
 
 def split_file(path: str) -> list[tuple[str, int, int]]:
     """Splits ``(file, start, end)`` of a file or of every visible file under a directory."""
-    files = []
+    files: list[str] = []
     if os.path.isdir(path):
         for root, directories, names in os.walk(path):
             directories[:] = sorted(d for d in directories if not d.startswith((".", "_")))

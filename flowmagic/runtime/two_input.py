@@ -30,7 +30,8 @@ class _TwoInputOperator(Operator):
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         super().__init__(name, params, task)
         first, second = params["functions"]
-        self.functions = (None, first, second)
+        # Indexed by input side, 1 and 2.
+        self.functions: tuple[Any, ...] = (None, first, second)
         self.user_functions = owners(first, second)
 
 
@@ -65,7 +66,7 @@ class CoProcessOperator(ProcessOperator):
         if "key_selectors" in params:
             params["key_selector"] = params["key_selectors"][0]
         super().__init__(name, params, task)
-        self.functions = (None, first, second)
+        self.functions: tuple[Any, ...] = (None, first, second)
         self.user_functions = owners(first, second)
         self.key_selectors = params.get("key_selectors", (None, None))
         owner = getattr(first, "__self__", None)
@@ -77,7 +78,7 @@ class CoProcessOperator(ProcessOperator):
         try:
             selector = self.key_selectors[side - 1]
             if selector is not None:
-                self.backend.current_key = selector(value)
+                self.keyed_state.current_key = selector(value)
             emit_all(self.functions[side](value, context, self.out), self.out.collect)
         except Exception as error:
             raise self.fail(error, value) from error

@@ -65,8 +65,8 @@ class WindowOperator(Operator):
         self.late_tag = params["late_tag"]
         self.all_windows = params.get("all", False)
         self.kind = params["function_kind"]
-        self.function = params.get("function")
-        self.window_function = params.get("window_function")
+        self.function: Any = params.get("function")
+        self.window_function: Any = params.get("window_function")
         self.event_time = self.assigner.is_event_time
         self.watermark = MIN_WATERMARK
         # (key, window) -> contents: a list of (value, timestamp) or an accumulator.
@@ -249,7 +249,7 @@ class WindowOperator(Operator):
     # -- time -------------------------------------------------------------------------------
 
     def _on_timer(self, kind: str, timestamp: int, key: Any, window: Any) -> None:
-        self.backend.current_key = key
+        self.keyed_state.current_key = key
         if kind in ("event-cleanup", "processing-cleanup"):
             slot = (key, window)
             self.contents.pop(slot, None)

@@ -93,6 +93,7 @@ class FlowGraphs:
 
     def __repr__(self) -> str:
         stream, job, execution = self.graphs["stream"], self.graphs["job"], self.graphs["execution"]
+        assert isinstance(stream, StreamGraph) and isinstance(job, JobGraph) and isinstance(execution, ExecutionGraph)
         return (
             f"<FlowGraphs {self.name!r}: {len(stream.nodes)} stream nodes, {len(job.vertices)} job vertices, "
             f"{execution.num_subtasks} subtasks>"

@@ -62,13 +62,15 @@ def exchange(sc: Any, producers: list[Any], parallelism: int) -> Any:
     from pyspark.serializers import CPickleSerializer
 
     jvm = sc._jvm
-    pairs = None
+    pair_rdds = []
     for frames in producers:
         # The frames are bytes already: Spark must pass them on as they are (as PySpark's
         # own partitionBy does).
         frames._bypass_serializer = True
-        pair_rdd = jvm.PairwiseRDD(frames._jrdd.rdd()).asJavaPairRDD()
-        pairs = pair_rdd if pairs is None else pairs.union(pair_rdd)
+        pair_rdds.append(jvm.PairwiseRDD(frames._jrdd.rdd()).asJavaPairRDD())
+    pairs = pair_rdds[0]
+    for other in pair_rdds[1:]:
+        pairs = pairs.union(other)
     partitioner = jvm.PythonPartitioner(parallelism, 0)
     values = jvm.PythonRDD.valueOfPair(pairs.repartitionAndSortWithinPartitions(partitioner))
     return RDD(values, sc, CPickleSerializer())
