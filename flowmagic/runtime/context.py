@@ -7,12 +7,12 @@ Mirrors PyFlink's ``RuntimeContext``, ``ValueState``/``ListState``/``MapState``,
 from __future__ import annotations
 
 import heapq
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from flowmagic.api.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
 from flowmagic.errors import ProgramError
+from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.records import MIN_WATERMARK
 
 __all__ = [
@@ -50,6 +50,21 @@ class KeyedStateBackend:
 
     def table(self, name: str) -> dict[Any, Any]:
         return self._tables.setdefault(name, {})
+
+    def snapshot(self) -> dict[Any, dict[str, Any]]:
+        """Every key's state, as ``{key: {state name: value}}``."""
+        entries: dict[Any, dict[str, Any]] = {}
+        for name, table in self._tables.items():
+            for key, value in table.items():
+                entries.setdefault(key, {})[name] = value
+        return entries
+
+    def restore(self, entries: dict[Any, dict[str, Any]]) -> None:
+        """Add the state of ``entries`` (from :meth:`snapshot`) to this backend's."""
+        for key, states in entries.items():
+            for name, value in states.items():
+                if not name.startswith("@"):
+                    self.table(name)[key] = value
 
 
 class _State:
@@ -173,8 +188,9 @@ class RuntimeContext:
 class TimerService:
     """Event-time and processing-time timers of a keyed operator, deduplicated per (time, key)."""
 
-    def __init__(self, backend: KeyedStateBackend | None):
+    def __init__(self, backend: KeyedStateBackend | None, clock: Clock = WALL_CLOCK):
         self._backend = backend
+        self._clock = clock
         self.current_watermark_value = MIN_WATERMARK
         self._event: list[tuple[int, int, Any]] = []
         self._processing: list[tuple[int, int, Any]] = []
@@ -187,7 +203,25 @@ class TimerService:
         return self._backend
 
     def current_processing_time(self) -> int:
-        return int(time.time() * 1000)
+        return self._clock.now()
+
+    def snapshot(self) -> dict[Any, list[tuple[str, int]]]:
+        """Every key's pending timers, as ``{key: [(kind, timestamp), ...]}``."""
+        entries: dict[Any, list[tuple[str, int]]] = {}
+        for kind, timestamp, key in self._registered:
+            entries.setdefault(key, []).append((kind, timestamp))
+        return entries
+
+    def restore(self, entries: dict[Any, list[tuple[str, int]]]) -> None:
+        """Register the timers of ``entries`` (from :meth:`snapshot`) again."""
+        for key, timers in entries.items():
+            for kind, timestamp in sorted(timers, key=lambda timer: timer[1]):
+                marker = (kind, timestamp, key)
+                if marker in self._registered:
+                    continue
+                self._registered.add(marker)
+                self._sequence += 1
+                heapq.heappush(self._event if kind == "event" else self._processing, (timestamp, self._sequence, key))
 
     def current_watermark(self) -> int:
         return self.current_watermark_value

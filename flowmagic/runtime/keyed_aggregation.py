@@ -137,6 +137,14 @@ class KeyedFolder:
         """Every key's result, keys in the order they first came."""
         raise NotImplementedError
 
+    def snapshot(self) -> dict[Any, Any]:
+        """Every key's state (what a checkpoint stores)."""
+        raise NotImplementedError
+
+    def restore(self, states: dict[Any, Any]) -> None:
+        """Take over the keys' states of :meth:`snapshot`."""
+        raise NotImplementedError
+
 
 class ReduceFolder(KeyedFolder):
     """A reduce function, or min/max/min_by/max_by: one state per key."""
@@ -177,6 +185,12 @@ class ReduceFolder(KeyedFolder):
     def results(self) -> list[Any]:
         record = self.record
         return [record(state) for state in self.states.values()]
+
+    def snapshot(self) -> dict[Any, Any]:
+        return dict(self.states)
+
+    def restore(self, states: dict[Any, Any]) -> None:
+        self.states.update(states)
 
 
 class SumFolder(KeyedFolder):
@@ -225,6 +239,13 @@ class SumFolder(KeyedFolder):
     def results(self) -> list[Any]:
         firsts, position = self.firsts, self.position
         return [with_field(firsts[key], position, total) for key, total in self.totals.items()]
+
+    def snapshot(self) -> dict[Any, Any]:
+        return {key: (self.firsts[key], total) for key, total in self.totals.items()}
+
+    def restore(self, states: dict[Any, Any]) -> None:
+        for key, (first, total) in states.items():
+            self.firsts[key], self.totals[key] = first, total
 
 
 class SumUpdater(KeyedFolder):
@@ -276,6 +297,12 @@ class SumUpdater(KeyedFolder):
 
     def results(self) -> list[Any]:
         return list(self.latest.values())
+
+    def snapshot(self) -> dict[Any, Any]:
+        return dict(self.latest)
+
+    def restore(self, states: dict[Any, Any]) -> None:
+        self.latest.update(states)
 
 
 def keyed_folder(params: dict[str, Any], updates: bool) -> KeyedFolder:
@@ -341,3 +368,13 @@ class KeyedReduceOperator(Operator):
     def end_input(self) -> None:
         if self.task.batch:
             self.output.collect_batch(self.folder.results())
+
+    def snapshot_keyed(self) -> dict[Any, dict[str, Any]]:
+        entries = super().snapshot_keyed()
+        for key, state in self.folder.snapshot().items():
+            entries.setdefault(key, {})["@fold"] = state
+        return entries
+
+    def restore_keyed(self, entries: dict[Any, dict[str, Any]]) -> None:
+        super().restore_keyed(entries)
+        self.folder.restore({key: states["@fold"] for key, states in entries.items() if "@fold" in states})

@@ -13,10 +13,11 @@ import reprlib
 import sys
 import traceback
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.context import KeyedStateBackend, RuntimeContext
 
 __all__ = ["Operator", "Output", "TaskInfo", "UserFunctionError", "user_traceback"]
@@ -37,6 +38,8 @@ class TaskInfo:
     max_parallelism: int
     attempt: int
     batch: bool
+    #: Where processing time comes from (the wall clock, or a continuous job's epoch time).
+    clock: Clock = field(default=WALL_CLOCK, compare=False)
 
     @property
     def subtask_name(self) -> str:
@@ -192,6 +195,24 @@ class Operator:
 
     def end_input(self) -> None:
         """All input has arrived (after the final watermark)."""
+
+    def advance_processing_time(self, now: int) -> None:
+        """Processing time reached ``now``: fire the processing-time timers due by then."""
+
+    def snapshot_keyed(self) -> dict[Any, dict[str, Any]]:
+        """This subtask's keyed state, key by key (what a checkpoint stores by key group).
+
+        The default covers the state a user function reached through the runtime context;
+        operators with state of their own add theirs.
+        """
+        if self.backend is None:
+            return {}
+        return self.backend.snapshot()
+
+    def restore_keyed(self, entries: dict[Any, dict[str, Any]]) -> None:
+        """Take over the keyed state of ``entries`` (keys of this subtask's key groups)."""
+        if self.backend is not None:
+            self.backend.restore(entries)
 
     def close(self) -> None:
         """Called after end of input, to release resources: closes the user's functions."""

@@ -39,7 +39,7 @@ class ProcessOperator(FunctionOperator):
         super().__init__(name, params, task)
         self.key_selector = params.get("key_selector")
         # Non-keyed functions may read the time; registering timers needs a key (Flink's rule).
-        self.timers = TimerService(self.backend)
+        self.timers = TimerService(self.backend, task.clock)
         self.context = ProcessContext(self._side, self.timers, self.backend)
         self.on_timer = getattr(self.user_function, "on_timer", None)
 
@@ -63,7 +63,7 @@ class ProcessOperator(FunctionOperator):
         except Exception as error:
             raise self.fail(error, value) from error
         if self.timers._processing:
-            self._fire_processing_timers(self.timers.current_processing_time())
+            self.advance_processing_time(self.timers.current_processing_time())
 
     def _fire(self, timestamp: int, key: Any) -> None:
         if self.on_timer is None:
@@ -75,9 +75,19 @@ class ProcessOperator(FunctionOperator):
         except Exception as error:
             raise self.fail(error, f"timer {timestamp} of key {key!r}") from error
 
-    def _fire_processing_timers(self, now: int) -> None:
+    def advance_processing_time(self, now: int) -> None:
         for timestamp, key in self.timers.due_processing_timers(now):
             self._fire(timestamp, key)
+
+    def snapshot_keyed(self) -> dict[Any, dict[str, Any]]:
+        entries = super().snapshot_keyed()
+        for key, timers in self.timers.snapshot().items():
+            entries.setdefault(key, {})["@timers"] = timers
+        return entries
+
+    def restore_keyed(self, entries: dict[Any, dict[str, Any]]) -> None:
+        super().restore_keyed(entries)
+        self.timers.restore({key: states["@timers"] for key, states in entries.items() if "@timers" in states})
 
     def process_watermark(self, watermark: int) -> None:
         self.timers.current_watermark_value = watermark
@@ -87,4 +97,4 @@ class ProcessOperator(FunctionOperator):
 
     def end_input(self) -> None:
         # The clock of a bounded job jumps to the end: pending processing-time timers fire.
-        self._fire_processing_timers(MAX_WATERMARK)
+        self.advance_processing_time(MAX_WATERMARK)

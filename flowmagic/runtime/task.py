@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flowmagic.graph.execution_graph import ExecutionState
+from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.exchange import RecordWriter
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.plan import VertexPlan
@@ -20,7 +21,7 @@ from flowmagic.runtime.records import BATCH_SIZE, MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.wire import RESULT_SLOT, VALUES, WATERMARK
 
-__all__ = ["SubtaskStats", "run_subtask"]
+__all__ = ["Subtask", "SubtaskStats", "run_subtask"]
 
 
 class _Pacer:
@@ -133,82 +134,122 @@ class _Chain:
         return self.results + sum(writer.records_out for writer in self.writers)
 
 
+class Subtask:
+    """One subtask: its chain, and the watermarks of its input channels.
+
+    A bounded job runs it once, over all of its input (:func:`run_subtask`); a continuous
+    job keeps it from epoch to epoch and runs it over each epoch's input.
+    """
+
+    def __init__(self, plan: VertexPlan, index: int, attempt: int, stats: SubtaskStats, clock: Clock = WALL_CLOCK):
+        self.plan = plan
+        self.index = index
+        self.stats = stats
+        self.info = TaskInfo(plan.name, index, plan.parallelism, plan.max_parallelism, attempt, plan.batch, clock)
+        self.buffer: list[tuple[int, Any, Any]] = []
+        self.chain = _Chain(plan, self.info, not plan.batch, self.buffer)
+        self.sides = [input_plan.side for input_plan in plan.inputs]
+        self.channels = {
+            (input_plan.index, producer): MIN_WATERMARK
+            for input_plan in plan.inputs
+            for producer in input_plan.partitions[index]
+        }
+        self.watermark = MIN_WATERMARK
+        self.pacer = _Pacer()
+        self.rebind(stats)
+
+    def rebind(self, stats: SubtaskStats) -> None:
+        """Report to ``stats`` from now on (a continuous job's next epoch has its own)."""
+        self.stats = stats
+        stats.count_out = lambda: self.chain.records_out
+        stats.watermark = self.watermark
+
+    def open(self) -> None:
+        self.chain.open()
+        self.stats.state = ExecutionState.RUNNING
+
+    def _drain(self) -> Iterator[tuple[int, Any, Any]]:
+        if self.buffer:
+            yield from self.buffer
+            self.buffer.clear()
+
+    def read_source(self, batches: Iterable[list[Any]]) -> Iterator[tuple[int, Any, Any]]:
+        """Push a source's batches through the chain; yield what it outputs as it goes."""
+        collect_batch = self.chain.head.output.collect_batch
+        for batch in batches:
+            for chunk in self.pacer.slices(batch):
+                collect_batch(chunk)
+                yield from self._drain()
+
+    def consume(self, items: Iterable[Any]) -> Iterator[tuple[int, Any, Any]]:
+        """Read exchange items channel by channel; the subtask's watermark is the minimum over
+        its channels."""
+        head, stats, sides, channels = self.chain.head, self.stats, self.sides, self.channels
+        process, steps = head.process, head.process_batch_in_steps
+        for key, (kind, data) in items:
+            side = sides[key[1]]
+            if kind == WATERMARK:
+                channel = (key[1], key[2])
+                if data > channels.get(channel, MIN_WATERMARK):
+                    channels[channel] = data
+                    combined = min(channels.values())
+                    if combined > self.watermark:
+                        self.watermark = stats.watermark = combined
+                        head.process_watermark(combined)
+                continue
+            if kind == VALUES:
+                for chunk in self.pacer.slices(data) if side == 0 else (data,):
+                    if side == 0:
+                        for _step in steps(chunk):
+                            yield from self._drain()
+                    else:
+                        for value in chunk:
+                            process(value, None, side)
+                    stats.records_in += len(chunk)
+            else:
+                for value, timestamp in data:
+                    process(value, timestamp, side)
+                stats.records_in += len(data)
+            # Records leave as soon as they are made: serialized while still in the CPU cache,
+            # and a subtask never holds more than a batch's worth.
+            yield from self._drain()
+
+    def advance_processing_time(self, now: int) -> Iterator[tuple[int, Any, Any]]:
+        """Fire every operator's processing-time timers due by ``now``, head first."""
+        for node_id in self.plan.chain_order:
+            self.chain.operators[node_id].advance_processing_time(now)
+        yield from self._drain()
+
+    def emit_watermark(self, watermark: int) -> Iterator[tuple[int, Any, Any]]:
+        """A source's watermark (``MAX_WATERMARK`` at its end) into the chain."""
+        self.chain.head.output.emit_watermark(watermark)
+        yield from self._drain()
+
+    def end_of_input(self) -> Iterator[tuple[int, Any, Any]]:
+        """The end of all input: the final watermark if it did not come, then the chain ends."""
+        if self.chain.source is None and self.watermark != MAX_WATERMARK:
+            self.watermark = self.stats.watermark = MAX_WATERMARK
+            self.chain.head.process_watermark(MAX_WATERMARK)
+        self.chain.finish()
+        yield from self._drain()
+
+    def flush(self) -> Iterator[tuple[int, Any, Any]]:
+        """Hand on every buffered record (the end of a continuous job's epoch)."""
+        for writer in self.chain.writers:
+            writer.flush()
+        yield from self._drain()
+
+
 def run_subtask(
     plan: VertexPlan, index: int, attempt: int, items: Iterable[Any], stats: SubtaskStats
 ) -> Iterator[tuple[int, Any, Any]]:
     """Run subtask ``index`` of ``plan`` over its input ``items``; yield the items it outputs."""
-    streaming = not plan.batch
-    info = TaskInfo(plan.name, index, plan.parallelism, plan.max_parallelism, attempt, plan.batch)
-    buffer: list[tuple[int, Any, Any]] = []
-    chain = _Chain(plan, info, streaming, buffer)
-    stats.count_out = lambda: chain.records_out
-    chain.open()
-    stats.state = ExecutionState.RUNNING
-    head = chain.head
-    if chain.source is not None:
-        collect_batch = head.output.collect_batch
-        pacer = _Pacer()
-        for batch in chain.source.batches():
-            for chunk in pacer.slices(batch):
-                collect_batch(chunk)
-                if buffer:
-                    yield from buffer
-                    buffer.clear()
-        head.output.emit_watermark(MAX_WATERMARK)
+    subtask = Subtask(plan, index, attempt, stats)
+    subtask.open()
+    source = subtask.chain.source
+    if source is not None:
+        yield from subtask.read_source(source.batches())
+        yield from subtask.emit_watermark(MAX_WATERMARK)
     else:
-        yield from _consume(plan, index, items, head, buffer, stats)
-    chain.finish()
-    yield from buffer
-    buffer.clear()
-
-
-def _consume(
-    plan: VertexPlan,
-    index: int,
-    items: Iterable[Any],
-    head: Operator,
-    buffer: list,
-    stats: SubtaskStats,
-) -> Iterator[tuple[int, Any, Any]]:
-    sides = [input_plan.side for input_plan in plan.inputs]
-    channels = {
-        (input_plan.index, producer): MIN_WATERMARK
-        for input_plan in plan.inputs
-        for producer in input_plan.partitions[index]
-    }
-    current = MIN_WATERMARK
-    process, steps = head.process, head.process_batch_in_steps
-    pacer = _Pacer()
-    for key, (kind, data) in items:
-        side = sides[key[1]]
-        if kind == WATERMARK:
-            channel = (key[1], key[2])
-            if data > channels.get(channel, MIN_WATERMARK):
-                channels[channel] = data
-                combined = min(channels.values())
-                if combined > current:
-                    current = combined
-                    stats.watermark = current
-                    head.process_watermark(current)
-            continue
-        if kind == VALUES:
-            for chunk in pacer.slices(data) if side == 0 else (data,):
-                if side == 0:
-                    for _step in steps(chunk):
-                        yield from buffer
-                        buffer.clear()
-                else:
-                    for value in chunk:
-                        process(value, None, side)
-                stats.records_in += len(chunk)
-        else:
-            for value, timestamp in data:
-                process(value, timestamp, side)
-            stats.records_in += len(data)
-        # Records leave as soon as they are made: serialized while still in the CPU cache,
-        # and a subtask never holds more than a batch's worth.
-        yield from buffer
-        buffer.clear()
-    if current != MAX_WATERMARK:
-        stats.watermark = MAX_WATERMARK
-        head.process_watermark(MAX_WATERMARK)
+        yield from subtask.consume(items)
+    yield from subtask.end_of_input()

@@ -10,7 +10,6 @@ allowed_lateness`` are dropped or sent to the late-data side output.
 from __future__ import annotations
 
 import heapq
-import time
 from typing import Any
 
 from flowmagic.graph.operators import OperatorKind
@@ -46,7 +45,7 @@ class WindowContext:
         return self._operator.watermark
 
     def current_processing_time(self) -> int:
-        return int(time.time() * 1000)
+        return self._operator.task.clock.now()
 
 
 @register(OperatorKind.WINDOW)
@@ -95,7 +94,7 @@ class WindowOperator(Operator):
         if self.event_time:
             element_time = timestamp if timestamp is not None else MIN_WATERMARK
         else:
-            element_time = int(time.time() * 1000)
+            element_time = self.task.clock.now()
         windows = assign_windows(self.assigner, element_time)
         if self.assigner.is_merging:
             windows = [self._merge_session(key, windows[0])]
@@ -114,7 +113,7 @@ class WindowOperator(Operator):
             else:
                 self.late_records_dropped += 1
         if not self.event_time:
-            self._advance_processing_time(int(time.time() * 1000))
+            self.advance_processing_time(self.task.clock.now())
 
     def _is_late(self, window: Any) -> bool:
         return self.event_time and window.max_timestamp() + self.lateness <= self.watermark
@@ -276,7 +275,7 @@ class WindowOperator(Operator):
         for entry in deferred:
             heapq.heappush(self.timers, entry)
 
-    def _advance_processing_time(self, now: int) -> None:
+    def advance_processing_time(self, now: int) -> None:
         self._run_timers(("processing", "processing-cleanup"), now)
 
     def process_watermark(self, watermark: int) -> None:
@@ -286,4 +285,34 @@ class WindowOperator(Operator):
 
     def end_input(self) -> None:
         # A bounded job's clock jumps to the end: processing-time windows fire now.
-        self._advance_processing_time(MAX_WATERMARK)
+        self.advance_processing_time(MAX_WATERMARK)
+
+    # -- checkpoints --------------------------------------------------------------------------
+
+    def snapshot_keyed(self) -> dict[Any, dict[str, Any]]:
+        entries = super().snapshot_keyed()
+
+        def of(key: Any) -> dict[str, Any]:
+            return entries.setdefault(key, {})
+
+        for (key, window), contents in self.contents.items():
+            of(key).setdefault("@contents", {})[window] = contents
+        for (key, window), count in self.counts.items():
+            of(key).setdefault("@counts", {})[window] = count
+        for key, sessions in self.sessions.items():
+            of(key)["@sessions"] = list(sessions)
+        for kind, timestamp, key, window in self.timer_set:
+            of(key).setdefault("@timers", []).append((kind, timestamp, window))
+        return entries
+
+    def restore_keyed(self, entries: dict[Any, dict[str, Any]]) -> None:
+        super().restore_keyed(entries)
+        for key, states in entries.items():
+            for window, contents in states.get("@contents", {}).items():
+                self.contents[(key, window)] = contents
+            for window, count in states.get("@counts", {}).items():
+                self.counts[(key, window)] = count
+            if "@sessions" in states:
+                self.sessions[key] = list(states["@sessions"])
+            for kind, timestamp, window in sorted(states.get("@timers", []), key=lambda timer: timer[1]):
+                self.register_timer(kind, timestamp, key, window)
