@@ -13,7 +13,13 @@ import types
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from flowmagic.api.functions import OutputTag
+from flowmagic.api.functions import (
+    CoProcessFunction,
+    KeyedCoProcessFunction,
+    KeyedProcessFunction,
+    OutputTag,
+    ProcessFunction,
+)
 from flowmagic.api.watermarks import WatermarkStrategy
 from flowmagic.errors import (
     IncompatibleStreamsError,
@@ -277,6 +283,10 @@ class DataStream:
             return DataStream(self._env, t)
         return stream_class(self._env, t, **kwargs)
 
+    def _repartition(self, partitioner: Partitioner) -> DataStream:
+        """A new partitioning of this stream (Flink's ``setConnectionType``)."""
+        return self._partition(partitioner)
+
     def key_by(self, key_selector: Callable[[Any], Any]) -> KeyedStream:
         """Partition by key: records with equal keys go to the same subtask (HASH)."""
         _check_callable(key_selector, "key_by()", "get_key")
@@ -284,33 +294,33 @@ class DataStream:
 
     def shuffle(self) -> DataStream:
         """Send every record to a uniformly random subtask."""
-        return self._partition(Partitioner(SHUFFLE))
+        return self._repartition(Partitioner(SHUFFLE))
 
     def rebalance(self) -> DataStream:
         """Round-robin records over all downstream subtasks."""
-        return self._partition(Partitioner(REBALANCE))
+        return self._repartition(Partitioner(REBALANCE))
 
     def rescale(self) -> DataStream:
         """Round-robin records over a local subset of downstream subtasks (POINTWISE)."""
-        return self._partition(Partitioner(RESCALE))
+        return self._repartition(Partitioner(RESCALE))
 
     def broadcast(self) -> DataStream:
         """Send every record to every downstream subtask."""
-        return self._partition(Partitioner(BROADCAST))
+        return self._repartition(Partitioner(BROADCAST))
 
     def forward(self) -> DataStream:
         """Send records to the subtask of the same index (needs equal parallelism)."""
-        return self._partition(Partitioner(FORWARD))
+        return self._repartition(Partitioner(FORWARD))
 
     def global_(self) -> DataStream:
         """Send every record to the first downstream subtask."""
-        return self._partition(Partitioner(GLOBAL))
+        return self._repartition(Partitioner(GLOBAL))
 
     def partition_custom(self, partitioner: Any, key_selector: Callable[[Any], Any]) -> DataStream:
         """Send each record to ``partitioner(key, num_partitions)`` (or ``partitioner.partition``)."""
         _check_callable(partitioner, "partition_custom()", "partition")
         _check_callable(key_selector, "partition_custom() key selector", "get_key")
-        return self._partition(Partitioner(CUSTOM, key_selector=key_selector, function=partitioner))
+        return self._repartition(Partitioner(CUSTOM, key_selector=key_selector, function=partitioner))
 
     # -- combining ------------------------------------------------------------------------
 
@@ -383,6 +393,7 @@ class DataStream:
             parallelism=self._env.get_parallelism(),
             inputs=[self._transformation],
             operator=operator,
+            state_key=self._state_key(),
             call_site=call_site(),
         )
         self._env._add_operator(t)
@@ -449,9 +460,21 @@ class KeyedStream(DataStream):
     def _keyed(self, name: str, kind: OperatorKind, **params: Any) -> DataStream:
         return self._one_input(name, OperatorSpec(kind, {"key_selector": self._key_selector, **params}))
 
+    def _repartition(self, partitioner: Partitioner) -> DataStream:
+        # Flink's KeyedStream overrides setConnectionType: its HASH partitioning is what keyed
+        # state relies on. key_by() makes a new KeyedStream and stays allowed.
+        raise ProgramError("Cannot override partitioning for KeyedStream.")
+
     def process(self, function: Any) -> DataStream:
-        """Call ``function(value, ctx, out)`` per record with per-key state and timers."""
+        """Call ``function(value, ctx, out)`` per record with per-key state and timers.
+
+        As in Flink, the function's class names the operator: a plain ``ProcessFunction``
+        makes a "Process" operator (keyed state, sorted input in BATCH), a
+        ``KeyedProcessFunction`` (or any other callable) a "KeyedProcess" one.
+        """
         _check_callable(function, "process()", "process_element")
+        if isinstance(function, ProcessFunction) and not isinstance(function, KeyedProcessFunction):
+            return self._keyed("Process", OperatorKind.PROCESS, function=function)
         return self._keyed("KeyedProcess", OperatorKind.KEYED_PROCESS, function=function)
 
     def reduce(self, function: Callable[[Any, Any], Any]) -> DataStream:
@@ -545,15 +568,25 @@ class ConnectedStreams:
         return self._two_input("Co-Flat Map", OperatorSpec(OperatorKind.CO_FLAT_MAP, {"functions": functions}))
 
     def process(self, function1: Any, function2: Any = None) -> DataStream:
-        """``function(value, ctx, out)`` per input (or one object with process_element1/2)."""
+        """``function(value, ctx, out)`` per input (or one object with process_element1/2).
+
+        As in Flink, a ``KeyedCoProcessFunction`` makes "Co-Keyed-Process" and needs both
+        inputs keyed; a plain ``CoProcessFunction`` makes "Co-Process" (with keyed state and
+        timers when both inputs are keyed). Two plain callables are named by the inputs.
+        """
         functions = _pair(function1, function2, "process", ("process_element1", "process_element2"))
         key1, key2 = self._keys()
-        if key1 is not None and key2 is not None:
-            return self._two_input(
-                "Co-Keyed-Process",
-                OperatorSpec(OperatorKind.CO_KEYED_PROCESS, {"functions": functions, "key_selectors": (key1, key2)}),
+        both_keyed = key1 is not None and key2 is not None
+        if isinstance(function1, KeyedCoProcessFunction) and not both_keyed:
+            raise ProgramError(
+                "KeyedCoProcessFunction can only be used when both input streams are of type KeyedStream."
             )
-        return self._two_input("Co-Process", OperatorSpec(OperatorKind.CO_PROCESS, {"functions": functions}))
+        plain = isinstance(function1, CoProcessFunction) and not isinstance(function1, KeyedCoProcessFunction)
+        name = "Co-Process" if plain or not both_keyed else "Co-Keyed-Process"
+        if both_keyed:
+            params = {"functions": functions, "key_selectors": (key1, key2)}
+            return self._two_input(name, OperatorSpec(OperatorKind.CO_KEYED_PROCESS, params))
+        return self._two_input(name, OperatorSpec(OperatorKind.CO_PROCESS, {"functions": functions}))
 
 
 def _pair(function1: Any, function2: Any, method: str, names: tuple[str, str]) -> tuple[Any, Any]:

@@ -47,7 +47,9 @@ def _one_input(gen: StreamGraphGenerator, t: OneInputTransformation, inputs: lis
 
 
 def _two_input(gen: StreamGraphGenerator, t: TwoInputTransformation, inputs: list[list[int]], group: str) -> list[int]:
-    keyed = t.state_key1 is not None and t.state_key2 is not None
+    # TwoInputTransformationTranslator: each keyed input is sorted in BATCH, the other one
+    # passes through; one sorted input is enough to make the operator head its chain.
+    keyed = t.state_key1 is not None or t.state_key2 is not None
     gen.add_node(t, t.name, group, state_keys=(t.state_key1, t.state_key2), keyed_batch_input=keyed)
     for type_number, input_ids in enumerate(inputs, start=1):
         for input_id in input_ids:
@@ -58,7 +60,10 @@ def _two_input(gen: StreamGraphGenerator, t: TwoInputTransformation, inputs: lis
 def _legacy_sink(
     gen: StreamGraphGenerator, t: LegacySinkTransformation, inputs: list[list[int]], group: str
 ) -> list[int]:
-    gen.add_node(t, f"Sink: {t.name}", group, sink=True)
+    keyed = t.state_key is not None
+    gen.add_node(
+        t, f"Sink: {t.name}", group, sink=True, state_keys=(t.state_key,) if keyed else (), keyed_batch_input=keyed
+    )
     for input_id in inputs[0]:
         gen.add_edge(input_id, t.id, 0)
     return [t.id]

@@ -160,8 +160,9 @@ class StreamGraph:
                 }
                 for node in self.nodes.values()
             ],
-            "source_ids": list(self.source_ids),
-            "sink_ids": list(self.sink_ids),
+            # Flink keeps both in hash sets, which have no order of their own: ascending.
+            "source_ids": sorted(self.source_ids),
+            "sink_ids": sorted(self.sink_ids),
         }
 
     def to_plan(self) -> dict[str, Any]:

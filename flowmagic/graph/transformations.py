@@ -88,7 +88,12 @@ class TwoInputTransformation(PhysicalTransformation):
 
 @dataclass(eq=False)
 class LegacySinkTransformation(PhysicalTransformation):
-    """A SinkFunction-style sink (``print``, ``add_sink``): joins the StreamGraph's sink set."""
+    """A SinkFunction-style sink (``print``, ``add_sink``): joins the StreamGraph's sink set.
+
+    ``state_key`` is the key selector when the sink consumes a KeyedStream (Flink's
+    ``KeyedStream.addSink`` keeps the key, so the sink reads sorted input in BATCH)."""
+
+    state_key: Callable[[Any], Any] | None = field(default=None, repr=False)
 
 
 @dataclass(eq=False)
