@@ -193,6 +193,10 @@ class Operator:
     def process_watermark(self, watermark: int) -> None:
         self.output.emit_watermark(watermark)
 
+    def finish_key(self) -> None:
+        """BATCH, sorted input: every record of the current key has been processed (see
+        :mod:`flowmagic.runtime.sorting`); operators with timers fire that key's here."""
+
     def end_input(self) -> None:
         """All input has arrived (after the final watermark)."""
 

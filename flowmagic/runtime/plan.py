@@ -78,6 +78,8 @@ class VertexPlan:
     inputs: list[InputPlan]
     out_edges: list[EdgePlan]
     has_results: bool
+    #: BATCH: the head's sorted inputs, input side -> key selector (see ``runtime.sorting``).
+    sorted_inputs: dict[int, Any] = field(default_factory=dict)
     #: A text file on a non-local file system (hdfs://, s3a://...): Spark's Hadoop reader
     #: feeds this vertex's split reader instead of its monitoring source.
     remote_text_path: str | None = None
@@ -141,6 +143,7 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
             inputs=inputs,
             out_edges=out_edges,
             has_results=any(_emits_results(node.operator) for node in nodes.values()),
+            sorted_inputs=_sorted_inputs(batch, stream_graph.node(job_vertex.head_node).state_keys),
             remote_text_path=_remote_text_path(nodes[job_vertex.head_node].operator),
         )
     return plans
@@ -150,6 +153,16 @@ def _node_plan(node: StreamNode) -> NodePlan:
     if node.operator is None:
         raise GraphError(f"stream node {node.label} runs no operator")
     return NodePlan(id=node.id, name=node.name, operator=node.operator, is_source=node.source_kind is not None)
+
+
+def _sorted_inputs(batch: bool, state_keys: tuple) -> dict[int, Any]:
+    # A keyed input is sorted in BATCH. Two-input operators number their sides 1 and 2, and
+    # only their keyed sides are sorted.
+    if not batch or not state_keys:
+        return {}
+    if len(state_keys) == 1:
+        return {0: state_keys[0]}
+    return {side: key for side, key in enumerate(state_keys, start=1) if key is not None}
 
 
 def _remote_text_path(operator: OperatorSpec | None) -> str | None:

@@ -8,7 +8,7 @@ from typing import Any
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import ProcessContext, TimerService, emit_all
 from flowmagic.runtime.operator import TaskInfo
-from flowmagic.runtime.records import MAX_WATERMARK
+from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.stateless import FunctionOperator
 
@@ -94,6 +94,15 @@ class ProcessOperator(FunctionOperator):
         for timestamp, key in self.timers.due_event_timers(watermark):
             self._fire(timestamp, key)
         self.output.emit_watermark(watermark)
+
+    def finish_key(self) -> None:
+        # Flink's BatchExecutionInternalTimeService: the key's timers fire as if at the end of
+        # time, and the next key starts again without a watermark.
+        self.timers.current_watermark_value = MAX_WATERMARK
+        for timestamp, key in self.timers.due_event_timers(MAX_WATERMARK):
+            self._fire(timestamp, key)
+        self.advance_processing_time(MAX_WATERMARK)
+        self.timers.current_watermark_value = MIN_WATERMARK
 
     def end_input(self) -> None:
         # The clock of a bounded job jumps to the end: pending processing-time timers fire.

@@ -19,6 +19,7 @@ from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import BATCH_SIZE, MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import implementation
+from flowmagic.runtime.sorting import SortedInputs
 from flowmagic.runtime.wire import RESULT_SLOT, VALUES, WATERMARK
 
 __all__ = ["Subtask", "SubtaskStats", "run_subtask"]
@@ -156,6 +157,8 @@ class Subtask:
         }
         self.watermark = MIN_WATERMARK
         self.pacer = _Pacer()
+        # BATCH keyed input is held until it is complete, then replayed key by key.
+        self.sorter = SortedInputs(plan.sorted_inputs, self.chain.head) if plan.sorted_inputs else None
         self.rebind(stats)
 
     def rebind(self, stats: SubtaskStats) -> None:
@@ -186,8 +189,13 @@ class Subtask:
         its channels."""
         head, stats, sides, channels = self.chain.head, self.stats, self.sides, self.channels
         process, steps = head.process, head.process_batch_in_steps
+        sorter = self.sorter
         for key, (kind, data) in items:
             side = sides[key[1]]
+            if sorter is not None and kind != WATERMARK:
+                sorter.add_all(side, data, stamped=kind != VALUES)
+                stats.records_in += len(data)
+                continue
             if kind == WATERMARK:
                 channel = (key[1], key[2])
                 if data > channels.get(channel, MIN_WATERMARK):
@@ -226,7 +234,11 @@ class Subtask:
         yield from self._drain()
 
     def end_of_input(self) -> Iterator[tuple[int, Any, Any]]:
-        """The end of all input: the final watermark if it did not come, then the chain ends."""
+        """The end of all input: held sorted input, the final watermark if it did not come,
+        then the chain ends."""
+        if self.sorter is not None:
+            for _key in self.sorter.replay():
+                yield from self._drain()
         if self.chain.source is None and self.watermark != MAX_WATERMARK:
             self.watermark = self.stats.watermark = MAX_WATERMARK
             self.chain.head.process_watermark(MAX_WATERMARK)

@@ -101,13 +101,19 @@ class WindowOperator(Operator):
         skipped = True
         for window in windows:
             if self._is_late(window):
+                if self.assigner.is_merging:
+                    # Flink retires a late merged window at once: no later element can merge
+                    # with a session that was never open.
+                    self._retire_session(key, window)
                 continue
             skipped = False
             self._add(key, window, value, timestamp)
             if on_element(self.trigger, self, key, window):
                 self._fire(key, window)
             self._register_cleanup(key, window)
-        if skipped:
+        # Only an element that is late itself counts as late data (an element in no window,
+        # between sliding windows, is simply dropped).
+        if skipped and self.event_time and element_time + self.lateness <= self.watermark:
             if self.late_tag is not None:
                 self.output.side(self.late_tag, value, timestamp)
             else:
@@ -148,6 +154,9 @@ class WindowOperator(Operator):
         kept.append(merged)
         self.sessions[key] = kept
         return merged
+
+    def _retire_session(self, key: Any, window: TimeWindow) -> None:
+        self.sessions[key] = [session for session in self.sessions[key] if session != window]
 
     def _merge_contents(self, key: Any, old: TimeWindow, merged: TimeWindow) -> None:
         if old == merged:
@@ -282,6 +291,14 @@ class WindowOperator(Operator):
         self.watermark = watermark
         self._run_timers(("event", "event-cleanup"), watermark)
         self.output.emit_watermark(watermark)
+
+    def finish_key(self) -> None:
+        # BATCH: the key's windows fire as if its input were at the end of time; the next key
+        # starts again without a watermark, so none of its elements is late.
+        self.watermark = MAX_WATERMARK
+        self._run_timers(("event", "event-cleanup"), MAX_WATERMARK)
+        self.advance_processing_time(MAX_WATERMARK)
+        self.watermark = MIN_WATERMARK
 
     def end_input(self) -> None:
         # A bounded job's clock jumps to the end: processing-time windows fire now.
