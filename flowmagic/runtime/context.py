@@ -197,9 +197,9 @@ class TimerService:
         self._registered: set[tuple[str, int, Any]] = set()
         self._sequence = 0
 
-    def _check_keyed(self) -> KeyedStateBackend:
+    def _check_keyed(self, action: str = "Setting") -> KeyedStateBackend:
         if self._backend is None:
-            raise ProgramError("Setting timers is only supported on a keyed streams.")
+            raise ProgramError(f"{action} timers is only supported on a keyed streams.")
         return self._backend
 
     def current_processing_time(self) -> int:
@@ -242,10 +242,10 @@ class TimerService:
         self._register("processing", self._processing, timestamp)
 
     def delete_event_time_timer(self, timestamp: int) -> None:
-        self._registered.discard(("event", timestamp, self._check_keyed().current_key))
+        self._registered.discard(("event", timestamp, self._check_keyed("Deleting").current_key))
 
     def delete_processing_time_timer(self, timestamp: int) -> None:
-        self._registered.discard(("processing", timestamp, self._check_keyed().current_key))
+        self._registered.discard(("processing", timestamp, self._check_keyed("Deleting").current_key))
 
     def due_event_timers(self, watermark: int) -> Iterator[tuple[int, Any]]:
         """Pop every event-time timer with ``timestamp <= watermark``, in time order."""

@@ -12,7 +12,7 @@ from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.stateless import FunctionOperator
 
-__all__ = ["Collector", "ProcessOperator"]
+__all__ = ["Collector", "KeyedProcessOperator", "ProcessOperator"]
 
 
 class Collector:
@@ -28,18 +28,21 @@ class Collector:
         self._collect(value, self._context.current_timestamp)
 
 
-@register(OperatorKind.PROCESS, OperatorKind.KEYED_PROCESS)
+@register(OperatorKind.PROCESS)
 class ProcessOperator(FunctionOperator):
-    """``process(value, ctx, out)``; on keyed streams with state, timers and ``on_timer``."""
+    """``process(value, ctx, out)``; on a KeyedStream with keyed state (Flink's ProcessOperator)."""
 
     method = "process_element"
+    #: Whether the function may register timers: Flink's ProcessOperator rejects them even on a
+    #: KeyedStream; only keyed process operators have a keyed timer service.
+    keyed_timers = False
 
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         self.keyed = "key_selector" in params
         super().__init__(name, params, task)
         self.key_selector = params.get("key_selector")
-        # Non-keyed functions may read the time; registering timers needs a key (Flink's rule).
-        self.timers = TimerService(self.backend, task.clock)
+        # Every function may read the time; registering timers needs a keyed timer service.
+        self.timers = TimerService(self.backend if self.keyed_timers else None, task.clock)
         self.context = ProcessContext(self._side, self.timers, self.backend)
         self.on_timer = getattr(self.user_function, "on_timer", None)
 
@@ -107,3 +110,10 @@ class ProcessOperator(FunctionOperator):
     def end_input(self) -> None:
         # The clock of a bounded job jumps to the end: pending processing-time timers fire.
         self.advance_processing_time(MAX_WATERMARK)
+
+
+@register(OperatorKind.KEYED_PROCESS)
+class KeyedProcessOperator(ProcessOperator):
+    """A KeyedProcessFunction: keyed state, timers and ``on_timer``."""
+
+    keyed_timers = True

@@ -58,7 +58,9 @@ class CoFlatMapOperator(_TwoInputOperator):
 
 @register(OperatorKind.CO_PROCESS, OperatorKind.CO_KEYED_PROCESS)
 class CoProcessOperator(ProcessOperator):
-    """``process_element1/2(value, ctx, out)``; keyed when both inputs are keyed."""
+    """``process_element1/2(value, ctx, out)``; keyed (state and timers) when both inputs are keyed."""
+
+    keyed_timers = True
 
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         first, second = params["functions"]
