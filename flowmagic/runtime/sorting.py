@@ -17,7 +17,6 @@ from typing import Any
 
 from flowmagic.runtime.context import adapt
 from flowmagic.runtime.operator import Operator
-from flowmagic.runtime.records import MIN_WATERMARK
 
 __all__ = ["SortedInputs", "serialized_key"]
 
@@ -49,6 +48,10 @@ def _serialize(key: Any, out: bytearray) -> bool:
     elif isinstance(key, float):
         out += struct.pack(">d", key)
     elif isinstance(key, str):
+        if key.isascii():  # every unit below 0x80 is one byte: the character itself
+            _var_length(len(key) + 1, out)
+            out += key.encode("ascii")
+            return True
         units = key.encode("utf-16-be", "surrogatepass")
         _var_length(len(units) // 2 + 1, out)
         for unit in struct.unpack(f">{len(units) // 2}H", units):
@@ -73,43 +76,58 @@ class SortedInputs:
     """Holds a BATCH subtask's input, then hands it to the head operator key by key.
 
     ``key_selectors`` maps each sorted input side (0 for one-input operators, 1/2 for
-    two-input ones) to its key selector; other sides pass through.
+    two-input ones) to its key selector; other sides pass through. Records without a
+    timestamp sort first within their key (Flink reads their timestamp as Long.MIN_VALUE),
+    so they are held apart, in arrival order, and need no sorting.
     """
 
     def __init__(self, key_selectors: dict[int, Callable[[Any], Any]], head: Operator):
         self.selectors = {side: adapt(selector, "get_key") for side, selector in key_selectors.items()}
         self.head = head
         self.pass_through: list[tuple[int, Any, int | None]] = []
-        # key -> [(timestamp or MIN, side, value, timestamp)], in arrival order.
-        self.groups: dict[Any, list[tuple[int, int, Any, int | None]]] = {}
+        # key -> values (one-input operators) or (side, value) pairs (two-input ones).
+        self.untimed: dict[Any, list[Any]] = {}
+        # key -> [(timestamp, side, value)] in arrival order.
+        self.timed: dict[Any, list[tuple[int, int, Any]]] = {}
 
     def add_all(self, side: int, data: list[Any], *, stamped: bool) -> None:
         """Hold ``data`` of input ``side``: values, or ``(value, timestamp)`` pairs if ``stamped``."""
-        records = data if stamped else [(value, None) for value in data]
         selector = self.selectors.get(side)
         if selector is None:
+            records = data if stamped else [(value, None) for value in data]
             self.pass_through.extend((side, value, timestamp) for value, timestamp in records)
             return
-        groups = self.groups
         value = None
         try:
-            for value, timestamp in records:
-                key = selector(value)
-                entry = (MIN_WATERMARK if timestamp is None else timestamp, side, value, timestamp)
-                group = groups.get(key)
-                if group is None:
-                    groups[key] = [entry]
-                else:
-                    group.append(entry)
+            if stamped:
+                groups = self.timed
+                for value, timestamp in data:
+                    key = selector(value)
+                    group = groups.get(key)
+                    if group is None:
+                        groups[key] = [(timestamp, side, value)]
+                    else:
+                        group.append((timestamp, side, value))
+            else:
+                groups, get = self.untimed, self.untimed.get
+                for value in data:
+                    key = selector(value)
+                    group = get(key)
+                    entry = value if side == 0 else (side, value)
+                    if group is None:
+                        groups[key] = [entry]
+                    else:
+                        group.append(entry)
         except Exception as error:
             raise self.head.fail(error, value) from error
 
     def _keys_in_order(self) -> list[Any]:
-        serialized = {key: serialized_key(key) for key in self.groups}
+        keys = list({**self.untimed, **self.timed})
+        serialized = {key: serialized_key(key) for key in keys}
         if any(value is None for value in serialized.values()):
             # No model of the serialized form: keys keep the order they first came in.
-            return list(self.groups)
-        return sorted(self.groups, key=serialized.__getitem__)
+            return keys
+        return sorted(keys, key=serialized.__getitem__)
 
     def replay(self) -> Iterator[None]:
         """Process everything held; pause (yield) after the pass-through input and each key."""
@@ -119,17 +137,22 @@ class SortedInputs:
             process(value, timestamp, side)
         self.pass_through = []
         yield
+        two_inputs = 0 not in self.selectors
         for key in self._keys_in_order():
-            records = self.groups.pop(key)
-            records.sort(key=_by_time)
-            if all(record[1] == 0 and record[3] is None for record in records):
-                head.process_batch([record[2] for record in records])
-            else:
-                for _order, side, value, timestamp in records:
+            untimed = self.untimed.pop(key, None)
+            if untimed and two_inputs:
+                for side, value in untimed:
+                    process(value, None, side)
+            elif untimed:
+                head.process_batch(untimed)
+            timed = self.timed.pop(key, None)
+            if timed:
+                timed.sort(key=_by_time)
+                for timestamp, side, value in timed:
                     process(value, timestamp, side)
             head.finish_key()
             yield
 
 
-def _by_time(record: tuple[int, int, Any, int | None]) -> int:
+def _by_time(record: tuple[int, int, Any]) -> int:
     return record[0]
