@@ -94,39 +94,42 @@ class SortedInputs:
         """Hold ``data`` of input ``side``: values, or ``(value, timestamp)`` pairs if ``stamped``."""
         selector = self.selectors.get(side)
         if selector is None:
-            records = data if stamped else [(value, None) for value in data]
-            self.pass_through.extend((side, value, timestamp) for value, timestamp in records)
+            pairs = data if stamped else [(value, None) for value in data]
+            self.pass_through.extend((side, value, timestamp) for value, timestamp in pairs)
             return
         value = None
         try:
             if stamped:
-                groups = self.timed
+                timed = self.timed
                 for value, timestamp in data:
                     key = selector(value)
-                    group = groups.get(key)
-                    if group is None:
-                        groups[key] = [(timestamp, side, value)]
+                    entries = timed.get(key)
+                    if entries is None:
+                        timed[key] = [(timestamp, side, value)]
                     else:
-                        group.append((timestamp, side, value))
+                        entries.append((timestamp, side, value))
             else:
-                groups, get = self.untimed, self.untimed.get
+                untimed, get = self.untimed, self.untimed.get
                 for value in data:
                     key = selector(value)
-                    group = get(key)
+                    values = get(key)
                     entry = value if side == 0 else (side, value)
-                    if group is None:
-                        groups[key] = [entry]
+                    if values is None:
+                        untimed[key] = [entry]
                     else:
-                        group.append(entry)
+                        values.append(entry)
         except Exception as error:
             raise self.head.fail(error, value) from error
 
     def _keys_in_order(self) -> list[Any]:
         keys = list({**self.untimed, **self.timed})
-        serialized = {key: serialized_key(key) for key in keys}
-        if any(value is None for value in serialized.values()):
-            # No model of the serialized form: keys keep the order they first came in.
-            return keys
+        serialized: dict[Any, bytes] = {}
+        for key in keys:
+            form = serialized_key(key)
+            if form is None:
+                # No model of the serialized form: keys keep the order they first came in.
+                return keys
+            serialized[key] = form
         return sorted(keys, key=serialized.__getitem__)
 
     def replay(self) -> Iterator[None]:
