@@ -16,6 +16,7 @@ from flowmagic.graph.stream_graph import StreamGraph
 from flowmagic.render.details import NodeDetails, graph_details
 from flowmagic.render.dot import (
     BUNDLE_ABOVE,
+    COLLAPSE_ABOVE,
     STATE_FILLS,
     DotGraph,
     execution_graph_to_dot,
@@ -29,6 +30,7 @@ from flowmagic.render.layout import GraphvizError, dot_to_svg, set_titles, warm_
 
 __all__ = [
     "BUNDLE_ABOVE",
+    "COLLAPSE_ABOVE",
     "STATE_FILLS",
     "DotGraph",
     "GraphvizError",
@@ -46,7 +48,10 @@ __all__ = [
 ]
 
 
-def to_svg(graph: StreamGraph | JobGraph | ExecutionGraph) -> str:
-    """The SVG drawing of any of the three graphs, with hover details on every element."""
-    dot = to_dot(graph)
+def to_svg(graph: StreamGraph | JobGraph | ExecutionGraph, *, all_subtasks: bool = False) -> str:
+    """The SVG drawing of any of the three graphs, with hover details on every element.
+
+    An ExecutionGraph's wide vertices are drawn collapsed unless ``all_subtasks``.
+    """
+    dot = to_dot(graph, all_subtasks=all_subtasks)
     return set_titles(dot_to_svg(dot.source), dot.titles)

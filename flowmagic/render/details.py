@@ -21,6 +21,7 @@ __all__ = [
     "execution_graph_details",
     "format_indices",
     "graph_details",
+    "hidden_key",
     "job_edge_label",
     "job_edge_text",
     "job_graph_details",
@@ -71,6 +72,11 @@ def cluster_key(position: int) -> str:
 
 def subtask_key(position: int, subtask_index: int) -> str:
     return f"s{position}_{subtask_index}"
+
+
+def hidden_key(position: int) -> str:
+    """DOT name of the node standing for the subtasks a collapsed vertex does not draw."""
+    return f"s{position}_more"
 
 
 def short_id(vertex_id: str) -> str:

@@ -19,13 +19,14 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from flowmagic.graph.execution_graph import ExecutionGraph
-from flowmagic.graph.job_graph import ALL_TO_ALL, JobGraph
+from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionJobVertex
+from flowmagic.graph.job_graph import ALL_TO_ALL, JobEdge, JobGraph
 from flowmagic.graph.stream_graph import StreamGraph
 from flowmagic.render.details import (
     chain_lines,
     cluster_key,
     execution_graph_details,
+    hidden_key,
     job_edge_label,
     job_edge_text,
     job_graph_details,
@@ -40,6 +41,7 @@ from flowmagic.render.details import (
 
 __all__ = [
     "BUNDLE_ABOVE",
+    "COLLAPSE_ABOVE",
     "STATE_FILLS",
     "DotGraph",
     "execution_graph_to_dot",
@@ -50,8 +52,11 @@ __all__ = [
     "to_dot",
 ]
 
-#: ALL_TO_ALL exchanges with more subtask-to-subtask connections than this are drawn as one edge.
-BUNDLE_ABOVE = 64
+#: ALL_TO_ALL exchanges with more subtask-to-subtask connections than this are drawn as one
+#: edge: 4 x 4 is drawn wire by wire, 8 -> 4 (32 wires) is one edge, whatever the partitioner.
+BUNDLE_ABOVE = 16
+#: Vertices with more subtasks than this are drawn collapsed (see :func:`execution_graph_to_dot`).
+COLLAPSE_ABOVE = 8
 
 # Light fills with dark text read the same on light and dark pages; one fill per slot
 # sharing group, in order of first appearance.
@@ -225,12 +230,29 @@ def job_graph_to_dot(graph: JobGraph, states: Mapping[str, str] | None = None) -
     return writer.done()
 
 
-def execution_graph_to_dot(graph: ExecutionGraph, *, bundle_above: int = BUNDLE_ABOVE) -> DotGraph:
+def _shown_subtasks(parallelism: int, collapse_above: int | None) -> list[int | None]:
+    """The subtask indices drawn for a vertex, top to bottom; ``None`` stands for the hidden ones.
+
+    Up to ``collapse_above`` subtasks are all drawn; past it, the first three and the last one,
+    with one node for those in between: the box stays a few nodes tall however wide the job.
+    """
+    if collapse_above is None or parallelism <= collapse_above:
+        return list(range(parallelism))
+    return [0, 1, 2, None, parallelism - 1]
+
+
+def execution_graph_to_dot(
+    graph: ExecutionGraph, *, bundle_above: int = BUNDLE_ABOVE, collapse_above: int | None = COLLAPSE_ABOVE
+) -> DotGraph:
     """Each ExecutionJobVertex as a box of its subtasks ``Name (i/p)``.
 
-    Every subtask-to-subtask connection is drawn, except for ALL_TO_ALL exchanges with more
-    than ``bundle_above`` connections: those become one bold edge between the two boxes,
-    labelled with the producer and consumer parallelism.
+    POINTWISE exchanges are drawn wire by wire. ALL_TO_ALL exchanges are too, up to
+    ``bundle_above`` connections, whatever their partitioner; past it they become one bold
+    edge between the two boxes, labelled with the producer and consumer parallelism.
+
+    A vertex of more than ``collapse_above`` subtasks (``None``: no limit) shows its first
+    three and its last, and one ``… n more`` node for the others, which stands in for them in
+    the wiring: its edges are dashed and say how many connections they carry.
     """
     # compound: bundled edges end at the cluster borders. remincross=false: the final
     # crossing-reduction pass over the whole graph would undo the subtask order below.
@@ -238,22 +260,38 @@ def execution_graph_to_dot(graph: ExecutionGraph, *, bundle_above: int = BUNDLE_
     positions = {vertex_id: position for position, vertex_id in enumerate(graph.vertices)}
     fills = _group_fills(vertex.job_vertex.slot_sharing_group for vertex in graph.vertices.values())
     clusters = execution_graph_details(graph, subtasks=False)
+    # Per vertex position: subtask index -> the DOT name of the node that draws it.
+    drawn_by: list[dict[int, str]] = []
     for position, (vertex, item) in enumerate(zip(graph.vertices.values(), clusters, strict=True)):
         label = quote(f"{vertex.name}\n{short_id(vertex.id)} · p={vertex.parallelism}")
         writer.line(f"subgraph {item.key} {{")
         writer.line(f"label={label}; {_CLUSTER_STYLE};")
         writer.title(item.key, item.text())
         fill = fills[vertex.job_vertex.slot_sharing_group]
-        for subtask in vertex.subtasks:
-            key = subtask_key(position, subtask.index)
-            writer.line(f'{key} [label={quote(subtask.name)}, fillcolor="{fill}"];')
-            writer.title(key, rows_text(subtask_details(graph, vertex, subtask)))
-        if vertex.parallelism > 1:
+        shown = _shown_subtasks(vertex.parallelism, collapse_above)
+        hidden = sorted(set(range(vertex.parallelism)) - {index for index in shown if index is not None})
+        keys = {}
+        order = []
+        for index in shown:
+            if index is None:
+                key = hidden_key(position)
+                first, last = vertex.subtasks[hidden[0]].name, vertex.subtasks[hidden[-1]].name
+                text = f"… {len(hidden)} more\n({hidden[0] + 1}-{hidden[-1] + 1}/{vertex.parallelism})"
+                writer.line(f'{key} [label={quote(text)}, fillcolor="{fill}", style="rounded,filled,dashed"];')
+                writer.title(key, f"{len(hidden)} subtasks not drawn: {first} to {last}")
+                keys.update(dict.fromkeys(hidden, key))
+            else:
+                key = subtask_key(position, index)
+                writer.line(f'{key} [label={quote(vertex.subtasks[index].name)}, fillcolor="{fill}"];')
+                writer.title(key, rows_text(subtask_details(graph, vertex, vertex.subtasks[index])))
+                keys[index] = key
+            order.append(key)
+        if len(order) > 1:
             # Subtasks top to bottom in index order: invisible edges within one rank fix it
             # (with rankdir=LR a flat edge puts its tail below its head, hence reversed).
-            chain = " -> ".join(subtask_key(position, index) for index in reversed(range(vertex.parallelism)))
-            writer.line(f"{{rank=same; {chain} [style=invis];}}")
+            writer.line(f"{{rank=same; {' -> '.join(reversed(order))} [style=invis];}}")
         writer.line("}")
+        drawn_by.append(keys)
     for position, vertex in enumerate(graph.vertices.values()):
         for number, job_edge in enumerate(vertex.job_vertex.inputs):
             source = graph.vertex(job_edge.source_vertex)
@@ -262,42 +300,66 @@ def execution_graph_to_dot(graph: ExecutionGraph, *, bundle_above: int = BUNDLE_
                 (partition, subtask) for subtask in vertex.subtasks for partition in subtask.inputs[number].partitions
             ]
             if job_edge.distribution_pattern == ALL_TO_ALL and len(wires) > bundle_above:
-                tail = subtask_key(tail_position, source.parallelism // 2)
-                head = subtask_key(position, vertex.parallelism // 2)
-                label = f"{job_edge.ship_strategy}\nALL_TO_ALL {source.parallelism}x{vertex.parallelism}"
-                writer.line(
-                    f"{tail} -> {head} [label={quote(label)}, ltail={cluster_key(tail_position)}, "
-                    f"lhead={cluster_key(position)}, penwidth=2.5];"
-                )
-                writer.title(
-                    f"{tail}->{head}",
-                    f"{source.name} -> {vertex.name}: {job_edge.ship_strategy}, ALL_TO_ALL, every one of "
-                    f"{source.parallelism} subtasks to each of {vertex.parallelism} ({len(wires)} connections)",
-                )
+                _bundle(writer, job_edge, source, vertex, drawn_by, tail_position, position, len(wires))
                 continue
-            middle = len(wires) // 2
-            for index, (partition, subtask) in enumerate(wires):
-                tail, head = subtask_key(tail_position, partition), subtask_key(position, subtask.index)
-                # One label per exchange is enough; the hover title names every wire.
-                label = f" [label={quote(job_edge.ship_strategy)}]" if index == middle else ""
-                writer.line(f"{tail} -> {head}{label};")
+            # Wires between the same two drawn nodes (those of hidden subtasks) are one edge.
+            edges: dict[tuple[str, str], list[str]] = {}
+            for partition, subtask in wires:
+                tail, head = drawn_by[tail_position][partition], drawn_by[position][subtask.index]
                 reads = subtask.inputs[number]
                 first, last = reads.subpartitions
                 subpartitions = str(first) if first == last else f"{first}-{last}"
-                writer.title(
-                    f"{tail}->{head}",
+                edges.setdefault((tail, head), []).append(
                     f"{source.subtasks[partition].name} -> {subtask.name}: {job_edge.ship_strategy}, "
-                    f"{job_edge.distribution_pattern}, subpartition {subpartitions}",
+                    f"{job_edge.distribution_pattern}, subpartition {subpartitions}"
                 )
+            middle = len(edges) // 2
+            for index, ((tail, head), texts) in enumerate(edges.items()):
+                # One label per exchange is enough; the hover title names every wire.
+                label = [job_edge.ship_strategy] if index == middle else []
+                if len(texts) > 1:
+                    label.append(f"×{len(texts)}")
+                attributes = [f"label={quote(' '.join(label))}"] if label else []
+                if len(texts) > 1:
+                    attributes.append("style=dashed")
+                listed = f" [{', '.join(attributes)}]" if attributes else ""
+                writer.line(f"{tail} -> {head}{listed};")
+                writer.title(f"{tail}->{head}", "\n".join(texts))
     return writer.done()
 
 
-def to_dot(graph: StreamGraph | JobGraph | ExecutionGraph) -> DotGraph:
-    """The DOT of any of the three graphs."""
+def _bundle(
+    writer: _Writer,
+    job_edge: JobEdge,
+    source: ExecutionJobVertex,
+    vertex: ExecutionJobVertex,
+    drawn_by: list[dict[int, str]],
+    tail_position: int,
+    position: int,
+    connections: int,
+) -> None:
+    """One bold edge from box to box for an ALL_TO_ALL exchange, between middle nodes."""
+    tail = drawn_by[tail_position][source.parallelism // 2]
+    head = drawn_by[position][vertex.parallelism // 2]
+    label = f"{job_edge.ship_strategy}\nALL_TO_ALL {source.parallelism}x{vertex.parallelism}"
+    writer.line(
+        f"{tail} -> {head} [label={quote(label)}, ltail={cluster_key(tail_position)}, "
+        f"lhead={cluster_key(position)}, penwidth=2.5];"
+    )
+    writer.title(
+        f"{tail}->{head}",
+        f"{source.name} -> {vertex.name}: {job_edge.ship_strategy}, ALL_TO_ALL, every one of "
+        f"{source.parallelism} subtasks to each of {vertex.parallelism} ({connections} connections)",
+    )
+
+
+def to_dot(graph: StreamGraph | JobGraph | ExecutionGraph, *, all_subtasks: bool = False) -> DotGraph:
+    """The DOT of any of the three graphs; ``all_subtasks`` draws every subtask of an
+    ExecutionGraph, wide vertices included (they are collapsed otherwise)."""
     if isinstance(graph, StreamGraph):
         return stream_graph_to_dot(graph)
     if isinstance(graph, JobGraph):
         return job_graph_to_dot(graph)
     if isinstance(graph, ExecutionGraph):
-        return execution_graph_to_dot(graph)
+        return execution_graph_to_dot(graph, collapse_above=None if all_subtasks else COLLAPSE_ABOVE)
     raise TypeError(f"Expected a StreamGraph, JobGraph or ExecutionGraph, got {type(graph).__name__}.")
