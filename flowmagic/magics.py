@@ -47,7 +47,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import MagicArgumentParser, argument, kwds, magic_arguments, parse_argstring
-from IPython.display import SVG, display
+from IPython.display import display
 
 import flowmagic
 from flowmagic.api.environment import StreamExecutionEnvironment
@@ -55,7 +55,7 @@ from flowmagic.errors import FlowError
 from flowmagic.pipeline import Pipeline
 from flowmagic.render import GraphvizError, layout, to_dot
 from flowmagic.runtime import EXECUTORS, JobResult
-from flowmagic.widgets.graph_view import LEVELS
+from flowmagic.widgets.graph_view import LEVELS, GraphPicture
 
 __all__ = ["SUBCOMMANDS", "FlowMagics", "Subcommand", "load_ipython_extension"]
 
@@ -330,7 +330,7 @@ class FlowMagics(Magics):
             print(f"Wrote the {LEVELS[level]} of {pipeline.name!r} to {args.output} ({output_format}).")
             return None
         if output_format == "svg":
-            return SVG(text)
+            return GraphPicture(text, f"{LEVELS[level]} of {pipeline.name}")
         print(text, end="")
         return None
 

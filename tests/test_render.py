@@ -207,11 +207,11 @@ def test_subtasks_are_drawn_in_index_order() -> None:
 
 def dot_edges(source: str) -> list[str]:
     """The visible edge statements of a DOT text."""
-    return [line for line in source.splitlines() if re.match(r"[nvs][0-9_]+ -> [nvs][0-9_]+[ ;]", line)]
+    return [line for line in source.splitlines() if re.match(r"[nvs][0-9_]+(more)? -> [nvs][0-9_]+(more)?[ ;]", line)]
 
 
 def test_small_exchanges_are_drawn_wire_by_wire() -> None:
-    # Every partitioner, parallelism up to 4: no exchange has more than 64 wires.
+    # Every partitioner, parallelism up to 4: no exchange has more than 16 wires.
     _, job_graph, execution_graph = graphs("c06_partitioners")
     assert {edge.distribution_pattern for edge in job_graph.edges} == {POINTWISE, ALL_TO_ALL}
     positions = {vertex_id: index for index, vertex_id in enumerate(execution_graph.vertices)}
@@ -226,12 +226,39 @@ def test_small_exchanges_are_drawn_wire_by_wire() -> None:
     assert sorted(line.split(" [")[0].rstrip(";") for line in edges) == sorted(expected)
 
 
+def exchange_graph(partition: str, up: int, down: int) -> flowmagic.graph.ExecutionGraph:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=up)
+    stream = getattr(env.from_sequence(1, 10).map(lambda x: x), partition)()
+    # Not chained, so that a FORWARD edge is an exchange too.
+    stream.map(lambda x: x).set_parallelism(down).disable_chaining().print().set_parallelism(down)
+    return env.get_execution_graph()
+
+
+@pytest.mark.parametrize("partition", ["rebalance", "shuffle", "broadcast", "global_"])
+def test_all_to_all_is_bundled_past_16_connections_whatever_the_partitioner(partition) -> None:
+    # 8 -> 4 is 32 connections: one edge; 4 -> 4 is 16, drawn wire by wire.
+    def exchange(up: int, down: int) -> list[str]:
+        edges = dot_edges(execution_graph_to_dot(exchange_graph(partition, up, down)).source)
+        return [edge for edge in edges if edge.startswith("s0_")]
+
+    [bundle] = exchange(8, 4)
+    assert "ALL_TO_ALL 8x4" in bundle and "lhead=cluster_1" in bundle
+    assert len(exchange(4, 4)) == 16
+
+
+@pytest.mark.parametrize(("partition", "up", "down", "wires"), [("forward", 16, 16, 16), ("rescale", 16, 4, 16)])
+def test_pointwise_is_drawn_exactly(partition, up, down, wires) -> None:
+    graph = exchange_graph(partition, up, down)
+    edges = dot_edges(execution_graph_to_dot(graph, collapse_above=None).source)
+    assert len([edge for edge in edges if edge.startswith("s0_")]) == wires
+
+
 def test_large_all_to_all_is_bundled() -> None:
     env = flowmagic.StreamExecutionEnvironment(parallelism=16)
     stream = env.from_sequence(1, 10).key_by(lambda x: x).map(lambda x: x).rescale().map(lambda x: x)
     stream.set_parallelism(4).print().set_parallelism(4)
     execution_graph = env.get_execution_graph()
-    dot = execution_graph_to_dot(execution_graph)
+    dot = execution_graph_to_dot(execution_graph, collapse_above=None)
     edges = dot_edges(dot.source)
     bundled = [line for line in edges if "lhead" in line]
     assert bundled == [
@@ -240,10 +267,54 @@ def test_large_all_to_all_is_bundled() -> None:
     assert len(edges) == 1 + 16  # the bundle, then the 16 -> 4 rescale drawn wire by wire
     assert "(256 connections)" in dot.titles["s0_8->s1_8"]
     # The threshold is a parameter: drawn exactly, the exchange is 256 wires.
-    assert len(dot_edges(execution_graph_to_dot(execution_graph, bundle_above=256).source)) == 256 + 16
+    assert len(dot_edges(execution_graph_to_dot(execution_graph, bundle_above=256, collapse_above=None).source)) == (
+        256 + 16
+    )
     svg = to_svg(execution_graph)
     labels = [texts(edge) for edge in groups(svg, "edge") if texts(edge)]
     assert ["HASH", "ALL_TO_ALL 16x16"] in labels
+
+
+def test_wide_vertices_are_collapsed() -> None:
+    graph = exchange_graph("rescale", 16, 4)
+    dot = execution_graph_to_dot(graph)
+    assert "s0_more" in dot.source and "s0_5 " not in dot.source
+    svg = to_svg(graph)
+    names = [texts(node) for node in groups(svg, "node")]
+    assert [name for name in names if "Source" in name[0] or "more" in name[0]] == [
+        ["Source: Sequence Source -> Map (1/16)"],
+        ["Source: Sequence Source -> Map (2/16)"],
+        ["Source: Sequence Source -> Map (3/16)"],
+        ["… 12 more", "(4-15/16)"],
+        ["Source: Sequence Source -> Map (16/16)"],
+    ]
+    more = next(node for node in groups(svg, "node") if "more" in texts(node)[0])
+    assert title(more) == (
+        "12 subtasks not drawn: Source: Sequence Source -> Map (4/16) to Source: Sequence Source -> Map (15/16)"
+    )
+    # Consumer 1 reads producers 4-7, all hidden: one dashed edge carrying four wires, each named.
+    edge = next(line for line in dot_edges(dot.source) if line.startswith("s0_more -> s1_1"))
+    assert edge == 's0_more -> s1_1 [label="RESCALE\\n4 wires", style=dashed];'
+    assert dot.titles["s0_more->s1_1"].count("\n") == 3
+    # Shown subtasks keep their exact wiring.
+    assert "s0_0 -> s1_0;" in dot.source and "s0_15 -> s1_3;" in dot.source
+    # Up to 8 subtasks, every one is drawn; past it, all of them only on request.
+    assert "_more" not in execution_graph_to_dot(exchange_graph("rescale", 8, 4)).source
+    assert "_more" not in to_dot(graph, all_subtasks=True).source
+    assert to_svg(graph, all_subtasks=True) != svg
+
+
+def test_wide_graphs_stay_small() -> None:
+    # At parallelism 16 every box is five nodes tall, not sixteen.
+    env = flowmagic.StreamExecutionEnvironment(parallelism=16)
+    env.from_sequence(1, 100).map(lambda x: x).key_by(lambda x: x).sum(0).print()
+    graph = env.get_execution_graph()
+    collapsed = [float(v) for v in re.match(r'<svg width="([0-9.]+)pt" height="([0-9.]+)pt"', to_svg(graph)).groups()]
+    full = [
+        float(v)
+        for v in re.match(r'<svg width="([0-9.]+)pt" height="([0-9.]+)pt"', to_svg(graph, all_subtasks=True)).groups()
+    ]
+    assert collapsed[1] < 400 < 1000 < full[1]
 
 
 # -- StreamGraph features -----------------------------------------------------------------
@@ -282,9 +353,12 @@ def test_every_conformance_case_draws(case: Path) -> None:
     stream_graph, job_graph, execution_graph = graphs(case.stem)
     assert len(groups(to_svg(stream_graph), "node")) == len(stream_graph.nodes)
     assert len(groups(to_svg(job_graph), "node")) == len(job_graph.vertices)
-    svg = to_svg(execution_graph)
+    svg = to_svg(execution_graph, all_subtasks=True)
     assert len(groups(svg, "node")) == execution_graph.num_subtasks
     assert len(groups(svg, "cluster")) == len(execution_graph.vertices)
+    # Past 8 subtasks, a vertex draws five nodes.
+    drawn = sum(vertex.parallelism if vertex.parallelism <= 8 else 5 for vertex in execution_graph.vertices.values())
+    assert len(groups(to_svg(execution_graph), "node")) == drawn
 
 
 # -- escaping -----------------------------------------------------------------------------

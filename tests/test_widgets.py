@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import base64
+import re
+
 import ipywidgets
 import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
 
 import flowmagic
-from flowmagic.render import graph_details, to_svg
-from flowmagic.widgets import LEVELS, FlowGraphs
+from flowmagic.render import graph_details, stack_svgs, to_svg
+from flowmagic.widgets import LEVELS, FlowGraphs, GraphPicture
 from flowmagic.widgets.graph_view import details_html
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -34,8 +39,26 @@ def view() -> FlowGraphs:
 
 
 def level_parts(tab: ipywidgets.Tab, index: int) -> tuple[ipywidgets.HTML, ipywidgets.Dropdown, ipywidgets.HTML]:
-    drawing, selector, details = tab.children[index].children
+    _, drawing, selector, details = tab.children[index].children
     return drawing, selector, details
+
+
+def controls(tab: ipywidgets.Tab, index: int) -> tuple[ipywidgets.Widget, ...]:
+    return tab.children[index].children[0].children
+
+
+def pictures(html: str) -> list[str]:
+    """The SVG documents of the data-URI ``<img>`` elements of ``html``."""
+    sources = re.findall(r'<img src="data:image/svg\+xml;base64,([^"]+)"', html)
+    return [base64.b64decode(source).decode("utf-8") for source in sources]
+
+
+def wide_graphs():
+    env = flowmagic.StreamExecutionEnvironment(parallelism=16)
+    env.from_sequence(1, 100).map(lambda x: x).key_by(lambda x: x).sum(0).print()
+    stream_graph = env.get_stream_graph("wide")
+    job_graph = stream_graph.get_job_graph()
+    return stream_graph, job_graph, job_graph.get_execution_graph()
 
 
 def test_text_repr_is_deterministic(view) -> None:
@@ -43,15 +66,76 @@ def test_text_repr_is_deterministic(view) -> None:
     assert repr(FlowGraphs("wordcount", *wordcount_graphs())) == repr(view)
 
 
-def test_mimebundle_has_the_widget_a_static_svg_and_text(view) -> None:
-    bundle = view._repr_mimebundle_()
-    assert set(bundle) == {WIDGET_VIEW, "image/svg+xml", "text/plain"}
-    assert bundle[WIDGET_VIEW]["model_id"] == view.widget.model_id
+def test_displayed_as_pictures_of_every_level_then_the_widget(view) -> None:
+    InteractiveShell.instance()
+    with capture_output() as captured:
+        view._ipython_display_()
+    saved, live = (output.data for output in captured.outputs)
+    assert saved == view.saved_bundle()
+    assert live[WIDGET_VIEW]["model_id"] == view.widget.model_id
+    # Where the widget cannot be drawn, the pictures stand for it: no text under them.
+    assert live["text/plain"] == ""
+
+
+def test_the_saved_bundle_shows_all_three_levels_as_pictures(view) -> None:
+    bundle = view.saved_bundle()
+    assert set(bundle) == {"text/html", "image/svg+xml", "text/plain"}
     assert bundle["text/plain"] == repr(view)
-    # The static copy is the level shown first: the JobGraph.
-    assert bundle["image/svg+xml"] == to_svg(view.graphs["job"])
-    # Nothing but the SVG: no script, no widget state, no JavaScript bundle.
-    assert "<script" not in bundle["image/svg+xml"]
+    # Untrusted JupyterLab keeps data-URI images but turns inline SVG into text: no inline SVG.
+    assert pictures(bundle["text/html"]) == [to_svg(view.graphs[level]) for level in LEVELS]
+    assert "<svg" not in bundle["text/html"] and "<script" not in bundle["text/html"]
+    assert re.findall(r"<p><b>(\w+)</b></p>", bundle["text/html"]) == list(LEVELS.values())
+    assert bundle["image/svg+xml"] == stack_svgs(
+        [(title, to_svg(view.graphs[level])) for level, title in LEVELS.items()]
+    )
+    one = FlowGraphs("wc", *wordcount_graphs(), levels=("execution",)).saved_bundle()
+    assert pictures(one["text/html"]) == [to_svg(view.graphs["execution"])]
+
+
+def test_the_live_widget_hides_the_pictures_of_its_own_output_area(view) -> None:
+    drawing, _, _ = level_parts(view.widget, 0)
+    assert "flowmagic-static" in view.saved_bundle()["text/html"]
+    assert (
+        ".jp-OutputArea:has(.flowmagic-graphs) > .jp-OutputArea-child:has(.flowmagic-static) { display: none; }"
+        in drawing.value
+    )
+
+
+def test_zoom(view) -> None:
+    drawing, _, _ = level_parts(view.widget, 1)
+    [zoom] = controls(view.widget, 1)
+    assert [label for label, _ in zoom.options] == ["Fit", "50%", "100%", "200%"]
+    width, height = re.match(r'<svg width="([0-9.]+)pt" height="([0-9.]+)pt"', to_svg(view.graphs["job"])).groups()
+    assert f'<svg width="{width}pt" height="{height}pt"' in drawing.value
+    zoom.value = 2.0
+    assert f'<svg width="{float(width) * 2:g}pt" height="{float(height) * 2:g}pt"' in drawing.value
+    zoom.value = 0.0
+    # As wide as the output area; the viewBox keeps the proportions.
+    assert '<svg width="100%"\n viewBox=' in drawing.value
+    zoom.value = 1.0
+
+
+def test_wide_execution_graphs_are_collapsed_and_expand_on_request() -> None:
+    wide = FlowGraphs("wide", *wide_graphs())
+    assert [len(controls(wide.widget, index)) for index in range(3)] == [1, 1, 2]
+    _, expand = controls(wide.widget, 2)
+    assert expand.description == "Draw all 32 subtasks of the 2 collapsed vertices"
+    drawing, _, _ = level_parts(wide.widget, 2)
+    assert "… 12 more" in drawing.value and "Map (9/16)" not in drawing.value
+    expand.value = True
+    assert "… 12 more" not in drawing.value and "Map (9/16)" in drawing.value
+    assert to_svg(wide.graphs["execution"], all_subtasks=True) in drawing.value
+    # What the notebook keeps is the collapsed drawing.
+    assert pictures(wide.saved_bundle()["text/html"])[2] == to_svg(wide.graphs["execution"])
+
+
+def test_graph_picture() -> None:
+    svg = to_svg(wordcount_graphs()[1])
+    picture = GraphPicture(svg, "JobGraph of wc")
+    bundle = picture._repr_mimebundle_()
+    assert bundle["image/svg+xml"] == svg
+    assert pictures(bundle["text/html"]) == [svg] and 'alt="JobGraph of wc"' in bundle["text/html"]
+    assert bundle["text/plain"] == repr(picture) == "<JobGraph of wc (SVG)>"
 
 
 def test_three_tabs_with_drawings_and_the_job_graph_first(view) -> None:
@@ -87,7 +171,7 @@ def test_selector_shows_each_nodes_details(view) -> None:
 def test_one_level_only() -> None:
     only = FlowGraphs("wc", *wordcount_graphs(), levels=("execution",))
     assert only.widget.titles == ("ExecutionGraph",)
-    assert only._repr_mimebundle_()["image/svg+xml"] == to_svg(only.graphs["execution"])
+    assert pictures(only.saved_bundle()["text/html"]) == [to_svg(only.graphs["execution"])]
 
 
 @pytest.mark.parametrize(
@@ -106,6 +190,8 @@ def test_names_cannot_inject_html() -> None:
         drawing, selector, details = level_parts(view.widget, index)
         for html in (drawing.value, details.value):
             assert "<img" not in html and "<script" not in html
+    for svg in pictures(view.saved_bundle()["text/html"]):
+        assert "<img" not in svg and "<script" not in svg
         # Options are plain text to ipywidgets; one line each, without control characters.
         assert all("\n" not in label and "\x07" not in label for label, _ in selector.options)
     nasty_node = graph_details(view.graphs["stream"])[1]

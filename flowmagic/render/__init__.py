@@ -27,6 +27,7 @@ from flowmagic.render.dot import (
 )
 from flowmagic.render.explain import explain
 from flowmagic.render.layout import GraphvizError, dot_to_svg, set_titles, warm_up
+from flowmagic.render.pictures import picture_html, stack_svgs, svg_size
 
 __all__ = [
     "BUNDLE_ABOVE",
@@ -40,8 +41,11 @@ __all__ = [
     "explain",
     "graph_details",
     "job_graph_to_dot",
+    "picture_html",
     "printable",
+    "stack_svgs",
     "stream_graph_to_dot",
+    "svg_size",
     "to_dot",
     "to_svg",
     "warm_up",

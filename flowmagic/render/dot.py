@@ -316,12 +316,14 @@ def execution_graph_to_dot(
             middle = len(edges) // 2
             for index, ((tail, head), texts) in enumerate(edges.items()):
                 # One label per exchange is enough; the hover title names every wire.
-                label = [job_edge.ship_strategy] if index == middle else []
+                lines = [job_edge.ship_strategy] if index == middle else []
+                attributes = []
                 if len(texts) > 1:
-                    label.append(f"×{len(texts)}")
-                attributes = [f"label={quote(' '.join(label))}"] if label else []
-                if len(texts) > 1:
+                    lines.append(f"{len(texts)} wires")
                     attributes.append("style=dashed")
+                if lines:
+                    label = quote("\n".join(lines))
+                    attributes.insert(0, f"label={label}")
                 listed = f" [{', '.join(attributes)}]" if attributes else ""
                 writer.line(f"{tail} -> {head}{listed};")
                 writer.title(f"{tail}->{head}", "\n".join(texts))

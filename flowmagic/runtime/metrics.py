@@ -44,8 +44,6 @@ class SubtaskStatus:
     records_in: int = 0
     records_out: int = 0
     watermark: int | None = None
-    rate: float = 0.0
-    _last_sample: tuple[float, int] = (0.0, 0)
 
     @property
     def duration(self) -> float | None:
@@ -54,10 +52,6 @@ class SubtaskStatus:
         return (self.end_time or time.time()) - self.start_time
 
     def to_dict(self) -> dict[str, Any]:
-        rate = self.rate
-        if self.state in TERMINAL and self.duration:
-            # A finished subtask shows its average rate over its run.
-            rate = max(self.records_in, self.records_out) / self.duration
         return {
             "vertex": self.vertex_id,
             "subtask": self.index,
@@ -69,7 +63,6 @@ class SubtaskStatus:
             "duration": self.duration,
             "records_in": self.records_in,
             "records_out": self.records_out,
-            "records_per_second": rate,
             "watermark": self.watermark,
         }
 
@@ -117,7 +110,6 @@ class JobMonitor:
                 subtask.attempt = attempt
                 subtask.start_time = float(report.get("start", time.time()))
                 subtask.end_time = None
-                subtask._last_sample = (subtask.start_time, 0)
             state = str(report.get("state", subtask.state))
             if state in STATES and not (
                 subtask.state in TERMINAL and state not in TERMINAL and attempt == subtask.attempt
@@ -128,13 +120,8 @@ class JobMonitor:
             subtask.records_out = int(report.get("out", subtask.records_out))
             if isinstance(report.get("watermark"), int):
                 subtask.watermark = report["watermark"]
-            now = time.time()
-            sample_time, sample_count = subtask._last_sample
-            if now - sample_time >= 0.2:
-                subtask.rate = max(0.0, (subtask.records_in - sample_count) / (now - sample_time))
-                subtask._last_sample = (now, subtask.records_in)
             if state in TERMINAL:
-                subtask.end_time = float(report.get("end", now))
+                subtask.end_time = float(report.get("end", time.time()))
             if "failure" in report and isinstance(report["failure"], dict):
                 self.failures.append(report["failure"])
 

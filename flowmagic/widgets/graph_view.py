@@ -2,17 +2,24 @@
 
 The drawings are Graphviz SVG placed inline, so hovering an element shows its ``<title>``
 (the node's details) without any script. Under each drawing a drop-down lists the nodes and
-shows the selected one's details, so they are reachable without a mouse too.
+shows the selected one's details, so they are reachable without a mouse too. Above it, the
+drawing can be zoomed (it scrolls when larger than its box) and, for an ExecutionGraph with
+collapsed vertices, expanded to every subtask.
 
-Displayed by a kernel, :class:`FlowGraphs` shows the widget; the notebook also saves a
-static ``image/svg+xml`` copy of the selected level (for GitHub, nbviewer and a notebook
-reopened without its kernel) and a deterministic ``text/plain`` line, which nbval compares.
-No JavaScript is shipped: the widget is built from ipywidgets' own controls.
+Displayed, :class:`FlowGraphs` makes two outputs: first a picture of every level (the
+:meth:`~FlowGraphs.saved_bundle`), then the widget. Saved notebooks and their exports show
+the pictures where the widget cannot be drawn: JupyterLab with the notebook untrusted (it
+shows sanitized ``text/html`` only), ``jupyter nbconvert --to html`` opened offline (the
+widget needs scripts from a CDN) and GitHub (which draws no widgets). While the widget is
+drawn, a style rule in it hides the pictures of its own output area, so a live notebook
+shows the widget alone. No JavaScript is shipped: the widget is built from ipywidgets'
+own controls.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,9 +28,18 @@ import ipywidgets
 from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.graph.job_graph import JobGraph
 from flowmagic.graph.stream_graph import StreamGraph
-from flowmagic.render import NodeDetails, graph_details, printable, to_svg
+from flowmagic.render import (
+    COLLAPSE_ABOVE,
+    NodeDetails,
+    graph_details,
+    picture_html,
+    printable,
+    stack_svgs,
+    svg_size,
+    to_svg,
+)
 
-__all__ = ["LEVELS", "FlowGraphs"]
+__all__ = ["LEVELS", "FlowGraphs", "GraphPicture"]
 
 #: Level name -> tab title, in tab order.
 LEVELS = {"stream": "StreamGraph", "job": "JobGraph", "execution": "ExecutionGraph"}
@@ -32,7 +48,9 @@ LEVELS = {"stream": "StreamGraph", "job": "JobGraph", "execution": "ExecutionGra
 # (dark included): transparent background, and edges, edge labels and boxes in theme colours.
 # Nodes keep their light fills and dark text, legible on any theme. Class names are scoped.
 _STYLE = """<style>
-.flowmagic-svg { overflow: auto; max-height: 640px; }
+.jp-OutputArea:has(.flowmagic-graphs) > .jp-OutputArea-child:has(.flowmagic-static) { display: none; }
+.flowmagic-svg { overflow: auto; max-height: 640px; max-width: 100%; }
+.flowmagic-svg svg { display: block; max-width: none; }
 .flowmagic-svg svg > g > polygon:first-of-type { fill: transparent; }
 .flowmagic-svg g.edge path, .flowmagic-svg g.edge polygon { stroke: var(--jp-ui-font-color2, #4b5563); }
 .flowmagic-svg g.edge polygon { fill: var(--jp-ui-font-color2, #4b5563); }
@@ -46,6 +64,17 @@ _STYLE = """<style>
 </style>"""
 # MathJax would typeset "$...$" in operator names: these classes make it leave them alone.
 _NO_MATH = "tex2jax_ignore mathjax_ignore"
+#: Zoom choices of a drawing: label -> scale (0: as wide as the output area).
+ZOOMS = {"Fit": 0.0, "50%": 0.5, "100%": 1.0, "200%": 2.0}
+_ROOT_SIZE = re.compile(r'\A<svg width="[0-9.]+pt" height="[0-9.]+pt"')
+
+
+def zoomed(svg: str, scale: float) -> str:
+    """``svg`` drawn at ``scale`` times its size, or as wide as its box with ``scale`` 0."""
+    if scale == 0:
+        return _ROOT_SIZE.sub('<svg width="100%"', svg, 1)
+    width, height = svg_size(svg)
+    return _ROOT_SIZE.sub(f'<svg width="{width * scale:g}pt" height="{height * scale:g}pt"', svg, 1)
 
 
 def details_html(item: NodeDetails) -> str:
@@ -88,7 +117,7 @@ class FlowGraphs:
         if selected not in self.levels:
             raise ValueError(f"selected must be one of {', '.join(self.levels)}, got {selected!r}.")
         self.selected = selected
-        self._svgs: dict[str, str] = {}
+        self._svgs: dict[tuple[str, bool], str] = {}
         self._widget: ipywidgets.Tab | None = None
 
     def __repr__(self) -> str:
@@ -99,11 +128,13 @@ class FlowGraphs:
             f"{execution.num_subtasks} subtasks>"
         )
 
-    def svg(self, level: str) -> str:
-        """The SVG drawing of ``level``."""
-        if level not in self._svgs:
-            self._svgs[level] = to_svg(self.graphs[level])
-        return self._svgs[level]
+    def svg(self, level: str, *, all_subtasks: bool = False) -> str:
+        """The SVG drawing of ``level``; ``all_subtasks`` draws an ExecutionGraph's wide
+        vertices subtask by subtask instead of collapsed."""
+        key = (level, all_subtasks and level == "execution")
+        if key not in self._svgs:
+            self._svgs[key] = to_svg(self.graphs[level], all_subtasks=key[1])
+        return self._svgs[key]
 
     def draw(self) -> FlowGraphs:
         """Lay out every level now, so that a Graphviz error is raised here, not while displaying."""
@@ -124,8 +155,35 @@ class FlowGraphs:
         return self._widget
 
     def _level_view(self, level: str) -> ipywidgets.VBox:
-        drawing = ipywidgets.HTML(f'{_STYLE}<div class="flowmagic-svg {_NO_MATH}">{self.svg(level)}</div>')
+        drawing = ipywidgets.HTML()
         drawing.add_class("flowmagic-graph")
+        zoom = ipywidgets.ToggleButtons(
+            options=list(ZOOMS.items()),
+            value=1.0,
+            description="Zoom",
+            style={"button_width": "auto"},
+        )
+        controls: list[ipywidgets.Widget] = [zoom]
+        expand = None
+        wide = [vertex for vertex in self.graphs["execution"].vertices.values() if vertex.parallelism > COLLAPSE_ABOVE]
+        if level == "execution" and wide:
+            subtasks = sum(vertex.parallelism for vertex in wide)
+            expand = ipywidgets.Checkbox(
+                value=False,
+                description=f"Draw all {subtasks} subtasks of the {len(wide)} collapsed vertices",
+                indent=False,
+                layout=ipywidgets.Layout(width="max-content"),
+            )
+            controls.append(expand)
+
+        def redraw(change: dict[str, Any] | None = None) -> None:
+            svg = self.svg(level, all_subtasks=expand is not None and expand.value)
+            drawing.value = f'{_STYLE}<div class="flowmagic-svg {_NO_MATH}">{zoomed(svg, zoom.value)}</div>'
+
+        redraw()
+        zoom.observe(redraw, names="value")
+        if expand is not None:
+            expand.observe(redraw, names="value")
         items = graph_details(self.graphs[level])
         details = ipywidgets.HTML(details_html(items[0]) if items else "")
         selector = ipywidgets.Dropdown(
@@ -139,12 +197,52 @@ class FlowGraphs:
             details.value = details_html(items[change["new"]])
 
         selector.observe(show, names="value")
-        view = ipywidgets.VBox([drawing, selector, details])
+        view = ipywidgets.VBox([ipywidgets.HBox(controls), drawing, selector, details])
         view.add_class(f"flowmagic-level-{level}")
         return view
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        bundle = self.widget._repr_mimebundle_()
-        bundle["text/plain"] = repr(self)
-        bundle["image/svg+xml"] = self.svg(self.selected)
-        return bundle
+    def saved_bundle(self) -> dict[str, str]:
+        """The pictures a notebook keeps next to the widget, one per level, top to bottom.
+
+        ``text/html`` holds each level as an ``<img>`` with a ``data:`` URI under its name
+        (what JupyterLab shows untrusted, and nbconvert's HTML offline); ``image/svg+xml``
+        the same drawings stacked in one SVG, for viewers that prefer images to HTML;
+        ``text/plain`` a deterministic line, which nbval compares.
+        """
+        figures = []
+        for level in self.levels:
+            title = f"{LEVELS[level]} of {self.name}"
+            figures.append(
+                f"<p><b>{html.escape(LEVELS[level])}</b></p>{picture_html(self.svg(level), printable(title))}"
+            )
+        return {
+            "text/html": f'<div class="flowmagic-static {_NO_MATH}">{"".join(figures)}</div>',
+            "image/svg+xml": stack_svgs([(LEVELS[level], self.svg(level)) for level in self.levels]),
+            "text/plain": repr(self),
+        }
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.saved_bundle(), raw=True)
+        # No text fallback: where the widget cannot be drawn, the pictures above stand for it.
+        display({**self.widget._repr_mimebundle_(), "text/plain": ""}, raw=True)
+
+
+class GraphPicture:
+    """One drawing as a picture (``%flow show NAME --format svg``): ``text/html`` with an
+    ``<img>``, which shows in untrusted notebooks too, and the ``image/svg+xml`` itself."""
+
+    def __init__(self, svg: str, title: str):
+        self.svg = svg
+        self.title = title
+
+    def __repr__(self) -> str:
+        return f"<{self.title} (SVG)>"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {
+            "text/html": f'<div class="{_NO_MATH}">{picture_html(self.svg, printable(self.title))}</div>',
+            "image/svg+xml": self.svg,
+            "text/plain": repr(self),
+        }

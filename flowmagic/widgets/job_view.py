@@ -3,19 +3,33 @@
 It is a display (not a widget) updated in place about twice a second: a progress line, the
 JobGraph coloured by vertex state, and per vertex a table of its subtasks (state, attempt,
 executor, start, duration, records in/out, records/s) with the vertex's totals. Because it
-is plain HTML, the final state stays in the saved notebook as it was last shown.
+is plain HTML, the final state stays in the saved notebook as it was last shown; the graph
+is an ``<img>`` with a ``data:`` URI, so that it stays a picture where the notebook is not
+trusted (JupyterLab's sanitizer turns inline SVG into its bare text).
+
+Records/s is measured by the view, over a sliding window of the counters it was shown
+(:class:`RateWindow`), not from one report to the next: counters arrive in steps, and a
+subtask that ran for milliseconds has no meaningful rate. Where there is none, it shows ``-``.
 """
 
 from __future__ import annotations
 
 import html
 import time
+from collections import deque
 from typing import Any
 
 from flowmagic.graph.job_graph import JobGraph
-from flowmagic.render import STATE_FILLS, dot_to_svg, job_graph_to_dot, printable, set_titles
+from flowmagic.render import STATE_FILLS, dot_to_svg, job_graph_to_dot, picture_html, printable, set_titles
 
-__all__ = ["JobView"]
+__all__ = ["RATE_SPAN", "RATE_WINDOW", "JobView", "RateWindow"]
+
+#: Seconds of counter samples a running subtask's Records/s is measured over.
+RATE_WINDOW = 5.0
+#: The least time, in seconds, a rate is measured over: below it (samples too close, or a
+#: subtask that ran for less), Records/s shows "-".
+RATE_SPAN = 1.0
+_TERMINAL = ("FINISHED", "CANCELED", "FAILED")
 
 _STYLE = """<style>
 .flowmagic-job { font-size: var(--jp-ui-font-size1, 13px); }
@@ -25,7 +39,6 @@ _STYLE = """<style>
 .flowmagic-job td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .flowmagic-job tr.total td { border-top: 1px solid var(--jp-border-color1, #9ca3af); font-weight: 600; }
 .flowmagic-job .state { padding: 0 4px; border-radius: 3px; color: #111827; }
-.flowmagic-job svg > g > polygon:first-of-type { fill: transparent; }
 </style>"""
 
 
@@ -39,6 +52,10 @@ def _duration(seconds: float | None) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
 
 
+def _rate(value: float | None) -> str:
+    return "-" if value is None else _number(value)
+
+
 def _clock(timestamp: float | None) -> str:
     return time.strftime("%H:%M:%S", time.localtime(timestamp)) if timestamp else ""
 
@@ -48,12 +65,56 @@ def _state(state: str) -> str:
     return f'<span class="state" style="background:{fill}">{html.escape(state)}</span>'
 
 
+class RateWindow:
+    """Records per second of each subtask, from the counters of successive snapshots.
+
+    A subtask's count is the larger of its records in and out (a source reads none). While
+    it runs, its rate is the count's growth over the samples of the last :data:`RATE_WINDOW`
+    seconds, once they span :data:`RATE_SPAN`; when it ended, its count over its duration,
+    if it ran that long. Otherwise there is no rate (``None``).
+    """
+
+    def __init__(self) -> None:
+        self._samples: dict[tuple[str, int], deque[tuple[float, int]]] = {}
+        self._attempts: dict[tuple[str, int], int] = {}
+
+    def add(self, snapshot: dict[str, Any], now: float) -> None:
+        """Record the counters of ``snapshot``, taken at ``now`` (seconds, monotonic)."""
+        for vertex in snapshot["vertices"]:
+            for subtask in vertex["subtasks"]:
+                key = (vertex["id"], subtask["subtask"])
+                if self._attempts.get(key) != subtask["attempt"]:
+                    # A new attempt counts from zero again.
+                    self._attempts[key] = subtask["attempt"]
+                    self._samples[key] = deque()
+                samples = self._samples[key]
+                samples.append((now, max(subtask["records_in"], subtask["records_out"])))
+                while len(samples) > 2 and now - samples[1][0] >= RATE_WINDOW:
+                    samples.popleft()
+
+    def rate(self, vertex_id: str, subtask: dict[str, Any]) -> float | None:
+        """Records/s of ``subtask`` (an entry of a snapshot vertex's ``subtasks``), or None."""
+        count = max(subtask["records_in"], subtask["records_out"])
+        if subtask["state"] in _TERMINAL:
+            duration = subtask["duration"]
+            return count / duration if duration is not None and duration >= RATE_SPAN else None
+        if subtask["state"] != "RUNNING":
+            return None
+        samples = self._samples.get((vertex_id, subtask["subtask"]))
+        if not samples:
+            return None
+        (first_time, first_count), (last_time, last_count) = samples[0], samples[-1]
+        span = last_time - first_time
+        return (last_count - first_count) / span if span >= RATE_SPAN else None
+
+
 class JobView:
     """Shows one job's progress; ``update(snapshot)`` redraws it from a monitor snapshot."""
 
     def __init__(self, job_graph: JobGraph):
         self.job_graph = job_graph
         self.snapshot: dict[str, Any] | None = None
+        self.rates = RateWindow()
         self._svg_states: dict[str, str] | None = None
         self._svg = ""
         self._handle: Any = None
@@ -64,8 +125,10 @@ class JobView:
 
         self._handle = display(self._bundle(), raw=True, display_id=True)
 
-    def update(self, snapshot: dict[str, Any]) -> None:
+    def update(self, snapshot: dict[str, Any], now: float | None = None) -> None:
+        """Show ``snapshot``, taken at ``now`` (``time.monotonic()`` if not given)."""
         self.snapshot = snapshot
+        self.rates.add(snapshot, time.monotonic() if now is None else now)
         if self._handle is not None:
             self._handle.update(self._bundle(), raw=True)
 
@@ -82,11 +145,12 @@ class JobView:
             f"{snapshot['finished_subtasks']}/{snapshot['total_subtasks']} subtasks finished>"
         )
 
-    def _graph_svg(self, states: dict[str, str]) -> str:
+    def _graph_picture(self, states: dict[str, str]) -> str:
         # Layout costs tens of milliseconds: redraw only when a vertex changed state.
         if states != self._svg_states:
             dot = job_graph_to_dot(self.job_graph, states)
-            self._svg = set_titles(dot_to_svg(dot.source), dot.titles)
+            svg = set_titles(dot_to_svg(dot.source), dot.titles)
+            self._svg = picture_html(svg, printable(f"JobGraph of {self.job_graph.name}, coloured by vertex state"))
             self._svg_states = dict(states)
         return self._svg
 
@@ -102,7 +166,7 @@ class JobView:
         parts = [
             f'<div class="flowmagic-job tex2jax_ignore mathjax_ignore">{_STYLE}',
             f'<div class="progress">Job {html.escape(printable(snapshot["job"]))}: {progress}</div>',
-            f"<div>{self._graph_svg(states)}</div>",
+            f"<div>{self._graph_picture(states)}</div>",
         ]
         header = (
             "<tr><th>Subtask</th><th>State</th><th>Attempt</th><th>Executor</th><th>Start</th>"
@@ -118,7 +182,7 @@ class JobView:
                     f"<td>{_clock(subtask['start_time'])}</td><td class='n'>{_duration(subtask['duration'])}</td>"
                     f"<td class='n'>{_number(subtask['records_in'])}</td>"
                     f"<td class='n'>{_number(subtask['records_out'])}</td>"
-                    f"<td class='n'>{_number(subtask['records_per_second'])}</td>"
+                    f"<td class='n'>{_rate(self.rates.rate(vertex['id'], subtask))}</td>"
                     "</tr>"
                 )
             rows.append(
