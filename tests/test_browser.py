@@ -8,6 +8,7 @@ The page may reach 127.0.0.1 only; any other request is blocked and reported as 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import secrets
@@ -80,17 +81,27 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def lab(playwright_api: Any) -> Iterator[str]:
-    """JupyterLab on 127.0.0.1 with a random token, serving a copy of the test notebook.
+class Browser:
+    """The page, plus what it tried that it should not have: outside requests, dialogs."""
 
-    Settings, workspaces and runtime files live in a temporary directory, so the user's
-    JupyterLab state (theme, kernel choices) cannot change what the browser sees.
+    def __init__(self, page: Any):
+        self.page = page
+        self.blocked: list[str] = []
+        self.dialogs: list[str] = []
+
+
+@contextlib.contextmanager
+def lab_server(notebook: Path) -> Iterator[str]:
+    """JupyterLab on 127.0.0.1 with a random token, serving a copy of ``notebook``; yields its URL.
+
+    Settings, workspaces, runtime files and the notebook signature database live in a
+    temporary directory, so the user's JupyterLab state (theme, kernel choices, trusted
+    notebooks) cannot change what the browser sees.
     """
     home = Path(tempfile.mkdtemp(prefix="flowmagic-lab-"))
     notebooks = home / "notebooks"
     notebooks.mkdir()
-    shutil.copy(NOTEBOOK, notebooks / NOTEBOOK.name)
+    shutil.copy(notebook, notebooks / notebook.name)
     port, token = _free_port(), secrets.token_hex(16)
     env = {
         **os.environ,
@@ -130,7 +141,7 @@ def lab(playwright_api: Any) -> Iterator[str]:
                 if time.monotonic() > deadline:
                     pytest.fail(f"JupyterLab did not start:\n{(home / 'lab.log').read_text()}")
                 time.sleep(0.5)
-        yield f"http://127.0.0.1:{port}/lab/tree/{NOTEBOOK.name}?token={token}"
+        yield f"http://127.0.0.1:{port}/lab/tree/{notebook.name}?token={token}"
     finally:
         server.terminate()  # Jupyter shuts its kernels down on SIGTERM.
         try:
@@ -142,18 +153,12 @@ def lab(playwright_api: Any) -> Iterator[str]:
         shutil.rmtree(home, ignore_errors=True)
 
 
-class Browser:
-    """The page, plus what it tried that it should not have: outside requests, dialogs."""
-
-    def __init__(self, page: Any):
-        self.page = page
-        self.blocked: list[str] = []
-        self.dialogs: list[str] = []
-
-
-@pytest.fixture(scope="module")
-def browser(playwright_api: Any, lab: str) -> Iterator[Browser]:
-    """The test notebook opened in Chromium, all cells run, both graph widgets shown."""
+@contextlib.contextmanager
+def chromium_page(
+    playwright_api: Any, *, allow: tuple[str, ...] = ("http://127.0.0.1:", "ws://127.0.0.1:")
+) -> Iterator[Browser]:
+    """A page of a fresh headless Chromium that may fetch only URLs starting with ``allow``:
+    any other request is blocked and recorded in :attr:`Browser.blocked`."""
     user_data = tempfile.mkdtemp(prefix="flowmagic-chromium-")
     with playwright_api.sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
@@ -166,32 +171,47 @@ def browser(playwright_api: Any, lab: str) -> Iterator[Browser]:
         page = context.pages[0] if context.pages else context.new_page()
         state = Browser(page)
 
-        def only_local(route: Any) -> None:
-            if route.request.url.startswith("http://127.0.0.1:") or route.request.url.startswith("ws://127.0.0.1:"):
+        def only_allowed(route: Any) -> None:
+            if route.request.url.startswith(allow):
                 route.continue_()
             else:
                 state.blocked.append(route.request.url)
                 route.abort()
 
-        context.route("**/*", only_local)
+        context.route("**/*", only_allowed)
         page.on("dialog", lambda dialog: (state.dialogs.append(dialog.message), dialog.dismiss()))
         try:
-            page.goto(lab, timeout=STARTUP_SECONDS * 1000)
-            page.wait_for_function(
-                "window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                " && window.jupyterapp.shell.currentWidget.sessionContext",
-                timeout=STARTUP_SECONDS * 1000,
-            )
-            _wait_for_kernel(page)
-            # Not awaited: the command's promise settles only when every cell has run.
-            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-            page.wait_for_function(
-                "document.querySelectorAll('.flowmagic-graphs').length === 2", timeout=STARTUP_SECONDS * 1000
-            )
             yield state
         finally:
             context.close()
             shutil.rmtree(user_data, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def lab(playwright_api: Any) -> Iterator[str]:
+    """JupyterLab serving a copy of the test notebook."""
+    with lab_server(NOTEBOOK) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser(playwright_api: Any, lab: str) -> Iterator[Browser]:
+    """The test notebook opened in Chromium, all cells run, the three graph widgets shown."""
+    with chromium_page(playwright_api) as state:
+        page = state.page
+        page.goto(lab, timeout=STARTUP_SECONDS * 1000)
+        page.wait_for_function(
+            "window.jupyterapp && window.jupyterapp.shell.currentWidget"
+            " && window.jupyterapp.shell.currentWidget.sessionContext",
+            timeout=STARTUP_SECONDS * 1000,
+        )
+        _wait_for_kernel(page)
+        # Not awaited: the command's promise settles only when every cell has run.
+        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+        page.wait_for_function(
+            "document.querySelectorAll('.flowmagic-graphs').length === 3", timeout=STARTUP_SECONDS * 1000
+        )
+        yield state
 
 
 def _wait_for_kernel(page: Any) -> None:
@@ -312,3 +332,57 @@ def _luminance(css_colour: str) -> float:
     channels = [float(part) / 255 for part in css_colour[css_colour.index("(") + 1 : -1].split(",")[:3]]
     linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
     return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_live_widgets_hide_their_pictures(browser: Browser) -> None:
+    # Each display is a picture of every level (for saved copies), then the widget; while the
+    # widget is drawn, the pictures of its output area are hidden.
+    statics = browser.page.locator(".flowmagic-static")
+    assert statics.count() == 3
+    assert not any(statics.nth(index).is_visible() for index in range(3))
+    assert browser.page.locator(".flowmagic-graphs").first.is_visible()
+
+
+def test_a_wide_graph_zooms_scrolls_and_expands(browser: Browser) -> None:
+    wide = browser.page.locator(".flowmagic-graphs").nth(2)
+    level = wide.locator(".flowmagic-level-execution")
+    box = level.locator(".flowmagic-svg")
+    texts = graph_texts(wide, "execution")
+    assert "… 12 more" in texts and "Source: Sequence Source -> Map (16/16)" in texts
+    assert not any("(9/16)" in text for text in texts)
+
+    def sizes() -> dict[str, float]:
+        return box.evaluate(
+            """box => ({scrollWidth: box.scrollWidth, clientWidth: box.clientWidth,
+                        svgWidth: box.querySelector('svg').getBoundingClientRect().width,
+                        svgHeight: box.querySelector('svg').getBoundingClientRect().height})"""
+        )
+
+    natural = sizes()
+    level.get_by_role("button", name="200%", exact=True).click()
+    browser.page.wait_for_function(
+        f"document.querySelectorAll('.flowmagic-graphs')[2].querySelector('.flowmagic-svg svg')"
+        f".getBoundingClientRect().width > {natural['svgWidth'] * 1.9}"
+    )
+    zoomed = sizes()
+    # Larger than its box: the box scrolls, and its right end can be reached (nothing is clipped).
+    assert zoomed["scrollWidth"] > zoomed["clientWidth"]
+    box.evaluate("box => { box.scrollLeft = box.scrollWidth; }")
+    right = box.evaluate(
+        """box => { const svg = box.querySelector('svg').getBoundingClientRect();
+                    const view = box.getBoundingClientRect();
+                    return svg.right <= view.right + 1 && svg.right >= view.right - 20; }"""
+    )
+    assert right
+    level.get_by_role("button", name="Fit", exact=True).click()
+    browser.page.wait_for_function(
+        "(() => { const box = document.querySelectorAll('.flowmagic-graphs')[2].querySelector('.flowmagic-svg');"
+        " return Math.abs(box.querySelector('svg').getBoundingClientRect().width - box.clientWidth) < 2; })()"
+    )
+    assert sizes()["scrollWidth"] <= sizes()["clientWidth"]
+    level.get_by_role("button", name="100%", exact=True).click()
+    level.get_by_label("Draw all 32 subtasks of the 2 collapsed vertices").check()
+    level.locator("svg g.node text", has_text="Source: Sequence Source -> Map (9/16)").wait_for()
+    assert sizes()["svgHeight"] > 2.5 * natural["svgHeight"]
+    # Taller than its box: it scrolls down too.
+    assert box.evaluate("box => box.clientHeight <= 640 && box.scrollHeight > box.clientHeight")

@@ -2,7 +2,7 @@
 
 ``notebooks_for_tests/flow_demo.ipynb`` is saved with the outputs the kernel produced; nbval
 re-executes it and compares them, which holds only if every output (the ``text/plain``
-lines, the static ``image/svg+xml`` drawings, the explain text) is deterministic. After
+lines, the pictures, the explain text) is deterministic. After
 changing what the notebook shows, regenerate it with::
 
     .venv/bin/python tests/test_magics_notebook.py
@@ -18,6 +18,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
+from flowmagic.widgets import LEVELS
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = Path(__file__).parent / "notebooks_for_tests" / "flow_demo.ipynb"
@@ -73,14 +75,14 @@ def outputs(notebook: nbformat.NotebookNode, index: int) -> list[dict]:
     return notebook.cells[index].outputs
 
 
-def test_the_flow_cell_displays_the_widget_with_static_copies(executed) -> None:
-    [display] = outputs(executed, 1)
-    assert display.output_type == "display_data"
-    assert display.data["text/plain"] == "<FlowGraphs 'wordcount': 4 stream nodes, 3 job vertices, 9 subtasks>"
-    assert (
-        display.data["image/svg+xml"].startswith("<svg") and "<title>JobGraph</title>" in display.data["image/svg+xml"]
-    )
-    assert WIDGET_VIEW in display.data
+def test_the_flow_cell_displays_pictures_then_the_widget(executed) -> None:
+    saved, live = outputs(executed, 1)
+    assert saved.output_type == live.output_type == "display_data"
+    assert saved.data["text/plain"] == "<FlowGraphs 'wordcount': 4 stream nodes, 3 job vertices, 9 subtasks>"
+    assert saved.data["text/html"].count('<img src="data:image/svg+xml;base64,') == 3
+    svg = saved.data["image/svg+xml"]
+    assert svg.startswith("<svg") and all(f"<title>{title}</title>" in svg for title in LEVELS.values())
+    assert set(live.data) == {WIDGET_VIEW, "text/plain"} and live.data["text/plain"] == ""
 
 
 def test_list_and_explain(executed) -> None:

@@ -49,7 +49,8 @@ LEVELS = {"stream": "StreamGraph", "job": "JobGraph", "execution": "ExecutionGra
 # Nodes keep their light fills and dark text, legible on any theme. Class names are scoped.
 _STYLE = """<style>
 .jp-OutputArea:has(.flowmagic-graphs) > .jp-OutputArea-child:has(.flowmagic-static) { display: none; }
-.flowmagic-svg { overflow: auto; max-height: 640px; max-width: 100%; }
+.flowmagic-graph, .flowmagic-graph > .widget-html-content { width: 100%; min-width: 0; }
+.flowmagic-svg { overflow: auto; max-height: 640px; width: 100%; }
 .flowmagic-svg svg { display: block; max-width: none; }
 .flowmagic-svg svg > g > polygon:first-of-type { fill: transparent; }
 .flowmagic-svg g.edge path, .flowmagic-svg g.edge polygon { stroke: var(--jp-ui-font-color2, #4b5563); }
@@ -161,7 +162,7 @@ class FlowGraphs:
             options=list(ZOOMS.items()),
             value=1.0,
             description="Zoom",
-            style={"button_width": "auto"},
+            style={"button_width": "auto", "description_width": "initial"},
         )
         controls: list[ipywidgets.Widget] = [zoom]
         expand = None

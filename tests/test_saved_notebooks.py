@@ -1,0 +1,125 @@
+"""Saved notebooks show the graphs as pictures: in JupyterLab untrusted, and exported to HTML.
+
+A notebook with a ``%%flow`` cell, ``%flow show --format svg`` and ``%flow run`` is executed by
+nbclient on a real kernel (with Spark) and saved as ``jupyter nbconvert --execute`` saves it,
+widget state included. Then, in headless Chromium:
+
+* JupyterLab opens it untrusted (a fresh signature database): no widget and no script may
+  run, saved SVG is not shown, HTML is sanitized; every graph must still be a picture;
+* ``jupyter nbconvert --to html`` of it, opened from disk with every network request
+  blocked: the widget's scripts (from a CDN) cannot load; every graph must be a picture.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+import test_browser
+from nbclient import NotebookClient
+from test_browser import STARTUP_SECONDS, Browser, chromium_page, lab_server
+from test_magics import WORDCOUNT
+
+pytestmark = pytest.mark.e2e
+playwright_api = test_browser.playwright_api  # the fixture: Chromium installed, Playwright imported
+
+ROOT = Path(__file__).resolve().parent.parent
+CELLS = [
+    "%load_ext flowmagic",
+    f"%%flow wordcount --parallelism 4\n{WORDCOUNT}",
+    "%flow show wordcount --level execution --format svg",
+    "%flow run wordcount",
+]
+# Every picture in the page: loaded, drawn at a size, and visible.
+PICTURES = """() => [...document.querySelectorAll('img')].map(img => ({
+    alt: img.alt, loaded: img.complete && img.naturalWidth > 0, width: img.getBoundingClientRect().width,
+    visible: img.checkVisibility()}))"""
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory, playwright_api: Any) -> Path:
+    """The notebook, executed and saved with its outputs and widget state."""
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+        "PYSPARK_PYTHON": sys.executable,
+    }
+    client = NotebookClient(notebook, kernel_name="python3", timeout=300, store_widget_state=True)
+    client.execute(env=env)
+    assert "widgets" in notebook.metadata  # as `jupyter nbconvert --execute` saves it
+    path = tmp_path_factory.mktemp("saved") / "saved.ipynb"
+    nbformat.write(notebook, path)
+    return path
+
+
+def expect_pictures(browser: Browser) -> list[dict[str, Any]]:
+    """Wait until the page shows its pictures; check each is drawn and visible; return them."""
+    page = browser.page
+    page.wait_for_function("document.querySelectorAll('.flowmagic-static img').length === 3", timeout=60_000)
+    page.wait_for_function("[...document.querySelectorAll('img')].every(img => img.complete)", timeout=60_000)
+    pictures = page.evaluate(PICTURES)
+    alts = [picture["alt"] for picture in pictures]
+    assert alts == [
+        "StreamGraph of wordcount",
+        "JobGraph of wordcount",
+        "ExecutionGraph of wordcount",
+        "ExecutionGraph of wordcount",
+        "JobGraph of wordcount, coloured by vertex state",
+    ]
+    for picture in pictures:
+        assert picture["loaded"] and picture["visible"] and picture["width"] > 100, picture
+    text = page.locator("body").inner_text()
+    for fallback in ("<FlowGraphs", "SVG object", "Error displaying widget", "Cannot display"):
+        assert fallback not in text
+    return pictures
+
+
+@pytest.fixture
+def untrusted_lab(saved: Path, playwright_api: Any) -> Iterator[Browser]:
+    with lab_server(saved) as url, chromium_page(playwright_api) as browser:
+        browser.page.goto(url, timeout=STARTUP_SECONDS * 1000)
+        browser.page.wait_for_selector(".jp-OutputArea-output", timeout=STARTUP_SECONDS * 1000)
+        yield browser
+
+
+def test_jupyterlab_shows_an_untrusted_notebooks_graphs_as_pictures(untrusted_lab: Browser) -> None:
+    page = untrusted_lab.page
+    expect_pictures(untrusted_lab)
+    trusted = page.evaluate(
+        "() => window.jupyterapp.shell.currentWidget.content.widgets.map(cell => cell.model.trusted)"
+    )
+    assert trusted == [False] * len(CELLS)
+    # No widget is drawn untrusted; the pictures stand for it.
+    assert page.locator(".flowmagic-graphs").count() == 0
+    # The run view's table survives the sanitizer next to its picture.
+    job = page.locator(".flowmagic-job")
+    assert "FINISHED" in job.inner_text() and "Records/s" in job.inner_text()
+    assert untrusted_lab.blocked == [] and untrusted_lab.dialogs == []
+
+
+def test_nbconvert_html_opened_offline_shows_the_graphs_as_pictures(saved: Path, playwright_api: Any) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "nbconvert", "--to", "html", str(saved)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    exported = saved.with_suffix(".html")
+    with chromium_page(playwright_api, allow=("file://",)) as browser:
+        browser.page.goto(exported.as_uri())
+        expect_pictures(browser)
+        # The export asked for the widget manager from a CDN (blocked, as offline): without
+        # it the widgets are not drawn, and the pictures stay shown.
+        assert browser.blocked and not any(url.startswith("file://") for url in browser.blocked)
+        assert browser.page.locator(".flowmagic-graphs").count() == 0
