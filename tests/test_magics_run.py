@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 
@@ -37,8 +38,30 @@ def test_run_shows_live_metrics_then_flinks_print_output(shell) -> None:
     final = views[-1]
     assert final["text/plain"] == "<Job 'wordcount': FINISHED, 5/5 subtasks finished>"
     html = final["text/html"]
-    assert "<svg" in html and "Keyed Aggregation -&gt; Sink: Print to Std. Out (2/2)" in html
+    assert '<img src="data:image/svg+xml;base64,' in html and "<svg" not in html
+    assert "Keyed Aggregation -&gt; Sink: Print to Std. Out (2/2)" in html
     assert "Records in" in html and "FINISHED" in html
+    # Subtasks of milliseconds have no meaningful rate.
+    assert re.findall(r"<td class='n'>([^<]*)</td></tr>", html).count("-") == 5
+
+
+def test_records_per_second_of_running_subtasks(shell) -> None:
+    cell = "%%flow paced --parallelism 1 --show none\n"
+    cell += "env.from_datagen(lambda i: i, count=1200, rows_per_second=300).map(lambda x: x).print()\n"
+    assert run(shell, cell).success
+    ran = run(shell, "%flow run paced")
+    assert ran.success, ran.out
+    rates = []
+    for data in ran.displayed:
+        row = re.search(
+            r"<tr><td>Source: [^<]*\(1/1\)</td><td>.*?>RUNNING<.*?<td class='n'>([^<]*)</td></tr>", data["text/html"]
+        )
+        if row is not None:
+            rates.append(row.group(1))
+    # "-" until a second of counters is seen, then about 300 records/s while it runs.
+    assert rates[0] == "-"
+    measured = [float(rate.replace(",", "")) for rate in rates if rate != "-"]
+    assert measured and all(150 < rate < 450 for rate in measured), rates
 
 
 def test_run_overrides_parallelism_and_mode_and_takes_a_session_variable(shell, spark) -> None:
