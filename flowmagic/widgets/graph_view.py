@@ -44,9 +44,12 @@ __all__ = ["LEVELS", "FlowGraphs", "GraphPicture"]
 #: Level name -> tab title, in tab order.
 LEVELS = {"stream": "StreamGraph", "job": "JobGraph", "execution": "ExecutionGraph"}
 
-# Graphviz paints for a white page; in a notebook the drawing follows the JupyterLab theme
-# (dark included): transparent background, and edges, edge labels and boxes in theme colours.
-# Nodes keep their light fills and dark text, legible on any theme. Class names are scoped.
+# The first rule hides the pictures displayed with the widget while the widget is drawn (see
+# the module docstring); the next ones keep a drawing within the output area, scrolling,
+# rather than clipped by it. Graphviz paints for a white page; in a notebook the drawing
+# follows the JupyterLab theme (dark included): transparent background, and edges, edge labels
+# and boxes in theme colours. Nodes keep their light fills and dark text, legible on any
+# theme. Class names are scoped.
 _STYLE = """<style>
 .jp-OutputArea:has(.flowmagic-graphs) > .jp-OutputArea-child:has(.flowmagic-static) { display: none; }
 .flowmagic-graph, .flowmagic-graph > .widget-html-content { width: 100%; min-width: 0; }
