@@ -275,10 +275,13 @@ def execution_graph_to_dot(
         for index in shown:
             if index is None:
                 key = hidden_key(position)
-                first, last = vertex.subtasks[hidden[0]].name, vertex.subtasks[hidden[-1]].name
                 text = f"… {len(hidden)} more\n({hidden[0] + 1}-{hidden[-1] + 1}/{vertex.parallelism})"
                 writer.line(f'{key} [label={quote(text)}, fillcolor="{fill}", style="rounded,filled,dashed"];')
-                writer.title(key, f"{len(hidden)} subtasks not drawn: {first} to {last}")
+                writer.title(
+                    key,
+                    f"{len(hidden)} subtasks not drawn: {vertex.subtasks[hidden[0]].name} to "
+                    f"{vertex.subtasks[hidden[-1]].name}",
+                )
                 keys.update(dict.fromkeys(hidden, key))
             else:
                 key = subtask_key(position, index)

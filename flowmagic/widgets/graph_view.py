@@ -121,6 +121,10 @@ class FlowGraphs:
         if selected not in self.levels:
             raise ValueError(f"selected must be one of {', '.join(self.levels)}, got {selected!r}.")
         self.selected = selected
+        # Vertices the ExecutionGraph draws collapsed unless asked to draw every subtask.
+        self._collapsed = [
+            vertex for vertex in execution_graph.vertices.values() if vertex.parallelism > COLLAPSE_ABOVE
+        ]
         self._svgs: dict[tuple[str, bool], str] = {}
         self._widget: ipywidgets.Tab | None = None
 
@@ -169,12 +173,11 @@ class FlowGraphs:
         )
         controls: list[ipywidgets.Widget] = [zoom]
         expand = None
-        wide = [vertex for vertex in self.graphs["execution"].vertices.values() if vertex.parallelism > COLLAPSE_ABOVE]
-        if level == "execution" and wide:
-            subtasks = sum(vertex.parallelism for vertex in wide)
+        if level == "execution" and self._collapsed:
+            subtasks = sum(vertex.parallelism for vertex in self._collapsed)
             expand = ipywidgets.Checkbox(
                 value=False,
-                description=f"Draw all {subtasks} subtasks of the {len(wide)} collapsed vertices",
+                description=f"Draw all {subtasks} subtasks of the {len(self._collapsed)} collapsed vertices",
                 indent=False,
                 layout=ipywidgets.Layout(width="max-content"),
             )
