@@ -11,9 +11,7 @@ from flowmagic.runtime.registry import implementation, registered_kinds
 
 
 def test_every_kind_the_api_can_create_has_a_runtime_implementation() -> None:
-    # The socket source is unbounded: the bounded runtime rejects it before running a job
-    # (UnsupportedSourceError) until the continuous mode implements it.
-    assert set(OperatorKind) - registered_kinds() == {OperatorKind.SOURCE_SOCKET}
+    assert set(OperatorKind) == registered_kinds()
 
 
 def test_capabilities_come_from_the_implementations() -> None:

@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from flowmagic import compile as passes
+from flowmagic.api.checkpointing import CheckpointConfig
+from flowmagic.api.configuration import Configuration
 from flowmagic.api.datastream import (
     DataStream,
     _check_callable,
@@ -15,11 +17,12 @@ from flowmagic.api.datastream import (
     check_max_parallelism,
     check_parallelism,
 )
+from flowmagic.api.time import to_millis_text
 from flowmagic.compile.config import PipelineConfig, RuntimeExecutionMode
 from flowmagic.errors import ProgramError
 from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.graph.job_graph import JobGraph
-from flowmagic.graph.operators import ChainingStrategy, OperatorKind, OperatorSpec
+from flowmagic.graph.operators import ChainingStrategy, DriverSide, OperatorKind, OperatorSpec
 from flowmagic.graph.stream_graph import StreamGraph
 from flowmagic.graph.transformations import (
     LegacySinkTransformation,
@@ -50,10 +53,33 @@ class StreamExecutionEnvironment:
         self._runtime_mode = RuntimeExecutionMode.STREAMING
         self._last_id = 0
         self._transformations: list[Transformation] = []
+        self._checkpoint_config = CheckpointConfig()
+        self._savepoint_path: str | None = None
+        self._allow_non_restored_state = False
 
     @classmethod
-    def get_execution_environment(cls) -> StreamExecutionEnvironment:
-        return cls()
+    def get_execution_environment(cls, configuration: Configuration | None = None) -> StreamExecutionEnvironment:
+        """A new environment, set up from ``configuration`` as Flink reads it (PyFlink's way
+        to restore from a savepoint: ``execution.savepoint.path``)."""
+        env = cls()
+        if configuration is None:
+            return env
+        if configuration.contains_key("parallelism.default"):
+            env.set_parallelism(configuration.get_integer("parallelism.default"))
+        mode = configuration.get_string("execution.runtime-mode")
+        if mode is not None:
+            env.set_runtime_mode(mode)
+        interval = configuration.get_string("execution.checkpointing.interval")
+        if interval is not None:
+            env.enable_checkpointing(to_millis_text(interval, "execution.checkpointing.interval"))
+        storage = configuration.get_string("execution.checkpointing.dir") or configuration.get_string(
+            "state.checkpoints.dir"
+        )
+        if storage is not None:
+            env._checkpoint_config.set_checkpoint_storage(storage)
+        env._savepoint_path = configuration.get_string("execution.savepoint.path")
+        env._allow_non_restored_state = configuration.get_boolean("execution.savepoint.ignore-unclaimed-state")
+        return env
 
     def __repr__(self) -> str:
         return (
@@ -97,6 +123,31 @@ class StreamExecutionEnvironment:
 
     def get_runtime_mode(self) -> RuntimeExecutionMode:
         return self._runtime_mode
+
+    def enable_checkpointing(self, interval: int, mode: object = None) -> StreamExecutionEnvironment:
+        """Checkpoint every ``interval`` ms (exactly once: ``mode`` is accepted for Flink's
+        signature; flowmagic's epochs are always exactly once)."""
+        self._checkpoint_config.set_checkpoint_interval(interval)
+        return self
+
+    def get_checkpoint_config(self) -> CheckpointConfig:
+        return self._checkpoint_config
+
+    def get_checkpoint_interval(self) -> int:
+        return self._checkpoint_config.get_checkpoint_interval()
+
+    def _continuous_options(self, savepoint_path: str | None = None, allow_non_restored_state: bool | None = None):
+        from flowmagic.runtime import ContinuousOptions
+
+        interval = self._checkpoint_config.get_checkpoint_interval()
+        return ContinuousOptions(
+            checkpoint_interval_ms=interval if interval > 0 else None,
+            checkpoint_storage=self._checkpoint_config.get_checkpoint_storage(),
+            savepoint_path=savepoint_path if savepoint_path is not None else self._savepoint_path,
+            allow_non_restored_state=(
+                allow_non_restored_state if allow_non_restored_state is not None else self._allow_non_restored_state
+            ),
+        )
 
     def get_config(
         self,
@@ -228,6 +279,19 @@ class StreamExecutionEnvironment:
             non_parallel=True,
         )
 
+    def from_spark(self, frame: Any, source_name: str = "Spark Source") -> DataStream:
+        """A Spark streaming DataFrame (``spark.readStream...``: rate, socket, files, Kafka
+        through your own connector) as an unbounded source: each micro-batch's rows, as
+        ``pyspark.sql.Row`` records, spread over the source's subtasks."""
+        if not getattr(frame, "isStreaming", False):
+            raise ProgramError(
+                f"from_spark() expects a streaming DataFrame (spark.readStream...), got {type(frame).__name__}; "
+                "for a static DataFrame use from_collection(frame.collect())."
+            )
+        return self._source(
+            source_name, OperatorSpec(OperatorKind.SOURCE_SPARK, {"frame": DriverSide(frame)}), bounded=False
+        )
+
     def from_datagen(
         self,
         generator: Callable[..., Any] | None = None,
@@ -311,21 +375,46 @@ class StreamExecutionEnvironment:
         """Run the program and wait for it; returns the job's result.
 
         ``executor`` is ``"spark"`` (the notebook's SparkSession, ``spark=`` to choose one) or
-        ``"local"`` (this Python process, no JVM: the reference executor, same records).
+        ``"local"`` (this Python process, no JVM: the reference executor, same records). An
+        unbounded program runs until it is interrupted, printing as it goes.
         """
         # The runtime is this environment's executor, found when first needed (as Flink finds
         # its PipelineExecutor): importing it eagerly would load the runtime for every program.
         from flowmagic.runtime import execute
 
-        return execute(passes.build(self.get_stream_graph(job_name)).execution_graph, executor=executor, **options)
+        graph = passes.build(self.get_stream_graph(job_name)).execution_graph
+        options.setdefault("continuous", self._continuous_options())
+        return execute(graph, executor=executor, **options)
+
+    def execute_async(self, job_name: str | None = None, *, spark: Any = None) -> Any:
+        """Start an unbounded program and return its client at once: ``get_job_status()``,
+        ``cancel()``, ``trigger_savepoint(path)``, ``stop_with_savepoint(path)``, ``wait()``.
+        Its print sinks print as it goes."""
+        from flowmagic.runtime import is_unbounded, start_continuous
+        from flowmagic.runtime.job import echo_output
+
+        graph = passes.build(self.get_stream_graph(job_name)).execution_graph
+        if not is_unbounded(graph):
+            raise ProgramError(
+                "execute_async() runs unbounded programs (socket_text_stream, from_datagen() without count, "
+                "from_spark); run a bounded one with execute()."
+            )
+        return start_continuous(graph, spark=spark, options=self._continuous_options(), on_output=echo_output)
 
     def _execute_and_collect(
         self, stream: DataStream, job_name: str | None, limit: int | None, executor: str
     ) -> Iterator[Any]:
-        from flowmagic.runtime import execute
+        from flowmagic.runtime import execute, is_unbounded, start_continuous
+        from flowmagic.runtime.continuous.job import CollectedRecords
 
         sink = self._collect_sink(stream)
-        graph = self._generate([*self._transformations, sink], job_name)
-        result = execute(passes.build(graph).execution_graph, executor=executor)
+        graph = passes.build(self._generate([*self._transformations, sink], job_name)).execution_graph
+        if is_unbounded(graph):
+            records_as_they_come = CollectedRecords(sink.id)
+            records_as_they_come.attach(
+                start_continuous(graph, options=self._continuous_options(), on_output=records_as_they_come.take)
+            )
+            return records_as_they_come if limit is None else records_as_they_come.limited(limit)
+        result = execute(graph, executor=executor)
         records = result.collected(sink.id)
         return iter(records if limit is None else records[:limit])

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime
+import re
 from dataclasses import dataclass
 
-from flowmagic.errors import InvalidTypeError
+from flowmagic.errors import InvalidArgumentError, InvalidTypeError
 
-__all__ = ["Duration", "Time", "to_millis"]
+__all__ = ["Duration", "Time", "to_millis", "to_millis_text"]
 
 
 def _amount(value: float, unit: str) -> float:
@@ -72,6 +73,23 @@ class Time(Duration):
     @classmethod
     def days(cls, days: float) -> Time:
         return cls(round(_amount(days, "days") * 86_400_000))
+
+
+_UNITS = {
+    "": 1, "ms": 1, "milli": 1, "millis": 1, "millisecond": 1, "milliseconds": 1,
+    "s": 1000, "sec": 1000, "secs": 1000, "second": 1000, "seconds": 1000,
+    "min": 60_000, "m": 60_000, "minute": 60_000, "minutes": 60_000,
+    "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
+    "d": 86_400_000, "day": 86_400_000, "days": 86_400_000,
+}  # fmt: skip
+
+
+def to_millis_text(text: str, what: str) -> int:
+    """Milliseconds of a duration as Flink's configuration writes it (``"10 s"``, ``"500"``, ``"1min"``)."""
+    match = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", str(text))
+    if match is None or match.group(2).lower() not in _UNITS:
+        raise InvalidArgumentError(f"{what}: could not parse duration {text!r} (use e.g. '10 s', '500 ms', '1 min')")
+    return int(match.group(1)) * _UNITS[match.group(2).lower()]
 
 
 def to_millis(span: Duration | datetime.timedelta | int, what: str = "time span") -> int:

@@ -13,7 +13,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ChainingStrategy", "OperatorKind", "OperatorSpec"]
+__all__ = ["ChainingStrategy", "DriverSide", "OperatorKind", "OperatorSpec"]
 
 
 class ChainingStrategy(enum.StrEnum):
@@ -36,6 +36,7 @@ class OperatorKind(enum.StrEnum):
     SOURCE_DATAGEN = "source.datagen"
     SOURCE_FILE_MONITOR = "source.file_monitor"
     SOURCE_SOCKET = "source.socket"
+    SOURCE_SPARK = "source.spark"
     FILE_SPLIT_READER = "file_split_reader"
     MAP = "map"
     FLAT_MAP = "flat_map"
@@ -76,3 +77,19 @@ class OperatorSpec:
 
     def get(self, name: str, default: Any = None) -> Any:
         return self.params.get(name, default)
+
+
+class DriverSide:
+    """A parameter only the driver uses (a Spark DataFrame, say): it pickles as empty, so the
+    plans shipped to executors leave it behind."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (DriverSide, (None,))
+
+    def __repr__(self) -> str:
+        return f"DriverSide({type(self.value).__name__})"

@@ -8,7 +8,7 @@ exchange's format is ``wire``. Executors: ``spark`` (the only package importing 
 and ``local``, both driven by ``lifecycle``.
 """
 
-from flowmagic.runtime.job import EXECUTORS, execute
+from flowmagic.runtime.job import EXECUTORS, ContinuousOptions, execute, is_unbounded, start_continuous
 from flowmagic.runtime.result import JobResult
 
-__all__ = ["EXECUTORS", "JobResult", "execute"]
+__all__ = ["EXECUTORS", "ContinuousOptions", "JobResult", "execute", "is_unbounded", "start_continuous"]

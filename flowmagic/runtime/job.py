@@ -2,30 +2,109 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from flowmagic.errors import JobError, ProgramError, UnsupportedSourceError
+from flowmagic.errors import JobCancelledError, JobError, ProgramError, UnsupportedSourceError
 from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.result import JobResult
 
-__all__ = ["EXECUTORS", "JobResult", "execute"]
+if TYPE_CHECKING:
+    from flowmagic.runtime.continuous.job import ContinuousJob, EpochOutput
+
+__all__ = ["EXECUTORS", "ContinuousOptions", "JobResult", "echo_output", "execute", "is_unbounded", "start_continuous"]
 
 #: The executors a job can run on: Spark (the default) and this Python process.
 EXECUTORS = ("spark", "local")
 
 
-def _check_bounded(graph: ExecutionGraph) -> None:
-    for node in graph.job_graph.stream_graph.nodes.values():
-        if node.source_kind is not None and not node.bounded:
-            raise UnsupportedSourceError(
-                f"{node.name!r} is unbounded: flowmagic runs bounded jobs on Spark for now, and a continuous "
-                "mode (Spark Structured Streaming micro-batches) is planned. Use a bounded source "
-                "(from_collection, from_sequence, read_text_file, from_datagen(count=...))."
-            )
+@dataclass(frozen=True)
+class ContinuousOptions:
+    """How an unbounded job runs: Flink's checkpointing and savepoint-restore settings."""
+
+    #: ``execution.checkpointing.interval`` in ms; None: checkpointing disabled.
+    checkpoint_interval_ms: int | None = None
+    #: Where checkpoints go (a path or ``file://`` URI); None: a temporary directory.
+    checkpoint_storage: str | None = None
+    #: ``execution.savepoint.path``: the savepoint to restore the job's state from.
+    savepoint_path: str | None = None
+    #: ``execution.savepoint.ignore-unclaimed-state``.
+    allow_non_restored_state: bool = False
+
+
+def is_unbounded(graph: ExecutionGraph) -> bool:
+    """Whether a source of ``graph`` is unbounded: the job then runs in the continuous mode."""
+    return any(
+        node.source_kind is not None and not node.bounded for node in graph.job_graph.stream_graph.nodes.values()
+    )
+
+
+def start_continuous(
+    graph: ExecutionGraph,
+    *,
+    spark: Any = None,
+    options: ContinuousOptions = ContinuousOptions(),
+    on_output: Callable[[EpochOutput], None] | None = None,
+    monitor: JobMonitor | None = None,
+) -> ContinuousJob:
+    """Start the unbounded job ``graph`` on Spark and return its client at once."""
+    from flowmagic.runtime.continuous.job import ContinuousJob
+
+    if graph.job_type == "BATCH":
+        raise ProgramError(
+            "Detected an UNBOUNDED source with the 'execution.runtime-mode' set to 'BATCH'. This combination is "
+            "not allowed, please set the 'execution.runtime-mode' to STREAMING or AUTOMATIC"
+        )
+    return ContinuousJob(
+        graph,
+        spark=spark,
+        checkpoint_interval_ms=options.checkpoint_interval_ms,
+        checkpoint_storage=options.checkpoint_storage,
+        savepoint_path=options.savepoint_path,
+        allow_non_restored_state=options.allow_non_restored_state,
+        on_output=on_output,
+        monitor=monitor,
+    ).start()
+
+
+def _run_continuous(
+    graph: ExecutionGraph,
+    *,
+    spark: Any,
+    options: ContinuousOptions,
+    on_progress: Callable[[JobMonitor], None] | None,
+    cancel_event: threading.Event | None,
+    monitor: JobMonitor | None,
+    echo: bool,
+) -> JobResult:
+    """Run an unbounded job until it ends or is cancelled, printing what it prints as it goes."""
+    job = start_continuous(
+        graph, spark=spark, options=options, monitor=monitor, on_output=echo_output if echo else None
+    )
+    try:
+        while not job.get_job_status().is_globally_terminal:
+            job.wait(0.4)
+            if cancel_event is not None and cancel_event.is_set():
+                raise KeyboardInterrupt
+            if on_progress is not None:
+                on_progress(job.monitor)
+    except BaseException as error:
+        job.cancel()
+        if isinstance(error, KeyboardInterrupt):
+            raise JobCancelledError(f"Job {graph.job_name!r} was cancelled.") from None
+        raise
+    return job.result()
+
+
+def echo_output(output: EpochOutput) -> None:
+    """Print what an epoch's print sinks printed, to this process's stdout and stderr."""
+    for to_stderr, line in output.printed:
+        print(line, file=sys.stderr if to_stderr else sys.stdout)
 
 
 def execute(
@@ -38,6 +117,7 @@ def execute(
     monitor: JobMonitor | None = None,
     echo: bool = True,
     metrics: bool = True,
+    continuous: ContinuousOptions = ContinuousOptions(),
 ) -> JobResult:
     """Run the ExecutionGraph ``graph`` and wait for it.
 
@@ -46,10 +126,27 @@ def execute(
     this process's stdout/stderr when ``echo`` is true, after the job succeeded, subtask by
     subtask. ``on_progress(monitor)`` is called about twice a second while the job runs.
     ``metrics=False`` turns Spark's live metrics channel off.
+
+    A job with an unbounded source runs in the continuous mode (see
+    :mod:`flowmagic.runtime.continuous`) with ``continuous`` options, until it is cancelled
+    (interrupt, or ``cancel_event``); its print sinks print as it goes.
     """
     if executor not in EXECUTORS:
         raise ProgramError(f"Unknown executor {executor!r}: use one of {', '.join(EXECUTORS)}.")
-    _check_bounded(graph)
+    if is_unbounded(graph):
+        if executor != "spark":
+            raise UnsupportedSourceError(
+                f"Job {graph.job_name!r} reads an unbounded source: it runs in the continuous mode, on Spark only."
+            )
+        return _run_continuous(
+            graph,
+            spark=spark,
+            options=continuous,
+            on_progress=on_progress,
+            cancel_event=cancel_event,
+            monitor=monitor,
+            echo=echo,
+        )
     if monitor is None:
         monitor = JobMonitor(graph.job_name)
     for vertex in graph.vertices.values():

@@ -203,6 +203,14 @@ class Operator:
     def advance_processing_time(self, now: int) -> None:
         """Processing time reached ``now``: fire the processing-time timers due by then."""
 
+    def snapshot_progress(self) -> Any:
+        """Where this subtask stands that is not keyed state (a watermark generator's last
+        watermark, say): kept from epoch to epoch of one run, never in savepoints."""
+        return None
+
+    def restore_progress(self, progress: Any) -> None:
+        """Take up the position of :meth:`snapshot_progress`."""
+
     def snapshot_keyed(self) -> dict[Any, dict[str, Any]]:
         """This subtask's keyed state, key by key (what a checkpoint stores by key group).
 

@@ -108,6 +108,24 @@ class DatagenSource(Source):
             yield batch
 
 
+class _EpochSource(Source):
+    """An unbounded source: it has no records of its own to read; the continuous mode hands
+    each epoch's records to its subtasks."""
+
+    def batches(self) -> Iterator[list[Any]]:
+        raise UnsupportedSourceError(f"{self.task.vertex_name!r} is unbounded: it runs in the continuous mode only")
+
+
+@register(OperatorKind.SOURCE_SOCKET)
+class SocketSource(_EpochSource):
+    """``socket_text_stream``: lines a reader on the driver logged, epoch by epoch."""
+
+
+@register(OperatorKind.SOURCE_SPARK)
+class SparkSource(_EpochSource):
+    """``from_spark``: the rows of a Spark streaming DataFrame's micro-batches, epoch by epoch."""
+
+
 def local_path(path: str) -> str | None:
     """The local file system path of ``path`` (plain or ``file://``), else None."""
     parsed = urlparse(path)

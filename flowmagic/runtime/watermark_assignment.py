@@ -40,6 +40,12 @@ class TimestampsAndWatermarksOperator(Operator):
                 self.current = watermark
                 self.output.emit_watermark(watermark)
 
+    def snapshot_progress(self) -> Any:
+        return (self.max_timestamp, self.current)
+
+    def restore_progress(self, progress: Any) -> None:
+        self.max_timestamp, self.current = progress
+
     def process_watermark(self, watermark: int) -> None:
         # Like Flink's TimestampsAndWatermarksOperator: upstream watermarks are replaced by
         # this operator's own, except the end-of-input one.

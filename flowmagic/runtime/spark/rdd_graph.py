@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flowmagic.graph.execution_graph import ExecutionGraph
@@ -14,9 +15,27 @@ from flowmagic.runtime.wire import RESULT_SLOT
 __all__ = ["build_rdds"]
 
 
-def build_rdds(graph: ExecutionGraph, plans: dict[str, VertexPlan], sc: Any, server: MetricsServer | None) -> Any:
-    """The RDD whose ``collect()`` runs the job and returns the sinks' ``(key, payload)``."""
+def build_rdds(
+    graph: ExecutionGraph,
+    plans: dict[str, VertexPlan],
+    sc: Any,
+    server: MetricsServer | None,
+    *,
+    subtask_function: Callable[[VertexPlan], Callable[[int, Iterator[Any]], Iterator[Any]]] | None = None,
+    source_input: Callable[[VertexPlan], Any] | None = None,
+    every_vertex_reports: bool = False,
+) -> Any:
+    """The RDD whose ``collect()`` runs the job and returns the sinks' ``(key, payload)``.
+
+    A continuous job's epoch gives its own ``subtask_function`` (what each task runs) and
+    ``source_input`` (each source vertex's RDD of input, partition ``i`` for subtask ``i``),
+    and ``every_vertex_reports``: each of its subtasks hands the driver a report.
+    """
     from pyspark import StorageLevel
+
+    address, secret = (server.address, server.secret) if server is not None else (None, "")
+    if subtask_function is None:
+        subtask_function = lambda plan: SubtaskFunction(plan, address, secret)  # noqa: E731
 
     orders = channel_orders(graph, plans)
     inputs: dict[str, list[Any]] = {vertex_id: [] for vertex_id in graph.vertices}
@@ -31,12 +50,13 @@ def build_rdds(graph: ExecutionGraph, plans: dict[str, VertexPlan], sc: Any, ser
             shuffled = lines.mapPartitions(lines_as_items)
         elif plan.inputs:
             shuffled = exchange(sc, inputs[vertex.id], parallelism)
+        elif source_input is not None:
+            shuffled = source_input(plan)
         else:
             shuffled = sc.parallelize(range(parallelism), parallelism)
-        address, secret = (server.address, server.secret) if server is not None else (None, "")
-        output = shuffled.mapPartitionsWithIndex(SubtaskFunction(plan, address, secret))
+        output = shuffled.mapPartitionsWithIndex(subtask_function(plan))
         output.setName(vertex.name)
-        results = plan.has_results or not plan.out_edges
+        results = every_vertex_reports or plan.has_results or not plan.out_edges
         if len(plan.out_edges) + results > 1:
             output = output.persist(StorageLevel.MEMORY_AND_DISK)
         for edge in plan.out_edges:

@@ -13,7 +13,7 @@ from flowmagic.runtime.operator import UserFunctionError
 from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.task import SubtaskStats, run_subtask
 
-__all__ = ["SubtaskFunction", "failure_from"]
+__all__ = ["SubtaskFunction", "failure_from", "failure_marker"]
 
 # A failed subtask's details cross Spark as the text of the exception the task raises.
 _FAILURE_MARK = "FLOWMAGIC-FAILURE "
@@ -41,11 +41,16 @@ class SubtaskFunction:
             raise
         except UserFunctionError as error:
             reporter.finish(ExecutionState.FAILED, error.details)
-            raise RuntimeError(_FAILURE_MARK + json.dumps(error.details)) from None
+            raise RuntimeError(failure_marker(error.details)) from None
         except BaseException:
             reporter.finish(ExecutionState.FAILED)
             raise
         reporter.finish(ExecutionState.FINISHED)
+
+
+def failure_marker(details: dict[str, Any]) -> str:
+    """The text of the exception a failed task raises, carrying its details to the driver."""
+    return _FAILURE_MARK + json.dumps(details)
 
 
 def failure_from(error: BaseException, monitor: JobMonitor) -> dict[str, Any] | None:

@@ -1,0 +1,203 @@
+"""One subtask's epoch, on an executor: restore (or find) the subtask, run its input, snapshot it.
+
+A Python worker keeps the subtasks it ran (``_LIVE``), so that the next epoch of the same
+subtask, when Spark schedules it there, continues the live operators; any other worker,
+and every retried attempt, restores the subtask from the previous epoch's manifest. Each
+epoch reads its input at the time the previous epoch ended (records arrived in between),
+then moves processing time to its own logged time, which fires the timers due by then.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from flowmagic.graph.operators import OperatorKind
+from flowmagic.key_groups import compute_key_group_range
+from flowmagic.runtime.clock import EpochClock
+from flowmagic.runtime.continuous.sources import read_log_range
+from flowmagic.runtime.continuous.state_store import OperatorState, StateFile, load_keyed, write_keyed
+from flowmagic.runtime.operator import UserFunctionError
+from flowmagic.runtime.plan import VertexPlan
+from flowmagic.runtime.records import BATCH_SIZE, MAX_WATERMARK
+from flowmagic.runtime.spark.subtask import failure_marker
+from flowmagic.runtime.task import Subtask, SubtaskStats
+from flowmagic.runtime.wire import RESULT_SLOT
+
+__all__ = ["EPOCH_REPORT", "EpochContext", "EpochSubtaskFunction", "run_epoch"]
+
+#: The result key's first element of a subtask's epoch report (its state files and counters).
+EPOCH_REPORT = "@epoch"
+
+# (run id, vertex id, subtask) -> (epoch it completed, the live subtask).
+_LIVE: dict[tuple[str, str, int], tuple[int, Subtask]] = {}
+
+
+@dataclass
+class EpochContext:
+    """What every subtask of one epoch needs to know (plain data, shipped with the tasks)."""
+
+    run_id: str
+    epoch: int
+    #: When the previous epoch ended (the input's processing time) and when this one does.
+    start_time: int
+    time: int
+    #: The checkpoint directory, and this epoch's folder in it.
+    root: str
+    folder: str
+    #: Node id -> operator id (hex) of every stateful operator.
+    operator_ids: dict[int, str]
+    #: What to restore a subtask from when it is not live here: operator id -> state, the
+    #: root those files are under, and the run's progress files (None for another run's).
+    restore_root: str | None = None
+    restore_operators: dict[str, OperatorState] = field(default_factory=dict)
+    restore_progress: dict[str, list[str | None]] | None = None
+    #: Bounded sources are read in a run's first epoch.
+    read_bounded: bool = False
+    #: Socket source node id -> the directory of its line log.
+    source_logs: dict[int, str] = field(default_factory=dict)
+
+
+def _restore(subtask: Subtask, context: EpochContext) -> None:
+    plan, index = subtask.plan, subtask.index
+    if context.restore_root is not None:
+        key_groups = compute_key_group_range(plan.max_parallelism, plan.parallelism, index)
+        for node_id, operator in subtask.chain.operators.items():
+            state = context.restore_operators.get(context.operator_ids.get(node_id, ""))
+            if state is not None:
+                operator.restore_keyed(load_keyed(context.restore_root, state.files, key_groups))
+    progress_files = (context.restore_progress or {}).get(plan.id) or []
+    progress_file = progress_files[index] if index < len(progress_files) else None
+    if progress_file is not None:
+        with open(os.path.join(context.root, progress_file), "rb") as file:
+            progress = pickle.load(file)
+        subtask.channels.update(progress["channels"])
+        subtask.watermark = progress["watermark"]
+        subtask.records_in_total = progress["records_in"]
+        for node_id, position in progress["operators"].items():
+            subtask.chain.operators[node_id].restore_progress(position)
+
+
+def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str, Any]:
+    plan, index = subtask.plan, subtask.index
+    key_groups = compute_key_group_range(plan.max_parallelism, plan.parallelism, index)
+    files: dict[str, StateFile] = {}
+    positions = {}
+    for node_id, operator in subtask.chain.operators.items():
+        entries = operator.snapshot_keyed()
+        operator_id = context.operator_ids.get(node_id)
+        if entries and operator_id is not None:
+            files[operator_id] = write_keyed(
+                context.root, context.folder, operator_id, index, attempt, key_groups, plan.max_parallelism, entries
+            )
+        position = operator.snapshot_progress()
+        if position is not None:
+            positions[node_id] = position
+    progress = os.path.join(context.folder, "progress", f"{plan.id}-{index}-{attempt}.pkl")
+    os.makedirs(os.path.dirname(os.path.join(context.root, progress)), exist_ok=True)
+    with open(os.path.join(context.root, progress), "wb") as file:
+        pickle.dump(
+            {
+                "channels": subtask.channels,
+                "watermark": subtask.watermark,
+                "records_in": subtask.records_in_total,
+                "operators": positions,
+            },
+            file,
+        )
+    return {"files": files, "progress": progress}
+
+
+def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) -> Iterator[list[Any]]:
+    spec = subtask.plan.nodes[subtask.plan.head].operator
+    kind, params = spec.kind, spec.params
+    if kind is OperatorKind.SOURCE_DATAGEN and params["count"] is None:
+        generator, seed, arity = params["generator"], params["seed"], params["arity"]
+        for start, end in inputs:
+            for first in range(start, end, BATCH_SIZE):
+                indices = range(first, min(first + BATCH_SIZE, end))
+                if generator is None:
+                    yield list(indices)
+                elif arity >= 2:
+                    yield [generator(i, random.Random(f"{seed}:{i}")) for i in indices]
+                else:
+                    yield [generator(i) for i in indices]
+    elif kind is OperatorKind.SOURCE_SOCKET:
+        log = context.source_logs[subtask.plan.head]
+        for start, end in inputs:
+            batch: list[Any] = []
+            for line in read_log_range(log, start, end):
+                batch.append(line)
+                if len(batch) == BATCH_SIZE:
+                    yield batch
+                    batch = []
+            if batch:
+                yield batch
+    elif kind is OperatorKind.SOURCE_SPARK:
+        for first in range(0, len(inputs), BATCH_SIZE):
+            yield inputs[first : first + BATCH_SIZE]
+    elif context.read_bounded:
+        assert subtask.chain.source is not None
+        yield from subtask.chain.source.batches()
+
+
+def _is_bounded_source(plan: VertexPlan) -> bool:
+    spec = plan.nodes[plan.head].operator
+    if spec.kind is OperatorKind.SOURCE_DATAGEN:
+        return spec.params["count"] is not None
+    return spec.kind not in (OperatorKind.SOURCE_SOCKET, OperatorKind.SOURCE_SPARK)
+
+
+def run_epoch(
+    plan: VertexPlan, index: int, attempt: int, context: EpochContext, items: Iterator[Any]
+) -> Iterator[tuple[int, Any, Any]]:
+    """Run subtask ``index`` of ``plan`` over its input of epoch ``context.epoch``."""
+    key = (context.run_id, plan.id, index)
+    live = _LIVE.pop(key, None)
+    stats = SubtaskStats()
+    if live is not None and live[0] == context.epoch - 1 and attempt == 0:
+        subtask = live[1]
+        subtask.rebind(stats)
+        subtask.info.clock.time = context.start_time  # type: ignore[attr-defined]
+    else:
+        subtask = Subtask(plan, index, attempt, stats, EpochClock(context.start_time))
+        subtask.open()
+        _restore(subtask, context)
+    clock: EpochClock = subtask.info.clock  # type: ignore[assignment]
+    if subtask.chain.source is not None:
+        inputs = list(items)
+        yield from subtask.read_source(_source_batches(subtask, context, inputs))
+        if context.read_bounded and _is_bounded_source(plan):
+            yield from subtask.emit_watermark(MAX_WATERMARK)
+    else:
+        yield from subtask.consume(items)
+    clock.time = context.time
+    yield from subtask.advance_processing_time(context.time)
+    yield from subtask.flush()
+    subtask.records_in_total += stats.records_in
+    report = _snapshot(subtask, context, attempt)
+    report.update(records_in=subtask.records_in_total, records_out=stats.records_out, watermark=subtask.watermark)
+    yield (RESULT_SLOT, (EPOCH_REPORT, plan.id, index), report)
+    _LIVE[key] = (context.epoch, subtask)
+
+
+class EpochSubtaskFunction:
+    """What Spark runs for each partition (= subtask) of a vertex in one epoch."""
+
+    def __init__(self, plan: VertexPlan, context: EpochContext):
+        self.plan = plan
+        self.context = context
+
+    def __call__(self, index: int, items: Iterator[Any]) -> Iterator[Any]:
+        from pyspark import TaskContext
+
+        task = TaskContext.get()
+        attempt = task.attemptNumber() if task is not None else 0
+        try:
+            yield from run_epoch(self.plan, index, attempt, self.context, items)
+        except UserFunctionError as error:
+            raise RuntimeError(failure_marker(error.details)) from None

@@ -1,0 +1,584 @@
+"""A running unbounded job on the driver: Spark's micro-batch loop, one epoch per batch.
+
+:class:`ContinuousJob` starts one Structured Streaming query over the union of the job's
+sources (flowmagic's own, as Python streaming data sources, and any Spark streaming
+DataFrame given to ``from_spark``, plus a clock that makes an epoch run on every trigger)
+with ``foreachBatch``. Each batch is one epoch: one Spark job of the bounded runtime's RDDs
+whose tasks continue (or restore) their subtasks, write their state, and return what their
+sinks made. Then the driver writes the epoch's manifest, which completes the epoch, and
+hands on the output. An epoch whose manifest exists is never run again, so a batch Spark
+replays after a restart changes nothing twice.
+
+It is also the job's client, with Flink's ``JobClient`` methods: ``get_job_status()``,
+``cancel()``, ``stop_with_savepoint(path)``, ``trigger_savepoint(path)``.
+"""
+
+from __future__ import annotations
+
+import enum
+import glob
+import os
+import queue
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from flowmagic.errors import JobError, JobFailedError
+from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
+from flowmagic.graph.operators import OperatorKind
+from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction
+from flowmagic.runtime.continuous.sources import SocketLog, SourceDescriptor, source_frame
+from flowmagic.runtime.continuous.state_store import (
+    Manifest,
+    NonRestoredStateError,
+    OperatorState,
+    copy_savepoint,
+    read_manifest,
+    write_manifest,
+)
+from flowmagic.runtime.failures import failure_message
+from flowmagic.runtime.metrics import JobMonitor
+from flowmagic.runtime.plan import VertexPlan, build_plans
+from flowmagic.runtime.result import JobResult
+
+__all__ = ["CheckpointStats", "CollectedRecords", "ContinuousJob", "EpochOutput", "JobStatus"]
+
+#: The most records one epoch takes from one of flowmagic's sources (bounded memory).
+MAX_RECORDS_PER_EPOCH = 100_000
+_CLOCK_SOURCE = 0
+_KEPT_EPOCHS = 3
+
+
+class JobStatus(enum.StrEnum):
+    """Flink's ``JobStatus``, as ``JobClient.get_job_status()`` returns it."""
+
+    INITIALIZING = "INITIALIZING"
+    RUNNING = "RUNNING"
+    CANCELLING = "CANCELLING"
+    CANCELED = "CANCELED"
+    FINISHED = "FINISHED"
+    FAILED = "FAILED"
+
+    @property
+    def is_globally_terminal(self) -> bool:
+        return self in (JobStatus.CANCELED, JobStatus.FINISHED, JobStatus.FAILED)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass
+class CheckpointStats:
+    """What Flink's web UI shows in its Checkpoints tab."""
+
+    completed: int = 0
+    last_duration_ms: float | None = None
+    last_size_bytes: int | None = None
+    last_completed_at: float | None = None
+    last_savepoint: str | None = None
+
+
+@dataclass
+class EpochOutput:
+    """What one epoch's sinks made, handed on once the epoch completed."""
+
+    epoch: int
+    printed: list[tuple[bool, str]] = field(default_factory=list)
+    collected: dict[int, list[Any]] = field(default_factory=dict)
+
+
+@dataclass
+class _Request:
+    path: str
+    stop: bool
+    done: threading.Event = field(default_factory=threading.Event)
+    result: str | None = None
+    error: BaseException | None = None
+
+
+def _local(path: str) -> str:
+    if path.startswith("file://"):
+        return path[len("file://") :]
+    if "://" in path:
+        raise JobError(
+            f"Checkpoint storage {path!r}: the continuous mode keeps its state on a local or shared file system "
+            "path (or file://) for now."
+        )
+    return path
+
+
+class ContinuousJob:
+    """An unbounded job running as epochs on Spark, and its client."""
+
+    def __init__(
+        self,
+        graph: ExecutionGraph,
+        *,
+        spark: Any = None,
+        checkpoint_interval_ms: int | None = None,
+        checkpoint_storage: str | None = None,
+        savepoint_path: str | None = None,
+        allow_non_restored_state: bool = False,
+        on_output: Callable[[EpochOutput], None] | None = None,
+        monitor: JobMonitor | None = None,
+    ):
+        self.graph = graph
+        self.job_id = uuid.uuid4().hex
+        self.spark = spark
+        self.checkpoint_interval_ms = checkpoint_interval_ms
+        self.root = _local(checkpoint_storage) if checkpoint_storage else tempfile.mkdtemp(prefix="flowmagic-job-")
+        self._temporary_root = checkpoint_storage is None
+        self.on_output = on_output
+        self.monitor = monitor or JobMonitor(graph.job_name)
+        for vertex in graph.vertices.values():
+            if vertex.id not in self.monitor.vertices:
+                self.monitor.add_vertex(vertex.id, vertex.name, vertex.parallelism)
+        self.status = JobStatus.INITIALIZING
+        self.error: BaseException | None = None
+        self.checkpoints = CheckpointStats()
+        self.epochs = 0
+        self.printed_total = 0
+        self.plans = build_plans(graph)
+        stream_graph = graph.job_graph.stream_graph
+        self.operator_ids = {node_id: digest.hex() for node_id, digest in stream_graph.operator_hashes.items()}
+        #: Where the state to restore lies: this job's checkpoint directory, or a savepoint's.
+        self._restore_root = self.root
+        self._previous = self._initial_state(savepoint_path, allow_non_restored_state)
+        #: Whether ``_previous`` is this job's own (an earlier epoch, or the checkpoint of an
+        #: earlier run it resumes) rather than a savepoint's.
+        self._own_previous = self._previous is not None and savepoint_path is None
+        self._resumed_run = self._own_previous
+        self._last_checkpoint_time = time.time()
+        self._requests: list[_Request] = []
+        self._lock = threading.Lock()
+        self._finished = threading.Event()
+        self._query: Any = None
+        self._sockets: list[SocketLog] = []
+        self._source_logs: dict[int, str] = {}
+        self._spark_frames: dict[int, list[str]] = {}
+
+    # -- state to start from ------------------------------------------------------------------
+
+    def _latest_manifest(self) -> Manifest | None:
+        manifests = sorted(glob.glob(os.path.join(self.root, "manifests", "*.json")))
+        return read_manifest(manifests[-1]) if manifests else None
+
+    def _initial_state(self, savepoint_path: str | None, allow_non_restored: bool) -> Manifest | None:
+        if savepoint_path is None:
+            # A checkpoint directory of an earlier run of this job resumes it.
+            return self._latest_manifest()
+        manifest = read_manifest(_local(savepoint_path))
+        known = set(self.operator_ids.values())
+        for operator_id in manifest.operators:
+            if operator_id not in known and not allow_non_restored:
+                raise NonRestoredStateError(
+                    f"Failed to rollback to checkpoint/savepoint {savepoint_path}. Cannot map checkpoint/savepoint "
+                    f"state for operator {operator_id} to the new program, because the operator is not available in "
+                    "the new program. If you want to allow to skip this, you can set the --allowNonRestoredState "
+                    "option on the CLI."
+                )
+        self._restore_root = _local(savepoint_path)
+        return manifest
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def start(self) -> ContinuousJob:
+        """Start the micro-batch loop (returns at once; the job runs in Spark's stream thread)."""
+        from pyspark.sql import functions
+
+        from flowmagic.runtime.spark.session import get_spark_session
+        from flowmagic.runtime.spark.shipping import ship_flowmagic
+
+        session = get_spark_session(self.spark)
+        ship_flowmagic(session.sparkContext)
+        frames = [source_frame(session, SourceDescriptor("clock", _CLOCK_SOURCE, 1))]
+        for plan in self._source_plans():
+            spec = plan.nodes[plan.head].operator
+            node_id = plan.head
+            if spec.kind is OperatorKind.SOURCE_DATAGEN and spec.params["count"] is None:
+                frames.append(
+                    source_frame(
+                        session,
+                        SourceDescriptor(
+                            "datagen",
+                            node_id,
+                            plan.parallelism,
+                            rows_per_second=spec.params["rows_per_second"],
+                            max_per_epoch=MAX_RECORDS_PER_EPOCH,
+                        ),
+                    )
+                )
+            elif spec.kind is OperatorKind.SOURCE_SOCKET:
+                log_dir = os.path.join(self.root, "sources", str(node_id))
+                params = spec.params
+                log = SocketLog(params["host"], params["port"], params["delimiter"], params["max_retry"], log_dir)
+                self._sockets.append(log)
+                self._source_logs[node_id] = log_dir
+                frames.append(
+                    source_frame(
+                        session,
+                        SourceDescriptor("socket", node_id, 1, max_per_epoch=MAX_RECORDS_PER_EPOCH, log_dir=log_dir),
+                    )
+                )
+            elif spec.kind is OperatorKind.SOURCE_SPARK:
+                frame = spec.params["frame"].value
+                if frame is None or not frame.isStreaming:
+                    raise JobError(f"{plan.name!r}: from_spark() needs a streaming DataFrame (spark.readStream...).")
+                self._spark_frames[node_id] = list(frame.columns)
+                frames.append(frame.withColumn("fm_source", functions.lit(node_id)))
+        union = frames[0]
+        for frame in frames[1:]:
+            union = union.unionByName(frame, allowMissingColumns=True)
+        for log in self._sockets:
+            log.start()
+        self.status = JobStatus.RUNNING
+        self.monitor.state = ExecutionState.RUNNING
+        self.monitor.start_time = time.time()
+        self.monitor.mark(ExecutionState.RUNNING)
+        self._query = (
+            union.writeStream.foreachBatch(self._run_epoch)
+            .option("checkpointLocation", os.path.join(self.root, "spark"))
+            .queryName(f"flowmagic-{self.graph.job_name}-{self.job_id[:8]}")
+            .start()
+        )
+        threading.Thread(target=self._watch, name=f"flowmagic-watch-{self.job_id[:8]}", daemon=True).start()
+        return self
+
+    def _source_plans(self) -> list[VertexPlan]:
+        return [plan for plan in self.plans.values() if plan.nodes[plan.head].is_source]
+
+    def _watch(self) -> None:
+        """Wait for the query's end and settle the job's status."""
+        try:
+            self._query.awaitTermination()
+        except Exception as error:
+            self._fail(error)
+        self._end()
+
+    def _fail(self, error: BaseException) -> None:
+        from flowmagic.runtime.spark.subtask import failure_from
+
+        failure = failure_from(error, self.monitor)
+        self.error = JobFailedError(failure_message(failure, error, "Spark"), failure)
+        self.status = JobStatus.FAILED
+
+    def _end(self) -> None:
+        for log in self._sockets:
+            log.stop()
+        if self.status is JobStatus.CANCELLING:
+            self.status = JobStatus.CANCELED
+        elif self.status is JobStatus.RUNNING:
+            self.status = JobStatus.FINISHED
+        final = {
+            JobStatus.CANCELED: ExecutionState.CANCELED,
+            JobStatus.FAILED: ExecutionState.FAILED,
+        }.get(self.status, ExecutionState.FINISHED)
+        self.monitor.mark(final)
+        self.monitor.state = final
+        self.monitor.end_time = time.time()
+        with self._lock:
+            for request in self._requests:
+                request.error = JobError(f"Job {self.graph.job_name!r} ended ({self.status}) before the savepoint.")
+                request.done.set()
+            self._requests.clear()
+        self._finished.set()
+        if self._temporary_root and self.status is not JobStatus.FAILED:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    # -- one epoch ----------------------------------------------------------------------------
+
+    def _epoch_time(self, epoch: int) -> int:
+        """The epoch's processing time: logged before it first runs, so a replay reads the same."""
+        path = os.path.join(self.root, "epochs", str(epoch))
+        if os.path.exists(path):
+            with open(path) as file:
+                return int(file.read())
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        now = int(time.time() * 1000)
+        with open(path, "w") as file:
+            file.write(str(now))
+        return now
+
+    def _run_epoch(self, batch: Any, batch_id: int) -> None:
+        from pyspark.sql import functions
+
+        epoch = int(batch_id)
+        previous = self._previous
+        own = previous if self._own_previous else None
+        if own is not None and epoch <= own.epoch:
+            return  # completed before: its manifest is written and its output was handed on
+        began = time.time()
+        now = self._epoch_time(epoch)
+        start_time = own.time if own is not None else now
+        session = batch.sparkSession
+        sc = session.sparkContext
+        ranges: dict[int, list[list[tuple[int, int]]]] = {}
+        for row in (
+            batch.where(functions.col("fm_subtask") >= 0)
+            .select("fm_source", "fm_subtask", "fm_start", "fm_end")
+            .collect()
+        ):
+            per_subtask = ranges.setdefault(row.fm_source, [[] for _ in range(self._parallelism_of(row.fm_source))])
+            per_subtask[row.fm_subtask].append((row.fm_start, row.fm_end))
+        context = EpochContext(
+            run_id=self.job_id,
+            epoch=epoch,
+            start_time=start_time,
+            time=now,
+            root=self.root,
+            folder=os.path.join("state", f"epoch-{epoch:010d}"),
+            operator_ids=self.operator_ids,
+            restore_root=self._restore_root if previous is not None else None,
+            restore_operators=dict(previous.operators) if previous is not None else {},
+            restore_progress=own.progress if own is not None else None,
+            # A resumed run's bounded sources were read by the run that wrote its checkpoint.
+            read_bounded=self.epochs == 0 and not self._resumed_run,
+            source_logs=self._source_logs,
+        )
+
+        def source_input(plan: VertexPlan) -> Any:
+            node_id = plan.head
+            if node_id in self._spark_frames:
+                rows = batch.where(functions.col("fm_source") == node_id).select(*self._spark_frames[node_id]).rdd
+                count = rows.getNumPartitions()
+                return (
+                    rows.coalesce(plan.parallelism) if count >= plan.parallelism else rows.repartition(plan.parallelism)
+                )
+            shares = ranges.get(node_id) or [[] for _ in range(plan.parallelism)]
+            return sc.parallelize(shares, plan.parallelism).flatMap(_identity)
+
+        from flowmagic.runtime.spark.rdd_graph import build_rdds
+
+        sc.setJobGroup(f"flowmagic-{self.job_id}", f"flowmagic: {self.graph.job_name} epoch {epoch}", True)
+        items = build_rdds(
+            self.graph,
+            self.plans,
+            sc,
+            None,
+            subtask_function=lambda plan: EpochSubtaskFunction(plan, context),
+            source_input=source_input,
+            every_vertex_reports=True,
+        ).collect()
+        self._complete(epoch, now, began, items)
+
+    def _parallelism_of(self, node_id: int) -> int:
+        for plan in self.plans.values():
+            if plan.head == node_id:
+                return plan.parallelism
+        raise JobError(f"no source vertex heads node {node_id}")
+
+    def _complete(self, epoch: int, now: int, began: float, items: list[tuple[Any, Any]]) -> None:
+        manifest = Manifest(epoch=epoch, time=now)
+        output = EpochOutput(epoch)
+        nodes = self.graph.job_graph.stream_graph.nodes
+        size = 0
+        for key, payload in items:
+            if key[0] == EPOCH_REPORT:
+                _tag, vertex_id, index = key
+                plan = self.plans[vertex_id]
+                for operator_id, state_file in payload["files"].items():
+                    state = manifest.operators.setdefault(
+                        operator_id, OperatorState(plan.parallelism, plan.max_parallelism)
+                    )
+                    state.files.append(state_file)
+                    size += os.path.getsize(os.path.join(self.root, state_file.path))
+                progress = manifest.progress.setdefault(vertex_id, [None] * plan.parallelism)
+                progress[index] = payload["progress"]
+                self.monitor.update(
+                    {
+                        "vertex": vertex_id,
+                        "subtask": index,
+                        "attempt": 0,
+                        "state": ExecutionState.RUNNING,
+                        "in": payload["records_in"],
+                        "out": self._records_out(vertex_id, index, payload["records_out"]),
+                        "watermark": payload["watermark"],
+                    }
+                )
+                continue
+            node_id, _subtask = key
+            operator = nodes[node_id].operator
+            if operator is not None and operator.kind is OperatorKind.PRINT:
+                output.printed.append(payload)
+            elif operator is not None and operator.kind is OperatorKind.COLLECT:
+                output.collected.setdefault(node_id, []).append(payload)
+        if self.checkpoint_interval_ms is not None and (time.time() - self._last_checkpoint_time) * 1000 >= (
+            self.checkpoint_interval_ms
+        ):
+            self.checkpoints.completed += 1
+            manifest.checkpoint = self.checkpoints.completed
+            self.checkpoints.last_duration_ms = (time.time() - began) * 1000
+            self.checkpoints.last_size_bytes = size
+            self.checkpoints.last_completed_at = time.time()
+            self._last_checkpoint_time = time.time()
+        write_manifest(self.root, manifest, os.path.join("manifests", f"{epoch:010d}.json"))
+        self._previous = manifest
+        self._own_previous = True
+        self._restore_root = self.root
+        self.epochs += 1
+        self.printed_total += len(output.printed)
+        self._forget_old_epochs(epoch)
+        if self.on_output is not None and (output.printed or output.collected):
+            self.on_output(output)
+        self._serve_requests(manifest)
+
+    def _records_out(self, vertex_id: str, index: int, epoch_count: int) -> int:
+        subtask = self.monitor.vertices[vertex_id][index]
+        return subtask.records_out + epoch_count
+
+    def _forget_old_epochs(self, epoch: int) -> None:
+        for folder in glob.glob(os.path.join(self.root, "state", "epoch-*")):
+            if int(folder.rsplit("-", 1)[1]) <= epoch - _KEPT_EPOCHS:
+                shutil.rmtree(folder, ignore_errors=True)
+        for path in glob.glob(os.path.join(self.root, "manifests", "*.json")):
+            if int(os.path.basename(path)[:-5]) <= epoch - _KEPT_EPOCHS:
+                os.remove(path)
+
+    def _serve_requests(self, manifest: Manifest) -> None:
+        with self._lock:
+            requests, self._requests = self._requests, []
+        stop = False
+        for request in requests:
+            try:
+                request.result = copy_savepoint(self.root, manifest, _local(request.path))
+                self.checkpoints.last_savepoint = request.result
+            except BaseException as error:
+                request.error = error
+            request.done.set()
+            stop = stop or request.stop
+        if stop:
+            # The query waits for this batch to return: stop it from another thread.
+            threading.Thread(target=self._query.stop, daemon=True).start()
+
+    # -- the client ---------------------------------------------------------------------------
+
+    def get_job_id(self) -> str:
+        return self.job_id
+
+    def get_job_status(self) -> JobStatus:
+        return self.status
+
+    def cancel(self) -> None:
+        """Cancel the job: the running epoch is interrupted and nothing of it is kept."""
+        if self.status.is_globally_terminal:
+            return
+        self.status = JobStatus.CANCELLING
+        self.monitor.state = ExecutionState.CANCELING
+        if self._query is not None:
+            self._query.stop()
+        self._finished.wait(60)
+
+    def _savepoint(self, path: str, stop: bool, timeout: float | None) -> str:
+        if self.status is not JobStatus.RUNNING:
+            raise JobError(f"Job {self.graph.job_name!r} is {self.status}: no savepoint can be taken.")
+        request = _Request(path, stop)
+        with self._lock:
+            self._requests.append(request)
+        if not request.done.wait(timeout):
+            raise JobError(f"No epoch completed within {timeout} s: the savepoint was not taken.")
+        if request.error is not None:
+            raise request.error
+        assert request.result is not None
+        if stop:
+            self._finished.wait(60)
+        return request.result
+
+    def trigger_savepoint(self, path: str, timeout: float | None = 120) -> str:
+        """Write a savepoint of the next completed epoch to ``path``; the job goes on."""
+        return self._savepoint(path, False, timeout)
+
+    def stop_with_savepoint(self, path: str, timeout: float | None = 120) -> str:
+        """Flink's stop-with-savepoint: a savepoint of the next completed epoch, then the job
+        ends (FINISHED)."""
+        return self._savepoint(path, True, timeout)
+
+    def wait(self, timeout: float | None = None) -> JobStatus:
+        """Wait until the job ended (or ``timeout`` s); raise its failure if it failed."""
+        self._finished.wait(timeout)
+        if self.status is JobStatus.FAILED and self.error is not None:
+            raise self.error
+        return self.status
+
+    def result(self) -> JobResult:
+        """The job's end as a :class:`JobResult` (metrics of its subtasks)."""
+        self.wait()
+        result = JobResult(
+            job_name=self.graph.job_name,
+            job_type=self.graph.job_type,
+            state=str(self.monitor.state),
+            duration=(self.monitor.end_time or time.time()) - (self.monitor.start_time or time.time()),
+        )
+        result.metrics = self.monitor.snapshot()
+        return result
+
+    def __repr__(self) -> str:
+        return (
+            f"<ContinuousJob {self.graph.job_name!r} {self.status}: {self.epochs} epochs, "
+            f"{self.checkpoints.completed} checkpoints>"
+        )
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+class CollectedRecords:
+    """``execute_and_collect()`` of an unbounded job: its records as they arrive, until the
+    job ends; ``close()`` (or leaving a ``with`` block) cancels it."""
+
+    def __init__(self, node_id: int):
+        self._node_id = node_id
+        self._queue: queue.Queue[list[Any]] = queue.Queue()
+        self._pending: list[Any] = []
+        self._job: ContinuousJob | None = None
+
+    def attach(self, job: ContinuousJob) -> None:
+        self._job = job
+
+    def take(self, output: EpochOutput) -> None:
+        """The job's ``on_output``: keep the collect sink's records of an epoch."""
+        records = output.collected.get(self._node_id)
+        if records:
+            self._queue.put(records)
+
+    def limited(self, limit: int) -> Iterator[Any]:
+        """The first ``limit`` records; the job is cancelled after the last of them."""
+        try:
+            for position, record in enumerate(self, 1):
+                yield record
+                if position >= limit:
+                    return
+        finally:
+            self.close()
+
+    def __iter__(self) -> CollectedRecords:
+        return self
+
+    def __next__(self) -> Any:
+        job = self._job
+        assert job is not None, "attach() the job first"
+        while not self._pending:
+            if job.status.is_globally_terminal and self._queue.empty():
+                if job.status is JobStatus.FAILED and job.error is not None:
+                    raise job.error
+                raise StopIteration
+            try:
+                self._pending = self._queue.get(timeout=0.2)
+            except queue.Empty:
+                continue
+        return self._pending.pop(0)
+
+    def close(self) -> None:
+        if self._job is not None:
+            self._job.cancel()
+
+    def __enter__(self) -> CollectedRecords:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,261 @@
+"""flowmagic's sources as Spark Python streaming data sources (``spark.readStream.format("flowmagic")``).
+
+Spark's micro-batch loop owns the offsets: a source only says, when asked, how far it got
+(``latestOffset``), and how a range of offsets splits into per-subtask ranges
+(``partitions``); the rows Spark reads are those ranges, ``(source, subtask, start, end)``,
+and the source operator in the epoch's job makes the records of its range. So a replayed
+epoch reads the same records:
+
+* ``datagen``: ``generator(index)`` for the indices of the range, at most ``rows_per_second``;
+* ``socket``: the lines a reader thread on the driver appended to a log in the checkpoint
+  directory (Flink's socket source cannot replay; the log can);
+* ``clock``: no rows, only time: its offset moves with the wall clock, so an epoch runs on
+  every trigger even without input, and processing-time timers fire on time.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+__all__ = [
+    "SCHEMA",
+    "SocketLog",
+    "SourceDescriptor",
+    "read_log_range",
+    "register_data_source",
+    "source_frame",
+]
+
+#: The columns of a flowmagic source's rows: the range of offsets one subtask reads.
+SCHEMA = "fm_source INT, fm_subtask INT, fm_start LONG, fm_end LONG"
+
+_LINES_PER_SEGMENT = 1 << 14
+
+
+@dataclass(frozen=True)
+class SourceDescriptor:
+    """What the data source needs to know of one flowmagic source (JSON, passed as an option)."""
+
+    kind: str
+    node_id: int
+    parallelism: int
+    #: datagen: rows per second over all subtasks (None: as fast as admitted).
+    rows_per_second: float | None = None
+    #: The most records one epoch admits (bounded memory for fast sources).
+    max_per_epoch: int = 100_000
+    #: socket: the directory of the line log.
+    log_dir: str | None = None
+    #: clock: how often the offset moves, in ms.
+    tick_ms: int = 200
+
+    def to_option(self) -> str:
+        return json.dumps(asdict(self))
+
+
+def _count(log_dir: str) -> int:
+    try:
+        with open(os.path.join(log_dir, "count")) as file:
+            return int(file.read() or 0)
+    except FileNotFoundError:
+        return 0
+
+
+class _Partition:
+    """A subtask's range of one epoch (an ``InputPartition`` by duck typing: picklable)."""
+
+    def __init__(self, value: tuple[int, int, int, int]):
+        self.value = value
+
+
+def _share(start: int, end: int, index: int, parallelism: int) -> tuple[int, int]:
+    total = end - start
+    return start + total * index // parallelism, start + total * (index + 1) // parallelism
+
+
+def _reader_class() -> type:
+    from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
+
+    class FlowmagicStreamReader(DataSourceStreamReader):
+        def __init__(self, descriptor: SourceDescriptor):
+            self.descriptor = descriptor
+            self.started = time.time()
+
+        def initialOffset(self) -> dict:
+            return {"records": 0, "tick": 0}
+
+        def _available(self, start: int) -> int:
+            descriptor = self.descriptor
+            if descriptor.kind == "socket":
+                assert descriptor.log_dir is not None
+                available = _count(descriptor.log_dir)
+            elif descriptor.kind == "datagen":
+                if descriptor.rows_per_second is None:
+                    available = start + descriptor.max_per_epoch
+                else:
+                    available = int((time.time() - self.started) * descriptor.rows_per_second)
+            else:
+                return start
+            return max(start, min(available, start + descriptor.max_per_epoch))
+
+        def latestOffset(self, start: dict | None = None, limit: Any = None) -> dict:
+            begin = start["records"] if start else 0
+            return {"records": self._available(begin), "tick": int(time.time() * 1000) // self.descriptor.tick_ms}
+
+        def partitions(self, start: dict, end: dict) -> Sequence[InputPartition]:
+            descriptor = self.descriptor
+            first, last = start["records"], end["records"]
+            if descriptor.kind == "clock" or first == last:
+                return [InputPartition((descriptor.node_id, -1, 0, 0))]
+            return [
+                InputPartition((descriptor.node_id, index, *_share(first, last, index, descriptor.parallelism)))
+                for index in range(descriptor.parallelism)
+            ]
+
+        def read(self, partition: Any) -> Iterator[tuple[int, int, int, int]]:
+            node_id, subtask, first, last = partition.value
+            if subtask >= 0:
+                yield (node_id, subtask, first, last)
+
+        def commit(self, end: dict) -> None:
+            """Spark committed the epoch's offsets: nothing to release (the log stays for replays
+            until the job's checkpoint directory goes)."""
+
+    return FlowmagicStreamReader
+
+
+def _data_source_class() -> type:
+    from pyspark.sql.datasource import DataSource
+
+    reader = _reader_class()
+
+    class FlowmagicDataSource(DataSource):
+        @classmethod
+        def name(cls) -> str:
+            return "flowmagic"
+
+        def schema(self) -> str:
+            return SCHEMA
+
+        def streamReader(self, schema: Any) -> Any:
+            return reader(SourceDescriptor(**json.loads(self.options["descriptor"])))
+
+    return FlowmagicDataSource
+
+
+_REGISTERED: set[int] = set()
+
+
+def register_data_source(spark: Any) -> None:
+    """Make ``format("flowmagic")`` known to ``spark`` (once per session)."""
+    if id(spark) in _REGISTERED:
+        return
+    spark.dataSource.register(_data_source_class())
+    _REGISTERED.add(id(spark))
+
+
+def source_frame(spark: Any, descriptor: SourceDescriptor) -> Any:
+    """The streaming DataFrame of one flowmagic source's ranges."""
+    register_data_source(spark)
+    return spark.readStream.format("flowmagic").option("descriptor", descriptor.to_option()).load()
+
+
+class SocketLog:
+    """Reads lines from a TCP socket on the driver into a replayable log, as Flink's
+    ``socketTextStream`` reads them (``delimiter``-separated, reconnecting ``max_retry``
+    times, one second apart; -1: for ever)."""
+
+    def __init__(self, host: str, port: int, delimiter: str, max_retry: int, log_dir: str):
+        self.host, self.port, self.delimiter, self.max_retry = host, port, delimiter, max_retry
+        self.log_dir = log_dir
+        os.makedirs(log_dir, exist_ok=True)
+        self.count = _count(log_dir)
+        self.error: BaseException | None = None
+        self._stop = threading.Event()
+        self._socket: socket.socket | None = None
+        self._thread = threading.Thread(target=self._run, name=f"flowmagic-socket-{host}:{port}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        sock = self._socket
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        self._thread.join(5)
+
+    def _run(self) -> None:
+        attempts = 0
+        while not self._stop.is_set():
+            try:
+                with socket.create_connection((self.host, self.port), timeout=5) as sock:
+                    self._socket = sock
+                    sock.settimeout(None)
+                    attempts = 0
+                    self._read(sock)
+            except OSError as error:
+                if self._stop.is_set():
+                    return
+                self.error = error
+            if self.max_retry >= 0 and attempts >= self.max_retry:
+                return
+            attempts += 1
+            self._stop.wait(1.0)
+
+    def _read(self, sock: socket.socket) -> None:
+        pending = ""
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        while not self._stop.is_set():
+            chunk = sock.recv(1 << 16)
+            if not chunk:
+                break
+            pending += decoder.decode(chunk)
+            *lines, pending = pending.split(self.delimiter)
+            # Flink's SocketTextStreamFunction drops a trailing carriage return with "\n".
+            if self.delimiter == "\n":
+                lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+            if lines:
+                self._append(lines)
+
+    def _append(self, lines: list[str]) -> None:
+        index, position = self.count, 0
+        while position < len(lines):
+            segment = index // _LINES_PER_SEGMENT
+            chunk = lines[position : position + (segment + 1) * _LINES_PER_SEGMENT - index]
+            with open(os.path.join(self.log_dir, f"segment-{segment:08d}.jsonl"), "a", encoding="utf-8") as file:
+                file.write("".join(json.dumps(line) + "\n" for line in chunk))
+            index += len(chunk)
+            position += len(chunk)
+        self.count = index
+        temporary = os.path.join(self.log_dir, "count.tmp")
+        with open(temporary, "w") as file:
+            file.write(str(index))
+        os.replace(temporary, os.path.join(self.log_dir, "count"))
+
+
+def read_log_range(log_dir: str, start: int, end: int) -> Iterator[str]:
+    """Lines ``start`` to ``end`` (excluded) of a socket log."""
+    index = start
+    while index < end:
+        segment = index // _LINES_PER_SEGMENT
+        path = os.path.join(log_dir, f"segment-{segment:08d}.jsonl")
+        first = segment * _LINES_PER_SEGMENT
+        with open(path, encoding="utf-8") as file:
+            for position, line in enumerate(file, first):
+                if position >= end:
+                    return
+                if position >= index:
+                    yield json.loads(line)
+                    index = position + 1
+        if index < (segment + 1) * _LINES_PER_SEGMENT and index < end:
+            raise RuntimeError(f"the socket log {log_dir} lacks lines {index} to {end}")

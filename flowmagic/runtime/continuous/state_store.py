@@ -1,0 +1,188 @@
+"""Snapshots of a continuous job's state, by operator ID and key group, as Flink lays out its own.
+
+At the end of every epoch each subtask writes, per stateful operator of its chain, one file
+of the keyed state it holds, grouped by key group (``<operator id>/<subtask>-<attempt>.pkl``
+under the epoch's folder), and one file of its own progress (its input channels' watermarks),
+which only the same run resumes from. The driver then writes the epoch's *manifest*: per
+operator ID, its parallelism, max parallelism and the files with the key-group range of
+each. A manifest is what a later epoch, a restarted job or a savepoint restores from: a new
+subtask loads the files whose ranges meet its own and keeps the keys of its key groups, so
+state follows its keys to any parallelism, as in Flink.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from flowmagic.errors import JobError
+from flowmagic.key_groups import assign_to_key_group
+
+__all__ = [
+    "Manifest",
+    "NonRestoredStateError",
+    "OperatorState",
+    "StateFile",
+    "copy_savepoint",
+    "load_keyed",
+    "read_manifest",
+    "write_keyed",
+    "write_manifest",
+]
+
+_MANIFEST = "_metadata.json"
+
+
+class NonRestoredStateError(JobError):
+    """A savepoint holds state of an operator the new program does not have."""
+
+
+@dataclass(frozen=True)
+class StateFile:
+    """One subtask's keyed state of one operator: a file and the key groups it covers."""
+
+    path: str
+    first: int
+    last: int
+
+    def meets(self, key_groups: range) -> bool:
+        return self.first < key_groups.stop and key_groups.start <= self.last
+
+
+@dataclass
+class OperatorState:
+    """An operator's state in a snapshot: where its key groups are."""
+
+    parallelism: int
+    max_parallelism: int
+    files: list[StateFile] = field(default_factory=list)
+
+
+@dataclass
+class Manifest:
+    """A complete snapshot: the epoch it ends, its time, and every operator's state files.
+
+    ``progress`` (vertex id -> per subtask a file) is the run's own position; a savepoint
+    keeps only the operators.
+    """
+
+    epoch: int
+    time: int
+    operators: dict[str, OperatorState] = field(default_factory=dict)
+    progress: dict[str, list[str | None]] = field(default_factory=dict)
+    #: Flink's checkpoint counter: set on the epochs that complete a checkpoint.
+    checkpoint: int | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "epoch": self.epoch,
+                "time": self.time,
+                "checkpoint": self.checkpoint,
+                "operators": {
+                    operator_id: {
+                        "parallelism": state.parallelism,
+                        "max_parallelism": state.max_parallelism,
+                        "files": [[f.path, f.first, f.last] for f in state.files],
+                    }
+                    for operator_id, state in self.operators.items()
+                },
+                "progress": self.progress,
+            },
+            indent=1,
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Manifest:
+        data = json.loads(text)
+        return cls(
+            epoch=data["epoch"],
+            time=data["time"],
+            checkpoint=data.get("checkpoint"),
+            operators={
+                operator_id: OperatorState(
+                    state["parallelism"],
+                    state["max_parallelism"],
+                    [StateFile(path, first, last) for path, first, last in state["files"]],
+                )
+                for operator_id, state in data["operators"].items()
+            },
+            progress=data.get("progress", {}),
+        )
+
+
+def write_keyed(
+    root: str,
+    folder: str,
+    operator_id: str,
+    subtask: int,
+    attempt: int,
+    key_groups: range,
+    max_parallelism: int,
+    entries: dict[Any, dict[str, Any]],
+) -> StateFile:
+    """Write one subtask's keyed state of one operator, grouped by key group."""
+    grouped: dict[int, dict[Any, dict[str, Any]]] = {}
+    for key, states in entries.items():
+        grouped.setdefault(assign_to_key_group(key, max_parallelism), {})[key] = states
+    relative = os.path.join(folder, operator_id, f"{subtask}-{attempt}.pkl")
+    path = os.path.join(root, relative)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as file:
+        pickle.dump(grouped, file, pickle.HIGHEST_PROTOCOL)
+    return StateFile(relative, key_groups.start, key_groups.stop - 1)
+
+
+def load_keyed(root: str, files: Iterable[StateFile], key_groups: range) -> dict[Any, dict[str, Any]]:
+    """The keyed state of the keys in ``key_groups``, from every file that holds some."""
+    entries: dict[Any, dict[str, Any]] = {}
+    for state_file in files:
+        if not state_file.meets(key_groups):
+            continue
+        with open(os.path.join(root, state_file.path), "rb") as file:
+            grouped: dict[int, dict[Any, dict[str, Any]]] = pickle.load(file)
+        for key_group, keyed in grouped.items():
+            if key_group in key_groups:
+                entries.update(keyed)
+    return entries
+
+
+def write_manifest(root: str, manifest: Manifest, name: str) -> None:
+    """Write ``manifest`` as ``name`` under ``root``, atomically (readers never see half of it)."""
+    path = os.path.join(root, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temporary = path + ".tmp"
+    with open(temporary, "w") as file:
+        file.write(manifest.to_json())
+    os.replace(temporary, path)
+
+
+def read_manifest(path: str) -> Manifest:
+    """The manifest of a savepoint or checkpoint directory (or of a manifest file)."""
+    target = os.path.join(path, _MANIFEST) if os.path.isdir(path) else path
+    try:
+        with open(target) as file:
+            return Manifest.from_json(file.read())
+    except FileNotFoundError:
+        raise JobError(f"Cannot find a savepoint or checkpoint in {path!r} (no {_MANIFEST}).") from None
+
+
+def copy_savepoint(root: str, manifest: Manifest, target: str) -> str:
+    """Copy the state ``manifest`` names into ``target``, self-contained, as a savepoint."""
+    os.makedirs(target, exist_ok=True)
+    copied = Manifest(epoch=manifest.epoch, time=manifest.time)
+    for operator_id, state in manifest.operators.items():
+        files = []
+        for state_file in state.files:
+            destination = os.path.join(target, state_file.path)
+            os.makedirs(os.path.dirname(destination), exist_ok=True)
+            shutil.copyfile(os.path.join(root, state_file.path), destination)
+            files.append(state_file)
+        copied.operators[operator_id] = OperatorState(state.parallelism, state.max_parallelism, files)
+    write_manifest(target, copied, _MANIFEST)
+    return target
