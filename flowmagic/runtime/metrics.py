@@ -13,10 +13,11 @@ import hmac
 import json
 import os
 import secrets
+import selectors
 import socket
-import socketserver
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,8 @@ class SubtaskStatus:
     records_in: int = 0
     records_out: int = 0
     watermark: int | None = None
+    #: Whether any report of this subtask reached the driver (else its counters are unknown).
+    reported: bool = False
 
     @property
     def duration(self) -> float | None:
@@ -64,6 +67,7 @@ class SubtaskStatus:
             "records_in": self.records_in,
             "records_out": self.records_out,
             "watermark": self.watermark,
+            "reported": self.reported,
         }
 
 
@@ -78,6 +82,8 @@ class JobMonitor:
     start_time: float | None = None
     end_time: float | None = None
     failures: list[dict[str, Any]] = field(default_factory=list)
+    #: Where executors report to (``host:port``); None when the live metrics are off.
+    metrics_address: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add_vertex(self, vertex_id: str, name: str, parallelism: int) -> None:
@@ -103,6 +109,7 @@ class JobMonitor:
             if subtasks is None or not isinstance(index, int) or not 0 <= index < len(subtasks):
                 return
             subtask = subtasks[index]
+            subtask.reported = True
             attempt = int(report.get("attempt", 0))
             if attempt < subtask.attempt:
                 return
@@ -153,6 +160,7 @@ class JobMonitor:
                 )
             finished = sum(1 for s in (t for ts in self.vertices.values() for t in ts) if s.state == "FINISHED")
             total = sum(len(ts) for ts in self.vertices.values())
+            reported = sum(1 for ts in self.vertices.values() for s in ts if s.reported)
             elapsed = None if self.start_time is None else (self.end_time or time.time()) - self.start_time
             return {
                 "job": self.job_name,
@@ -160,6 +168,8 @@ class JobMonitor:
                 "elapsed": elapsed,
                 "finished_subtasks": finished,
                 "total_subtasks": total,
+                "metrics_address": self.metrics_address,
+                "reported_subtasks": reported,
                 "vertices": vertices,
             }
 
@@ -175,55 +185,216 @@ def _vertex_state(states: list[str]) -> str:
     return states[0] if states else "CREATED"
 
 
-class _Handler(socketserver.StreamRequestHandler):
-    def handle(self) -> None:
-        server: MetricsServer = self.server.owner  # type: ignore[attr-defined]
-        hello = self.rfile.readline(4096)
-        try:
-            token = json.loads(hello).get("secret", "")
-        except (ValueError, AttributeError):
-            return
-        if not isinstance(token, str) or not hmac.compare_digest(token, server.secret):
-            return
-        for line in self.rfile:
-            if len(line) > 1 << 20:
-                return
-            try:
-                report = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(report, dict):
-                server.monitor.update(report)
+#: An executor proves the secret at once; a client that has not within this time is dropped.
+HELLO_TIMEOUT = 2.0
+#: Connections that have not proved the secret yet, at most; the oldest is dropped for a new one.
+MAX_PENDING = 64
+MAX_HELLO = 4096
+#: A report line is a few hundred bytes; a connection sending a longer one is dropped.
+MAX_LINE = 1 << 20
+_RECEIVE = 1 << 16
 
 
-class _Server(socketserver.ThreadingTCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+class _Connection:
+    """One client: its socket, what it sent that is not a whole line yet, and its hello deadline."""
+
+    __slots__ = ("authenticated", "buffer", "deadline", "sock")
+
+    def __init__(self, sock: socket.socket, deadline: float):
+        self.sock = sock
+        self.buffer = bytearray()
+        self.deadline = deadline
+        self.authenticated = False
 
 
 class MetricsServer:
-    """Receives executor reports for one job and applies them to its :class:`JobMonitor`."""
+    """Receives executor reports for one job and applies them to its :class:`JobMonitor`.
 
-    def __init__(self, host: str, monitor: JobMonitor):
+    One thread serves every connection through a selector, so an idle or hostile client
+    costs a socket and a buffer, never a thread. A client must send the per-run secret
+    within ``hello_timeout`` seconds; at most ``max_pending`` clients may be waiting to do
+    so. Lines are cut at ``MAX_LINE`` bytes as they arrive. Whatever a client gets wrong is
+    dropped without a word and counted in :attr:`dropped`. :meth:`close` closes every socket.
+    """
+
+    def __init__(
+        self, host: str, monitor: JobMonitor, *, hello_timeout: float = HELLO_TIMEOUT, max_pending: int = MAX_PENDING
+    ):
         self.monitor = monitor
         self.secret = secrets.token_hex(24)
-        self._server = _Server((host, 0), _Handler)
-        self._server.owner = self  # type: ignore[attr-defined]
-        bound_host, port = self._server.server_address[:2]
+        self.hello_timeout = hello_timeout
+        self.max_pending = max_pending
+        #: Why connections or lines were dropped (``"hello timeout"``, ``"bad hello"``,
+        #: ``"evicted"``, ``"line too long"``, ``"bad report"``, ``"error"``) and how often.
+        self.dropped: Counter[str] = Counter()
+        self._secret = self.secret.encode()
+        self._listener = socket.create_server((host, 0))
+        self._listener.setblocking(False)
+        bound_host, port = self._listener.getsockname()[:2]
         self.address: tuple[str, int] = (str(bound_host), int(port))
-        # A short poll interval: shutting down waits for the serving loop to look up.
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="flowmagic-metrics", daemon=True
-        )
+        monitor.metrics_address = f"{self.address[0]}:{self.address[1]}"
+        self._wake_receiver, self._wake_sender = socket.socketpair()
+        self._wake_receiver.setblocking(False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._listener, selectors.EVENT_READ)
+        self._selector.register(self._wake_receiver, selectors.EVENT_READ)
+        # Insertion order is accept order, hence deadline order: the oldest comes first.
+        self._pending: dict[_Connection, None] = {}
+        self._connections: set[_Connection] = set()
+        self._closing = False
+        self._thread = threading.Thread(target=self._serve, name="flowmagic-metrics", daemon=True)
         self._thread.start()
 
+    @property
+    def open_connections(self) -> int:
+        """Client connections currently open (authenticated or not)."""
+        return len(self._connections)
+
     def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        """Stop serving and close the listening socket and every connection."""
+        if self._closing:
+            return
+        self._closing = True
+        with contextlib.suppress(OSError):
+            self._wake_sender.send(b"x")
+        self._thread.join(10)
+        self._wake_sender.close()
+
+    def _serve(self) -> None:
+        try:
+            while not self._closing:
+                timeout = None
+                if self._pending:
+                    timeout = max(0.0, next(iter(self._pending)).deadline - time.monotonic())
+                for key, _events in self._selector.select(timeout):
+                    if key.fileobj is self._listener:
+                        self._accept()
+                    elif key.data is not None:
+                        self._receive(key.data)
+                self._expire()
+        finally:
+            for connection in list(self._connections):
+                self._drop(connection)
+            self._selector.close()
+            self._listener.close()
+            self._wake_receiver.close()
+
+    def _accept(self) -> None:
+        # Bounded, so that a flood of connections cannot starve the connected executors.
+        for _ in range(self.max_pending):
+            try:
+                sock, _address = self._listener.accept()
+            except BlockingIOError:
+                return
+            except OSError:
+                self.dropped["accept failed"] += 1
+                return
+            if len(self._pending) >= self.max_pending:
+                self._drop(next(iter(self._pending)), "evicted")
+            sock.setblocking(False)
+            connection = _Connection(sock, time.monotonic() + self.hello_timeout)
+            self._pending[connection] = None
+            self._connections.add(connection)
+            self._selector.register(sock, selectors.EVENT_READ, connection)
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        while self._pending:
+            oldest = next(iter(self._pending))
+            if oldest.deadline > now:
+                return
+            self._drop(oldest, "hello timeout")
+
+    def _drop(self, connection: _Connection, reason: str | None = None) -> None:
+        if reason is not None:
+            self.dropped[reason] += 1
+        self._pending.pop(connection, None)
+        self._connections.discard(connection)
+        with contextlib.suppress(KeyError, ValueError):
+            self._selector.unregister(connection.sock)
+        connection.sock.close()
+
+    def _receive(self, connection: _Connection) -> None:
+        try:
+            data = connection.sock.recv(_RECEIVE)
+        except BlockingIOError:
+            return
+        except OSError:
+            self._drop(connection, "reset")
+            return
+        if not data:
+            self._drop(connection, None if connection.authenticated else "closed before hello")
+            return
+        connection.buffer += data
+        try:
+            if not connection.authenticated and not self._authenticate(connection):
+                return
+            self._apply_lines(connection)
+        except Exception:
+            # Nothing a client sends may reach the notebook as a traceback.
+            self._drop(connection, "error")
+
+    def _authenticate(self, connection: _Connection) -> bool:
+        buffer = connection.buffer
+        end = buffer.find(b"\n", 0, MAX_HELLO)
+        if end < 0:
+            if len(buffer) >= MAX_HELLO:
+                self._drop(connection, "bad hello")
+            return False
+        hello = bytes(buffer[:end])
+        del buffer[: end + 1]
+        if not self._proves_secret(hello):
+            self._drop(connection, "bad hello")
+            return False
+        connection.authenticated = True
+        self._pending.pop(connection, None)
+        return True
+
+    def _proves_secret(self, hello: bytes) -> bool:
+        try:
+            token = json.loads(hello)["secret"]
+            # Compared as bytes: compare_digest refuses str with non-ASCII characters.
+            return isinstance(token, str) and hmac.compare_digest(token.encode(), self._secret)
+        except Exception:
+            return False
+
+    def _apply_lines(self, connection: _Connection) -> None:
+        buffer = connection.buffer
+        start = 0
+        while (end := buffer.find(b"\n", start)) >= 0:
+            if end - start > MAX_LINE:
+                self._drop(connection, "line too long")
+                return
+            self._apply(bytes(buffer[start:end]))
+            start = end + 1
+        del buffer[:start]
+        if len(buffer) > MAX_LINE:
+            self._drop(connection, "line too long")
+
+    def _apply(self, line: bytes) -> None:
+        try:
+            report = json.loads(line)
+            if isinstance(report, dict):
+                self.monitor.update(report)
+                return
+        except Exception:
+            pass
+        self.dropped["bad report"] += 1
+
+
+#: Per executor process, the runs (by secret) whose driver could not be reached: their later
+#: subtasks do not try again.
+_unreachable: set[str] = set()
+CONNECT_TIMEOUT = 2.0
 
 
 class Reporter:
-    """Executor side: sends one subtask's state and counters while it runs."""
+    """Executor side: sends one subtask's state and counters while it runs.
+
+    Connecting happens on the reporter's own thread, never on the task's path: a driver
+    that cannot be reached delays no subtask, and once a connection to it failed, later
+    subtasks in the same executor process do not try again.
+    """
 
     def __init__(self, address: tuple[str, int] | None, secret: str, vertex: str, index: int, attempt: int, stats):
         self.stats = stats
@@ -234,23 +405,36 @@ class Reporter:
             "host": f"{socket.gethostname()}:{os.getpid()}",
         }
         self._socket: socket.socket | None = None
+        self._final: dict[str, Any] | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
-        if address is None:
+        if address is None or secret in _unreachable:
             return
-        try:
-            self._socket = socket.create_connection((address[0], address[1]), timeout=2)
-            self._socket.sendall(json.dumps({"secret": secret}).encode() + b"\n")
-        except OSError:
-            # Metrics are best effort: a job must not fail because the notebook is unreachable.
-            self._socket = None
-            return
-        self._thread = threading.Thread(target=self._loop, name="flowmagic-reporter", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, args=((address[0], address[1]), secret), name="flowmagic-reporter", daemon=True
+        )
         self._thread.start()
 
-    def _send(self, **extra: Any) -> None:
-        if self._socket is None:
+    def _run(self, address: tuple[str, int], secret: str) -> None:
+        try:
+            sock = socket.create_connection(address, timeout=CONNECT_TIMEOUT)
+            sock.sendall(json.dumps({"secret": secret}).encode() + b"\n")
+        except OSError:
+            # Metrics are best effort: a job must not fail because the notebook is unreachable.
+            _unreachable.add(secret)
             return
+        with self._lock:
+            self._socket = sock
+            final = self._final
+        if final is not None:
+            # The subtask finished while this thread was connecting.
+            self._send(**final)
+            self._close()
+            return
+        while not self._stop.wait(REPORT_INTERVAL):
+            self._send()
+
+    def _send(self, **extra: Any) -> None:
         report = {
             **self.base,
             "state": self.stats.state,
@@ -268,18 +452,23 @@ class Reporter:
             except OSError:
                 self._socket = None
 
-    def _loop(self) -> None:
-        while not self._stop.wait(REPORT_INTERVAL):
-            self._send()
+    def _close(self) -> None:
+        with self._lock:
+            sock, self._socket = self._socket, None
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.close()
 
     def finish(self, state: str, failure: dict[str, Any] | None = None) -> None:
-        self._stop.set()
+        """Send the subtask's final state (now, or once connected) and stop reporting."""
         self.stats.state = state
-        extra: dict[str, Any] = {"end": time.time()}
+        final: dict[str, Any] = {"end": time.time()}
         if failure is not None:
-            extra["failure"] = failure
-        self._send(**extra)
-        if self._socket is not None:
-            with contextlib.suppress(OSError):
-                self._socket.close()
-            self._socket = None
+            final["failure"] = failure
+        with self._lock:
+            self._final = final
+            self._stop.set()
+            connected = self._socket is not None
+        if connected:
+            self._send(**final)
+            self._close()

@@ -34,12 +34,17 @@ _TERMINAL = ("FINISHED", "CANCELED", "FAILED")
 _STYLE = """<style>
 .flowmagic-job { font-size: var(--jp-ui-font-size1, 13px); }
 .flowmagic-job .progress { font-weight: 600; margin: 4px 0; }
+.flowmagic-job .missing { color: var(--jp-warn-color0, #b45309); margin: 4px 0; }
 .flowmagic-job table { border-collapse: collapse; margin: 4px 0 10px 0; }
 .flowmagic-job th, .flowmagic-job td { padding: 1px 10px 1px 0; text-align: left; white-space: nowrap; }
 .flowmagic-job td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .flowmagic-job tr.total td { border-top: 1px solid var(--jp-border-color1, #9ca3af); font-weight: 600; }
 .flowmagic-job .state { padding: 0 4px; border-radius: 3px; color: #111827; }
 </style>"""
+
+
+#: What a counter shows when no report of its subtask reached the notebook.
+_UNKNOWN = "&ndash;"
 
 
 def _number(value: float) -> str:
@@ -58,6 +63,23 @@ def _rate(value: float | None) -> str:
 
 def _clock(timestamp: float | None) -> str:
     return time.strftime("%H:%M:%S", time.localtime(timestamp)) if timestamp else ""
+
+
+def _missing_metrics(snapshot: dict[str, Any]) -> str:
+    """Why some counters are unknown, once the job ended; empty when all subtasks reported."""
+    if snapshot["state"] not in ("FINISHED", "FAILED", "CANCELED") or "metrics_address" not in snapshot:
+        return ""
+    address, total = snapshot["metrics_address"], snapshot["total_subtasks"]
+    if address is None:
+        return "live metrics were off for this run: record counts unknown"
+    missing = total - snapshot.get("reported_subtasks", total)
+    if missing == 0:
+        return ""
+    which = "any subtask" if missing == total else f"{missing} of {total} subtasks"
+    return (
+        f"live metrics unavailable: no report of {which} reached the notebook at {address} "
+        "(can the executors reach the driver's address?); their record counts are unknown"
+    )
 
 
 def _state(state: str) -> str:
@@ -140,9 +162,11 @@ class JobView:
         snapshot = self.snapshot
         if snapshot is None:
             return f"<Job {self.job_graph.name!r}: CREATED>"
+        missing = _missing_metrics(snapshot)
         return (
             f"<Job {snapshot['job']!r}: {snapshot['state']}, "
-            f"{snapshot['finished_subtasks']}/{snapshot['total_subtasks']} subtasks finished>"
+            f"{snapshot['finished_subtasks']}/{snapshot['total_subtasks']} subtasks finished"
+            + (f"; {missing}>" if missing else ">")
         )
 
     def _graph_picture(self, states: dict[str, str]) -> str:
@@ -166,8 +190,11 @@ class JobView:
         parts = [
             f'<div class="flowmagic-job tex2jax_ignore mathjax_ignore">{_STYLE}',
             f'<div class="progress">Job {html.escape(printable(snapshot["job"]))}: {progress}</div>',
-            f"<div>{self._graph_picture(states)}</div>",
         ]
+        missing = _missing_metrics(snapshot)
+        if missing:
+            parts.append(f'<div class="missing">{html.escape(missing[0].upper() + missing[1:])}.</div>')
+        parts.append(f"<div>{self._graph_picture(states)}</div>")
         header = (
             "<tr><th>Subtask</th><th>State</th><th>Attempt</th><th>Executor</th><th>Start</th>"
             "<th>Duration</th><th>Records in</th><th>Records out</th><th>Records/s</th></tr>"
@@ -175,23 +202,32 @@ class JobView:
         for vertex in snapshot["vertices"]:
             rows = [header]
             for subtask in vertex["subtasks"]:
+                counted = not missing or subtask.get("reported", True)
+                counts = (
+                    [
+                        _number(subtask["records_in"]),
+                        _number(subtask["records_out"]),
+                        _rate(self.rates.rate(vertex["id"], subtask)),
+                    ]
+                    if counted
+                    else [_UNKNOWN] * 3
+                )
                 rows.append(
                     "<tr>"
                     f"<td>{html.escape(printable(subtask['name']))}</td><td>{_state(subtask['state'])}</td>"
                     f"<td class='n'>{subtask['attempt']}</td><td>{html.escape(subtask['host'])}</td>"
                     f"<td>{_clock(subtask['start_time'])}</td><td class='n'>{_duration(subtask['duration'])}</td>"
-                    f"<td class='n'>{_number(subtask['records_in'])}</td>"
-                    f"<td class='n'>{_number(subtask['records_out'])}</td>"
-                    f"<td class='n'>{_rate(self.rates.rate(vertex['id'], subtask))}</td>"
-                    "</tr>"
+                    + "".join(f"<td class='n'>{count}</td>" for count in counts)
+                    + "</tr>"
                 )
+            complete = not missing or all(subtask.get("reported", True) for subtask in vertex["subtasks"])
+            totals = [_number(vertex["records_in"]), _number(vertex["records_out"])] if complete else [_UNKNOWN] * 2
             rows.append(
                 "<tr class='total'>"
                 f"<td>{html.escape(printable(vertex['name']))}</td><td>{_state(vertex['state'])}</td>"
                 "<td></td><td></td><td></td><td></td>"
-                f"<td class='n'>{_number(vertex['records_in'])}</td>"
-                f"<td class='n'>{_number(vertex['records_out'])}</td><td></td>"
-                "</tr>"
+                + "".join(f"<td class='n'>{total}</td>" for total in totals)
+                + "<td></td></tr>"
             )
             parts.append(f"<table>{''.join(rows)}</table>")
         parts.append("</div>")
