@@ -13,6 +13,7 @@ from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.result import JobResult
+from flowmagic.runtime.sinks import InProgressFiles
 
 if TYPE_CHECKING:
     from flowmagic.runtime.continuous.job import ContinuousJob, EpochOutput
@@ -152,17 +153,22 @@ def execute(
     for vertex in graph.vertices.values():
         if vertex.id not in monitor.vertices:
             monitor.add_vertex(vertex.id, vertex.name, vertex.parallelism)
-    if executor == "local":
-        from flowmagic.runtime.local import run_locally
+    unfinished = InProgressFiles(graph.job_graph.stream_graph.nodes.values())
+    try:
+        if executor == "local":
+            from flowmagic.runtime.local import run_locally
 
-        items = run_locally(graph, monitor, on_progress=on_progress, cancel_event=cancel_event)
-    else:
-        # Only a Spark run loads pyspark.
-        from flowmagic.runtime.spark import run_on_spark
+            items = run_locally(graph, monitor, on_progress=on_progress, cancel_event=cancel_event)
+        else:
+            # Only a Spark run loads pyspark.
+            from flowmagic.runtime.spark import run_on_spark
 
-        items = run_on_spark(
-            graph, monitor, spark=spark, on_progress=on_progress, cancel_event=cancel_event, metrics=metrics
-        )
+            items = run_on_spark(
+                graph, monitor, spark=spark, on_progress=on_progress, cancel_event=cancel_event, metrics=metrics
+            )
+    except BaseException:
+        unfinished.discard_new()
+        raise
     result = JobResult(
         job_name=graph.job_name,
         job_type=graph.job_type,
@@ -170,6 +176,8 @@ def execute(
         duration=(monitor.end_time or 0) - (monitor.start_time or 0),
     )
     _deliver(graph, items, result)
+    # What failed or killed attempts wrote was never committed.
+    unfinished.discard_new()
     result.metrics = monitor.snapshot()
     if echo:
         result.echo()
