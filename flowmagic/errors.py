@@ -9,7 +9,9 @@ message carries Flink's wording so that users can search for it::
     │   ├── InvalidArgumentError      an argument out of range (Flink's IllegalArgumentException)
     │   ├── InvalidTypeError          an argument of a type the API does not take
     │   ├── InvalidParallelismError   parallelism / max parallelism out of bounds
-    │   └── IncompatibleStreamsError  union/connect of streams that cannot be combined
+    │   ├── IncompatibleStreamsError  union/connect of streams that cannot be combined
+    │   ├── KeyedStreamRequiredError  window/reduce/sum... called on a non-keyed stream
+    │   └── InvalidFieldReferenceError  an aggregation's field the records do not have
     ├── GraphError                    a graph cannot be built from the program
     │   ├── ForwardPartitioningError  forward() across different parallelism
     │   ├── HashCollisionError        two operators share a uid
@@ -33,12 +35,14 @@ __all__ = [
     "HashCollisionError",
     "IncompatibleStreamsError",
     "InvalidArgumentError",
+    "InvalidFieldReferenceError",
     "InvalidParallelismError",
     "InvalidTypeError",
     "JobCancelledError",
     "JobError",
     "JobFailedError",
     "KeyRoutingError",
+    "KeyedStreamRequiredError",
     "MissingTimestampsError",
     "ProgramError",
     "UnsupportedSourceError",
@@ -67,6 +71,18 @@ class InvalidParallelismError(ProgramError, ValueError):
 
 class IncompatibleStreamsError(ProgramError, TypeError):
     """Streams that cannot be combined by union or connect."""
+
+
+class KeyedStreamRequiredError(ProgramError, AttributeError):
+    """A method of keyed streams (``window``, ``reduce``, ``sum``...) called on a DataStream."""
+
+
+class InvalidFieldReferenceError(ProgramError, IndexError):
+    """An aggregation's field position or name that the stream's records do not have.
+
+    Flink finds out from the stream's type when the program is written; flowmagic, which
+    has no types, from the first record the aggregation receives.
+    """
 
 
 class GraphError(FlowError):

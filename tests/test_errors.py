@@ -173,3 +173,15 @@ def test_api_argument_errors_are_flow_errors_and_keep_their_builtin_kind(make, e
         make()
     assert isinstance(raised.value, flowmagic.FlowError)
     assert isinstance(raised.value, ValueError if error is errors.InvalidArgumentError else TypeError)
+
+
+def test_keyed_stream_methods_on_a_non_keyed_stream_say_what_to_use() -> None:
+    stream = _env().from_sequence(1, 10)
+    assigner = flowmagic.TumblingProcessingTimeWindows.of(flowmagic.Time.seconds(5))
+    with pytest.raises(errors.KeyedStreamRequiredError, match=r"use key_by\(\.\.\.\)\.window\(\.\.\.\), or window_all"):
+        stream.window(assigner)
+    with pytest.raises(errors.KeyedStreamRequiredError, match=r"use key_by\(\.\.\.\)\.sum\(\.\.\.\)\.$"):
+        stream.map(lambda x: (x, 1)).sum(1)
+    assert not hasattr(stream, "count_window") and hasattr(stream.key_by(lambda x: x), "count_window")
+    with pytest.raises(AttributeError, match="no attribute 'nonexistent'"):
+        stream.nonexistent  # noqa: B018 - the attribute lookup is the test

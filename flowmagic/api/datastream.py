@@ -24,6 +24,7 @@ from flowmagic.api.watermarks import WatermarkStrategy
 from flowmagic.errors import (
     IncompatibleStreamsError,
     InvalidParallelismError,
+    KeyedStreamRequiredError,
     ProgramError,
 )
 from flowmagic.graph.operators import ChainingStrategy, OperatorKind, OperatorSpec
@@ -102,6 +103,19 @@ def _check_callable(function: Any, what: str, *method_names: str) -> Any:
     raise ProgramError(f"{what} expects a callable{wanted}, got {function!r}.")
 
 
+#: Methods of KeyedStream that a DataStream lacks, with their non-keyed counterpart if any.
+_KEYED_ONLY = {
+    "window": "window_all",
+    "count_window": "count_window_all",
+    "reduce": None,
+    "sum": None,
+    "min": None,
+    "max": None,
+    "min_by": None,
+    "max_by": None,
+}
+
+
 class DataStream:
     """A stream of records produced by a transformation."""
 
@@ -130,6 +144,16 @@ class DataStream:
     def __repr__(self) -> str:
         t = self._transformation
         return f"<{type(self).__name__} {t.name!r} id={t.id} parallelism={t.parallelism}>"
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for names a DataStream lacks: those of keyed streams get a pointer.
+        if name not in _KEYED_ONLY:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        whole = _KEYED_ONLY[name]
+        raise KeyedStreamRequiredError(
+            f"{name}() is a method of keyed streams, and this is a non-keyed {type(self).__name__}: "
+            f"use key_by(...).{name}(...)" + (f", or {whole}(...) over the whole stream" if whole else "") + "."
+        )
 
     # -- operator-only settings (reported clearly on non-operators) ------------------------
 

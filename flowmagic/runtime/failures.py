@@ -1,12 +1,113 @@
-"""What a user reads when a job fails: the operator, subtask, record and their own code's lines."""
+"""What a user reads when a job fails: the operator, subtask, record and their own code's lines.
+
+On the executors, :func:`describe` bounds an exception's text, and :func:`user_failure`
+names the operator of a ``SystemExit`` or ``KeyboardInterrupt`` (which operators, catching
+``Exception``, let pass) from its traceback. On the driver, :func:`failure_message` makes
+the message of the failed job.
+"""
 
 from __future__ import annotations
 
 import linecache
+import os
 import re
 from typing import Any
 
-__all__ = ["failure_message"]
+from flowmagic.errors import InvalidFieldReferenceError
+
+__all__ = ["MAX_MESSAGE", "check_field_reference", "describe", "failure_message", "user_failure"]
+
+#: Characters of an exception's message shown; a longer one is cut with a note.
+MAX_MESSAGE = 2_000
+
+_NO_RECORD = object()
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def describe(error: BaseException) -> str:
+    """``Type: message`` of an exception, never empty, the message cut to ``MAX_MESSAGE``."""
+    name = type(error).__name__
+    if isinstance(error, SystemExit):
+        code = "" if error.code is None else repr(error.code)
+        text = f"a user function called sys.exit({code})"
+    elif isinstance(error, KeyboardInterrupt) and not str(error):
+        text = "raised in a user function"
+    else:
+        try:
+            text = str(error)
+        except Exception:
+            text = "(str() of the exception failed)"
+    if len(text) > MAX_MESSAGE:
+        text = f"{text[:MAX_MESSAGE]}... [truncated: the message has {len(text):,} characters]"
+    return f"{name}: {text}" if text else name
+
+
+def user_failure(error: BaseException, vertex_name: str, index: int, parallelism: int, attempt: int) -> dict[str, Any]:
+    """The failure details of ``error``, raised by a user function in a subtask of the vertex.
+
+    Its innermost operator frame (and the record in it, if any) names the culprit; without
+    one (a source function), the subtask's chain does.
+    """
+    # Imported here: operator imports this module for describe().
+    from flowmagic.runtime.operator import Operator, UserFunctionError, user_traceback
+
+    if isinstance(error, UserFunctionError):
+        return error.details
+    frames = []
+    traceback = error.__traceback__
+    while traceback is not None:
+        frames.append(traceback.tb_frame)
+        traceback = traceback.tb_next
+    operator: Operator | None = None
+    record: Any = _NO_RECORD
+    for position, frame in enumerate(frames):
+        candidate = frame.f_locals.get("self")
+        if isinstance(candidate, Operator):
+            operator, record = candidate, _NO_RECORD
+            # The record is the operator's ``value``, or its comprehension's (a frame of its own
+            # before Python 3.12), up to the first frame outside flowmagic.
+            for inner in frames[position:]:
+                if not inner.f_code.co_filename.startswith(_PACKAGE_DIR):
+                    break
+                record = inner.f_locals.get("value", record)
+    if operator is not None:
+        return operator.fail(error, record, has_record=record is not _NO_RECORD).details
+    subtask = f"{vertex_name} ({index + 1}/{parallelism})"
+    return {
+        "summary": f"{describe(error)} -- in {subtask}, attempt {attempt}",
+        "operator": vertex_name,
+        "subtask": subtask,
+        "attempt": attempt,
+        "record": None,
+        "exception": describe(error),
+        "traceback": user_traceback(error),
+    }
+
+
+def check_field_reference(record: Any, position: int | str) -> None:
+    """Raise :class:`InvalidFieldReferenceError` unless ``record`` has field ``position``
+    (checked on a stream's first record, as Flink checks the stream's type)."""
+    if isinstance(record, dict):
+        if position not in record:
+            raise InvalidFieldReferenceError(f'Unable to find field "{position}" in type {_type_of(record)}.')
+    elif isinstance(record, (tuple, list)):
+        if not isinstance(position, int) or not 0 <= position < len(record):
+            raise InvalidFieldReferenceError(
+                f'Tried to select {position}. field on "{_type_of(record)}", which is an invalid index.'
+            )
+    elif position != 0:
+        raise InvalidFieldReferenceError(
+            f"The {position}. field selected on a basic type ({_type_of(record)}). A field expression on a basic "
+            "type can only select the 0th field (which means selecting the entire basic type)."
+        )
+
+
+def _type_of(record: Any) -> str:
+    if isinstance(record, (tuple, list)):
+        return f"{type(record).__name__} of {len(record)} fields"
+    if isinstance(record, dict):
+        return f"dict with keys {', '.join(map(repr, list(record)[:10]))}"
+    return type(record).__name__
 
 
 def _with_source_lines(lines: list[str]) -> list[str]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt
+from flowmagic.runtime.failures import check_field_reference
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.registry import register
 
@@ -346,8 +347,19 @@ class KeyedReduceOperator(Operator):
         self.folder = keyed_folder(params, updates=not task.batch)
         if params.get("function") is not None:
             self.user_functions = (params["function"],)
+        # Aggregations check their field on the first record (Flink checks the type).
+        self.unchecked = "position" in params
+
+    def _check_first(self, value: Any) -> None:
+        self.unchecked = False
+        try:
+            check_field_reference(value, self.params["position"])
+        except Exception as error:
+            raise self.fail(error, value) from error
 
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        if self.unchecked:
+            self._check_first(value)
         try:
             result = self.folder.fold(value)
         except Exception as error:
@@ -356,6 +368,8 @@ class KeyedReduceOperator(Operator):
             self.output.collect(result, timestamp)
 
     def process_batch(self, values: list[Any]) -> None:
+        if self.unchecked and values:
+            self._check_first(values[0])
         try:
             if self.task.batch:
                 self.folder.fold_batch(values)

@@ -21,6 +21,7 @@ from typing import Any
 
 from flowmagic.errors import JobCancelledError, JobError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
+from flowmagic.runtime.failures import user_failure
 from flowmagic.runtime.lifecycle import run_job
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.operator import UserFunctionError
@@ -90,9 +91,11 @@ class _LocalJob:
                 if now - last_report >= _REPORT_INTERVAL:
                     report()
                     last_report = now
-        except UserFunctionError as error:
-            report(ExecutionState.FAILED, error.details)
-            raise
+        except (UserFunctionError, SystemExit, KeyboardInterrupt) as error:
+            # In this worker thread, a KeyboardInterrupt comes from user code, not a signal.
+            details = user_failure(error, plan.name, index, plan.parallelism, 0)
+            report(ExecutionState.FAILED, details)
+            raise UserFunctionError(details) from error
         except BaseException:
             report(ExecutionState.CANCELED if self.cancelled.is_set() else ExecutionState.FAILED)
             raise

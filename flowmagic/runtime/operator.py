@@ -19,6 +19,7 @@ from typing import Any
 
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.context import KeyedStateBackend, RuntimeContext
+from flowmagic.runtime.failures import describe
 
 __all__ = ["Operator", "Output", "TaskInfo", "UserFunctionError", "user_traceback"]
 
@@ -61,7 +62,7 @@ def user_traceback(error: BaseException) -> list[str]:
         for frame in traceback.extract_tb(error.__traceback__)
         if not frame.filename.startswith(_PACKAGE_DIR) and not frame.filename.startswith(sys.prefix)
     ]
-    text = "".join(traceback.format_list(frames) + traceback.format_exception_only(type(error), error))
+    text = "".join(traceback.format_list(frames)) + describe(error)
     return text.rstrip("\n").split("\n")
 
 
@@ -138,7 +139,7 @@ class Operator:
             return error
         shown = _record_repr.repr(record) if has_record else None
         summary = (
-            f"{type(error).__name__}: {error} -- in operator {self.name!r}, subtask {self.task.subtask_name}, "
+            f"{describe(error)} -- in operator {self.name!r}, subtask {self.task.subtask_name}, "
             f"attempt {self.task.attempt}" + (f", record {shown}" if has_record else "")
         )
         return UserFunctionError(
@@ -148,7 +149,7 @@ class Operator:
                 "subtask": self.task.subtask_name,
                 "attempt": self.task.attempt,
                 "record": shown,
-                "exception": f"{type(error).__name__}: {error}",
+                "exception": describe(error),
                 "traceback": user_traceback(error),
             }
         )

@@ -21,6 +21,7 @@ from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.clock import EpochClock
 from flowmagic.runtime.continuous.sources import read_log_range
 from flowmagic.runtime.continuous.state_store import OperatorState, StateFile, load_keyed, write_keyed
+from flowmagic.runtime.failures import user_failure
 from flowmagic.runtime.operator import UserFunctionError
 from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import BATCH_SIZE, MAX_WATERMARK
@@ -199,5 +200,6 @@ class EpochSubtaskFunction:
         attempt = task.attemptNumber() if task is not None else 0
         try:
             yield from run_epoch(self.plan, index, attempt, self.context, items)
-        except UserFunctionError as error:
-            raise RuntimeError(failure_marker(error.details)) from None
+        except (UserFunctionError, SystemExit, KeyboardInterrupt) as error:
+            details = user_failure(error, self.plan.name, index, self.plan.parallelism, attempt)
+            raise RuntimeError(failure_marker(details)) from None

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from flowmagic.graph.execution_graph import ExecutionState
+from flowmagic.runtime.failures import user_failure
 from flowmagic.runtime.metrics import JobMonitor, Reporter
 from flowmagic.runtime.operator import UserFunctionError
 from flowmagic.runtime.plan import VertexPlan
@@ -39,9 +40,10 @@ class SubtaskFunction:
         except GeneratorExit:
             reporter.finish(ExecutionState.CANCELED)
             raise
-        except UserFunctionError as error:
-            reporter.finish(ExecutionState.FAILED, error.details)
-            raise RuntimeError(failure_marker(error.details)) from None
+        except (UserFunctionError, SystemExit, KeyboardInterrupt) as error:
+            details = user_failure(error, self.plan.name, index, self.plan.parallelism, attempt)
+            reporter.finish(ExecutionState.FAILED, details)
+            raise RuntimeError(failure_marker(details)) from None
         except BaseException:
             reporter.finish(ExecutionState.FAILED)
             raise

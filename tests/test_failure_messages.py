@@ -1,0 +1,79 @@
+"""Failures inside a job name their culprit, in a message of bounded size (real local Spark)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+import flowmagic
+from flowmagic import errors
+
+
+def _fail(function, parallelism: int = 2) -> errors.JobFailedError:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=parallelism)
+    env.from_sequence(1, 10).map(function).name("culprit").print()
+    with pytest.raises(errors.JobFailedError) as raised:
+        env.execute()
+    return raised.value
+
+
+def exit_on_three(x):
+    if x == 3:
+        sys.exit(3)
+    return x
+
+
+def interrupt_on_three(x):
+    if x == 3:
+        raise KeyboardInterrupt
+    return x
+
+
+def huge_message_on_three(x):
+    if x == 3:
+        raise ValueError("x" * 5_000_000)
+    return x
+
+
+def test_system_exit_in_a_user_function_names_the_operator_and_record(spark) -> None:
+    failure = _fail(exit_on_three)
+    message = str(failure)
+    assert "Job failed: SystemExit: a user function called sys.exit(3)" in message
+    assert "operator: culprit" in message and "record:   3" in message
+    assert "in exit_on_three" in message and "sys.exit(3)" in message
+    assert failure.failure["operator"] == "culprit"
+
+
+def test_keyboard_interrupt_in_a_user_function_names_the_operator(spark) -> None:
+    message = str(_fail(interrupt_on_three))
+    assert "Job failed: KeyboardInterrupt: raised in a user function" in message
+    assert "operator: culprit" in message and "record:   3" in message
+
+
+def test_a_huge_exception_message_is_cut_with_a_note(spark) -> None:
+    failure = _fail(huge_message_on_three)
+    message = str(failure)
+    assert len(message) < 10_000
+    assert "ValueError: xxxx" in message and "operator: culprit" in message
+    assert "[truncated: the message has 5,000,000 characters]" in message
+    assert len(failure.failure["exception"]) < 3_000
+
+
+@pytest.mark.parametrize("records", [[("a", 1), ("b", 2)], [("a", 1), ("a", 2)]], ids=["distinct", "same-key"])
+def test_an_aggregation_of_a_missing_field_fails_on_the_first_record_naming_the_operator(records, spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    env.from_collection(records).key_by(lambda pair: pair[0]).sum(5).print()
+    with pytest.raises(errors.JobFailedError) as raised:
+        env.execute()
+    message = str(raised.value)
+    expected = 'InvalidFieldReferenceError: Tried to select 5. field on "tuple of 2 fields", which is an invalid index.'
+    assert expected in message
+    assert "operator: Keyed Aggregation" in message and "record:   ('a', 1)" in message
+
+
+def test_an_aggregation_of_a_field_of_scalars_uses_flinks_basic_type_message(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    env.from_collection([1, 2]).key_by(lambda x: x).max(1).print()
+    with pytest.raises(errors.JobFailedError, match=r"The 1\. field selected on a basic type \(int\)"):
+        env.execute()
