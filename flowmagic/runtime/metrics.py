@@ -267,10 +267,17 @@ class MetricsServer:
                 if self._pending:
                     timeout = max(0.0, next(iter(self._pending)).deadline - time.monotonic())
                 for key, _events in self._selector.select(timeout):
-                    if key.fileobj is self._listener:
-                        self._accept()
-                    elif key.data is not None:
-                        self._receive(key.data)
+                    try:
+                        if key.fileobj is self._listener:
+                            self._accept()
+                        elif key.data is not None:
+                            self._receive(key.data)
+                    except Exception:
+                        # Nothing a client does may reach the notebook as a traceback.
+                        if key.data is not None:
+                            self._drop(key.data, "error")
+                        else:
+                            self.dropped["error"] += 1
                 self._expire()
         finally:
             for connection in list(self._connections):
@@ -326,13 +333,8 @@ class MetricsServer:
             self._drop(connection, None if connection.authenticated else "closed before hello")
             return
         connection.buffer += data
-        try:
-            if not connection.authenticated and not self._authenticate(connection):
-                return
+        if connection.authenticated or self._authenticate(connection):
             self._apply_lines(connection)
-        except Exception:
-            # Nothing a client sends may reach the notebook as a traceback.
-            self._drop(connection, "error")
 
     def _authenticate(self, connection: _Connection) -> bool:
         buffer = connection.buffer
