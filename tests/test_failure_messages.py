@@ -10,11 +10,11 @@ import flowmagic
 from flowmagic import errors
 
 
-def _fail(function, parallelism: int = 2) -> errors.JobFailedError:
-    env = flowmagic.StreamExecutionEnvironment(parallelism=parallelism)
+def _fail(function, executor: str = "spark") -> errors.JobFailedError:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     env.from_sequence(1, 10).map(function).name("culprit").print()
     with pytest.raises(errors.JobFailedError) as raised:
-        env.execute()
+        env.execute(executor=executor)
     return raised.value
 
 
@@ -36,8 +36,9 @@ def huge_message_on_three(x):
     return x
 
 
-def test_system_exit_in_a_user_function_names_the_operator_and_record(spark) -> None:
-    failure = _fail(exit_on_three)
+@pytest.mark.parametrize("executor", ["spark", "local"])
+def test_system_exit_in_a_user_function_names_the_operator_and_record(executor, spark) -> None:
+    failure = _fail(exit_on_three, executor)
     message = str(failure)
     assert "Job failed: SystemExit: a user function called sys.exit(3)" in message
     assert "operator: culprit" in message and "record:   3" in message
@@ -45,8 +46,9 @@ def test_system_exit_in_a_user_function_names_the_operator_and_record(spark) -> 
     assert failure.failure["operator"] == "culprit"
 
 
-def test_keyboard_interrupt_in_a_user_function_names_the_operator(spark) -> None:
-    message = str(_fail(interrupt_on_three))
+@pytest.mark.parametrize("executor", ["spark", "local"])
+def test_keyboard_interrupt_in_a_user_function_names_the_operator(executor, spark) -> None:
+    message = str(_fail(interrupt_on_three, executor))
     assert "Job failed: KeyboardInterrupt: raised in a user function" in message
     assert "operator: culprit" in message and "record:   3" in message
 

@@ -13,8 +13,8 @@ import pytest
 
 import flowmagic
 from flowmagic.runtime import execute
-from flowmagic.runtime import spark as spark_runtime
 from flowmagic.runtime.metrics import MAX_PENDING, JobMonitor, MetricsServer, Reporter
+from flowmagic.runtime.spark import executor as spark_executor
 from flowmagic.runtime.task import SubtaskStats
 from flowmagic.widgets.job_view import JobView
 
@@ -165,12 +165,12 @@ def _timed(graph) -> tuple[float, object]:
 def test_a_job_whose_executors_cannot_reach_the_driver_runs_at_full_speed_and_says_so(monkeypatch, spark) -> None:
     env = flowmagic.StreamExecutionEnvironment(parallelism=8)
     env.from_sequence(1, 80).map(lambda x: x * 2).print()
-    graph = env.get_stream_graph()
+    graph = env.get_execution_graph()
     _timed(graph)  # starts the Python workers
     reachable, _ = _timed(graph)
     listener, fillers = _unreachable_address()
     monkeypatch.setattr(_UnreachableServer, "unreachable", listener.getsockname(), raising=False)
-    monkeypatch.setattr(spark_runtime, "MetricsServer", _UnreachableServer)
+    monkeypatch.setattr(spark_executor, "MetricsServer", _UnreachableServer)
     try:
         unreachable, result = _timed(graph)
     finally:
@@ -181,7 +181,7 @@ def test_a_job_whose_executors_cannot_reach_the_driver_runs_at_full_speed_and_sa
     # 1 s for last reports that never come.
     assert unreachable < reachable + 4
     assert result.metrics["reported_subtasks"] == 0
-    view = JobView(graph.get_job_graph())
+    view = JobView(graph.job_graph)
     view.update(result.metrics)
     assert "live metrics unavailable: no report of any subtask reached the notebook" in view.summary()
     assert "Live metrics unavailable" in view.to_html()

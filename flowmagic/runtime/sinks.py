@@ -193,7 +193,7 @@ class InProgressFiles:
         self.before = self._list()
 
     def _list(self) -> set[str]:
-        found = set()
+        found: set[str] = set()
         for directory in self.directories:
             with contextlib.suppress(OSError):
                 found.update(os.path.join(directory, n) for n in os.listdir(directory) if _IN_PROGRESS.fullmatch(n))
