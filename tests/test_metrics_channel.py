@@ -167,7 +167,11 @@ def test_a_job_whose_executors_cannot_reach_the_driver_runs_at_full_speed_and_sa
     env.from_sequence(1, 80).map(lambda x: x * 2).print()
     graph = env.get_execution_graph()
     _timed(graph)  # starts the Python workers
-    reachable, _ = _timed(graph)
+    reachable, fine = _timed(graph)
+    for ran in (fine, execute(graph, executor="local", echo=False)):
+        shown = JobView(graph.job_graph)
+        shown.update(ran.metrics)
+        assert shown.summary() == "<Job 'Flink Streaming Job': FINISHED, 8/8 subtasks finished>"
     listener, fillers = _unreachable_address()
     monkeypatch.setattr(_UnreachableServer, "unreachable", listener.getsockname(), raising=False)
     monkeypatch.setattr(spark_executor, "MetricsServer", _UnreachableServer)

@@ -70,11 +70,11 @@ def _missing_metrics(snapshot: dict[str, Any]) -> str:
     if snapshot["state"] not in ("FINISHED", "FAILED", "CANCELED") or "metrics_address" not in snapshot:
         return ""
     address, total = snapshot["metrics_address"], snapshot["total_subtasks"]
-    if address is None:
-        return "live metrics were off for this run: record counts unknown"
     missing = total - snapshot.get("reported_subtasks", total)
     if missing == 0:
         return ""
+    if address is None:
+        return "live metrics were off for this run: record counts unknown"
     which = "any subtask" if missing == total else f"{missing} of {total} subtasks"
     return (
         f"live metrics unavailable: no report of {which} reached the notebook at {address} "
