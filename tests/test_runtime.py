@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections import defaultdict
@@ -142,11 +143,21 @@ def test_datagen_is_seeded_and_bounded(spark) -> None:
     assert sorted(i for i, _ in first) == list(range(50))
 
 
-def test_unbounded_sources_are_rejected_without_hanging(spark) -> None:
+def test_an_unreachable_socket_fails_the_job_without_hanging(spark) -> None:
+    closed = socket.create_server(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
     env = flowmagic.StreamExecutionEnvironment(parallelism=1)
-    env.socket_text_stream("localhost", 9).print()
-    with pytest.raises(errors.UnsupportedSourceError, match="continuous mode"):
+    env.socket_text_stream("127.0.0.1", port).print()
+    with pytest.raises(errors.JobFailedError, match=f"Socket source 127.0.0.1:{port}: ConnectionRefusedError"):
         env.execute()
+
+
+def test_unbounded_sources_run_on_spark_only() -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    env.socket_text_stream("127.0.0.1", 9).print()
+    with pytest.raises(errors.UnsupportedSourceError, match="continuous mode, on Spark only"):
+        env.execute(executor="local")
 
 
 def test_user_function_failure_names_operator_subtask_record_and_user_line(spark) -> None:

@@ -32,7 +32,7 @@ from flowmagic.graph.transformations import (
 )
 
 if TYPE_CHECKING:
-    from flowmagic.runtime.job import JobResult
+    from flowmagic.runtime import JobResult
 
 __all__ = ["StreamExecutionEnvironment"]
 
@@ -390,8 +390,7 @@ class StreamExecutionEnvironment:
         """Start an unbounded program and return its client at once: ``get_job_status()``,
         ``cancel()``, ``trigger_savepoint(path)``, ``stop_with_savepoint(path)``, ``wait()``.
         Its print sinks print as it goes."""
-        from flowmagic.runtime import is_unbounded, start_continuous
-        from flowmagic.runtime.job import echo_output
+        from flowmagic.runtime import echo_output, is_unbounded, start_continuous
 
         graph = passes.build(self.get_stream_graph(job_name)).execution_graph
         if not is_unbounded(graph):
@@ -404,8 +403,7 @@ class StreamExecutionEnvironment:
     def _execute_and_collect(
         self, stream: DataStream, job_name: str | None, limit: int | None, executor: str
     ) -> Iterator[Any]:
-        from flowmagic.runtime import execute, is_unbounded, start_continuous
-        from flowmagic.runtime.continuous.job import CollectedRecords
+        from flowmagic.runtime import CollectedRecords, execute, is_unbounded, start_continuous
 
         sink = self._collect_sink(stream)
         graph = passes.build(self._generate([*self._transformations, sink], job_name)).execution_graph

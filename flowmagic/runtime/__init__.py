@@ -8,7 +8,17 @@ exchange's format is ``wire``. Executors: ``spark`` (the only package importing 
 and ``local``, both driven by ``lifecycle``.
 """
 
-from flowmagic.runtime.job import EXECUTORS, ContinuousOptions, execute, is_unbounded, start_continuous
+from flowmagic.runtime.continuous.job import CollectedRecords
+from flowmagic.runtime.job import EXECUTORS, ContinuousOptions, echo_output, execute, is_unbounded, start_continuous
 from flowmagic.runtime.result import JobResult
 
-__all__ = ["EXECUTORS", "ContinuousOptions", "JobResult", "execute", "is_unbounded", "start_continuous"]
+__all__ = [
+    "EXECUTORS",
+    "CollectedRecords",
+    "ContinuousOptions",
+    "JobResult",
+    "echo_output",
+    "execute",
+    "is_unbounded",
+    "start_continuous",
+]

@@ -206,16 +206,20 @@ class TimerService:
         return self._clock.now()
 
     def snapshot(self) -> dict[Any, list[tuple[str, int]]]:
-        """Every key's pending timers, as ``{key: [(kind, timestamp), ...]}``."""
+        """Every key's pending timers in firing order, as ``{key: [(kind, timestamp), ...]}``."""
         entries: dict[Any, list[tuple[str, int]]] = {}
-        for kind, timestamp, key in self._registered:
-            entries.setdefault(key, []).append((kind, timestamp))
+        pending = [("event", entry) for entry in self._event] + [("processing", entry) for entry in self._processing]
+        registered = set(self._registered)
+        for kind, (timestamp, _sequence, key) in sorted(pending, key=lambda timer: timer[1][:2]):
+            if (kind, timestamp, key) in registered:
+                registered.discard((kind, timestamp, key))
+                entries.setdefault(key, []).append((kind, timestamp))
         return entries
 
     def restore(self, entries: dict[Any, list[tuple[str, int]]]) -> None:
         """Register the timers of ``entries`` (from :meth:`snapshot`) again."""
         for key, timers in entries.items():
-            for kind, timestamp in sorted(timers, key=lambda timer: timer[1]):
+            for kind, timestamp in timers:
                 marker = (kind, timestamp, key)
                 if marker in self._registered:
                     continue

@@ -156,8 +156,10 @@ class Subtask:
             for producer in input_plan.partitions[index]
         }
         self.watermark = MIN_WATERMARK
-        #: Records read over the subtask's life (a continuous job's epochs add up).
-        self.records_in_total = 0
+        #: Records read and emitted before this object's life (a continuous job's subtask
+        #: restored from an epoch's snapshot goes on counting from there).
+        self.records_in_before = 0
+        self.records_out_before = 0
         self.pacer = _Pacer()
         # BATCH keyed input is held until it is complete, then replayed key by key.
         self.sorter = SortedInputs(plan.sorted_inputs, self.chain.head) if plan.sorted_inputs else None

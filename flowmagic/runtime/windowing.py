@@ -318,8 +318,13 @@ class WindowOperator(Operator):
             of(key).setdefault("@counts", {})[window] = count
         for key, sessions in self.sessions.items():
             of(key)["@sessions"] = list(sessions)
-        for kind, timestamp, key, window in self.timer_set:
-            of(key).setdefault("@timers", []).append((kind, timestamp, window))
+        # In firing order: a window's trigger timer must stay ahead of its cleanup timer of the
+        # same time, or a restored window would be cleared before it fires.
+        pending = set(self.timer_set)
+        for timestamp, _sequence, kind, key, window in sorted(self.timers, key=lambda timer: timer[:2]):
+            if (kind, timestamp, key, window) in pending:
+                pending.discard((kind, timestamp, key, window))
+                of(key).setdefault("@timers", []).append((kind, timestamp, window))
         return entries
 
     def restore_keyed(self, entries: dict[Any, dict[str, Any]]) -> None:
@@ -331,5 +336,5 @@ class WindowOperator(Operator):
                 self.counts[(key, window)] = count
             if "@sessions" in states:
                 self.sessions[key] = list(states["@sessions"])
-            for kind, timestamp, window in sorted(states.get("@timers", []), key=lambda timer: timer[1]):
+            for kind, timestamp, window in states.get("@timers", []):
                 self.register_timer(kind, timestamp, key, window)

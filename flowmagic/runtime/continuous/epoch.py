@@ -29,7 +29,7 @@ from flowmagic.runtime.spark.subtask import failure_marker
 from flowmagic.runtime.task import Subtask, SubtaskStats
 from flowmagic.runtime.wire import RESULT_SLOT
 
-__all__ = ["EPOCH_REPORT", "EpochContext", "EpochSubtaskFunction", "run_epoch"]
+__all__ = ["EPOCH_REPORT", "EpochContext", "EpochSubtaskFunction", "is_bounded_source", "run_epoch"]
 
 #: The result key's first element of a subtask's epoch report (its state files and counters).
 EPOCH_REPORT = "@epoch"
@@ -61,6 +61,8 @@ class EpochContext:
     read_bounded: bool = False
     #: Socket source node id -> the directory of its line log.
     source_logs: dict[int, str] = field(default_factory=dict)
+    #: The job's last epoch: every source has ended, so the job's input ends with it.
+    final: bool = False
 
 
 def _restore(subtask: Subtask, context: EpochContext) -> None:
@@ -78,7 +80,8 @@ def _restore(subtask: Subtask, context: EpochContext) -> None:
             progress = pickle.load(file)
         subtask.channels.update(progress["channels"])
         subtask.watermark = progress["watermark"]
-        subtask.records_in_total = progress["records_in"]
+        subtask.records_in_before = progress["records_in"]
+        subtask.records_out_before = progress["records_out"]
         for node_id, position in progress["operators"].items():
             subtask.chain.operators[node_id].restore_progress(position)
 
@@ -105,7 +108,8 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
             {
                 "channels": subtask.channels,
                 "watermark": subtask.watermark,
-                "records_in": subtask.records_in_total,
+                "records_in": subtask.records_in_before,
+                "records_out": subtask.records_out_before + subtask.chain.records_out,
                 "operators": positions,
             },
             file,
@@ -146,7 +150,8 @@ def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) 
         yield from subtask.chain.source.batches()
 
 
-def _is_bounded_source(plan: VertexPlan) -> bool:
+def is_bounded_source(plan: VertexPlan) -> bool:
+    """Whether the source heading ``plan`` ends by itself (read whole in a run's first epoch)."""
     spec = plan.nodes[plan.head].operator
     if spec.kind is OperatorKind.SOURCE_DATAGEN:
         return spec.params["count"] is not None
@@ -172,16 +177,23 @@ def run_epoch(
     if subtask.chain.source is not None:
         inputs = list(items)
         yield from subtask.read_source(_source_batches(subtask, context, inputs))
-        if context.read_bounded and _is_bounded_source(plan):
+        if (context.read_bounded and is_bounded_source(plan)) or (context.final and not is_bounded_source(plan)):
             yield from subtask.emit_watermark(MAX_WATERMARK)
     else:
         yield from subtask.consume(items)
     clock.time = context.time
     yield from subtask.advance_processing_time(context.time)
-    yield from subtask.flush()
-    subtask.records_in_total += stats.records_in
+    if context.final:
+        yield from subtask.end_of_input()
+    else:
+        yield from subtask.flush()
+    subtask.records_in_before += stats.records_in
     report = _snapshot(subtask, context, attempt)
-    report.update(records_in=subtask.records_in_total, records_out=stats.records_out, watermark=subtask.watermark)
+    report.update(
+        records_in=subtask.records_in_before,
+        records_out=subtask.records_out_before + subtask.chain.records_out,
+        watermark=subtask.watermark,
+    )
     yield (RESULT_SLOT, (EPOCH_REPORT, plan.id, index), report)
     _LIVE[key] = (context.epoch, subtask)
 

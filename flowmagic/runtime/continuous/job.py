@@ -31,7 +31,7 @@ from typing import Any
 from flowmagic.errors import JobError, JobFailedError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction
+from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction, is_bounded_source
 from flowmagic.runtime.continuous.sources import SocketLog, SourceDescriptor, source_frame
 from flowmagic.runtime.continuous.state_store import (
     Manifest,
@@ -158,9 +158,12 @@ class ContinuousJob:
         self._lock = threading.Lock()
         self._finished = threading.Event()
         self._query: Any = None
-        self._sockets: list[SocketLog] = []
+        self._sockets: dict[int, SocketLog] = {}
         self._source_logs: dict[int, str] = {}
         self._spark_frames: dict[int, list[str]] = {}
+        self._epoch_error: BaseException | None = None
+        #: Per flowmagic source, the offset its epochs have read up to.
+        self._read_up_to: dict[int, int] = {}
 
     # -- state to start from ------------------------------------------------------------------
 
@@ -217,7 +220,7 @@ class ContinuousJob:
                 log_dir = os.path.join(self.root, "sources", str(node_id))
                 params = spec.params
                 log = SocketLog(params["host"], params["port"], params["delimiter"], params["max_retry"], log_dir)
-                self._sockets.append(log)
+                self._sockets[node_id] = log
                 self._source_logs[node_id] = log_dir
                 frames.append(
                     source_frame(
@@ -234,7 +237,7 @@ class ContinuousJob:
         union = frames[0]
         for frame in frames[1:]:
             union = union.unionByName(frame, allowMissingColumns=True)
-        for log in self._sockets:
+        for log in self._sockets.values():
             log.start()
         self.status = JobStatus.RUNNING
         self.monitor.state = ExecutionState.RUNNING
@@ -263,12 +266,17 @@ class ContinuousJob:
     def _fail(self, error: BaseException) -> None:
         from flowmagic.runtime.spark.subtask import failure_from
 
-        failure = failure_from(error, self.monitor)
-        self.error = JobFailedError(failure_message(failure, error, "Spark"), failure)
+        # The epoch's own error says more than the query's, which wraps it in Spark's words.
+        cause = self._epoch_error if self._epoch_error is not None else error
+        if isinstance(cause, JobError):
+            self.error = JobFailedError(str(cause))
+        else:
+            failure = failure_from(cause, self.monitor)
+            self.error = JobFailedError(failure_message(failure, cause, "Spark"), failure)
         self.status = JobStatus.FAILED
 
     def _end(self) -> None:
-        for log in self._sockets:
+        for log in self._sockets.values():
             log.stop()
         if self.status is JobStatus.CANCELLING:
             self.status = JobStatus.CANCELED
@@ -305,9 +313,16 @@ class ContinuousJob:
         return now
 
     def _run_epoch(self, batch: Any, batch_id: int) -> None:
+        """``foreachBatch``: run batch ``batch_id`` as epoch ``batch_id``."""
+        try:
+            self._epoch(batch, int(batch_id))
+        except BaseException as error:
+            self._epoch_error = error
+            raise
+
+    def _epoch(self, batch: Any, epoch: int) -> None:
         from pyspark.sql import functions
 
-        epoch = int(batch_id)
         previous = self._previous
         own = previous if self._own_previous else None
         if own is not None and epoch <= own.epoch:
@@ -315,6 +330,10 @@ class ContinuousJob:
         began = time.time()
         now = self._epoch_time(epoch)
         start_time = own.time if own is not None else now
+        for log in self._sockets.values():
+            if log.ended.is_set() and log.error is not None:
+                # Flink's socket source fails its job when it cannot (re)connect.
+                raise JobError(f"Socket source {log.host}:{log.port}: {log.error.__class__.__name__}: {log.error}")
         session = batch.sparkSession
         sc = session.sparkContext
         ranges: dict[int, list[list[tuple[int, int]]]] = {}
@@ -325,6 +344,8 @@ class ContinuousJob:
         ):
             per_subtask = ranges.setdefault(row.fm_source, [[] for _ in range(self._parallelism_of(row.fm_source))])
             per_subtask[row.fm_subtask].append((row.fm_start, row.fm_end))
+            self._read_up_to[row.fm_source] = max(self._read_up_to.get(row.fm_source, 0), row.fm_end)
+        final = self._sources_ended()
         context = EpochContext(
             run_id=self.job_id,
             epoch=epoch,
@@ -339,6 +360,7 @@ class ContinuousJob:
             # A resumed run's bounded sources were read by the run that wrote its checkpoint.
             read_bounded=self.epochs == 0 and not self._resumed_run,
             source_logs=self._source_logs,
+            final=final,
         )
 
         def source_input(plan: VertexPlan) -> Any:
@@ -365,6 +387,20 @@ class ContinuousJob:
             every_vertex_reports=True,
         ).collect()
         self._complete(epoch, now, began, items)
+        if final:
+            # Every source ended, and this epoch ended the job's input: the job is FINISHED.
+            threading.Thread(target=self._query.stop, daemon=True).start()
+
+    def _sources_ended(self) -> bool:
+        """Whether every source has ended: only sockets can, once their reader ended and the
+        epochs read all it logged (a generator and a Spark stream never end)."""
+        unbounded = [plan for plan in self._source_plans() if not is_bounded_source(plan)]
+        if len(unbounded) != len(self._sockets):
+            return False
+        return all(
+            log.ended.is_set() and log.error is None and self._read_up_to.get(node_id, 0) >= log.count
+            for node_id, log in self._sockets.items()
+        )
 
     def _parallelism_of(self, node_id: int) -> int:
         for plan in self.plans.values():
@@ -396,7 +432,7 @@ class ContinuousJob:
                         "attempt": 0,
                         "state": ExecutionState.RUNNING,
                         "in": payload["records_in"],
-                        "out": self._records_out(vertex_id, index, payload["records_out"]),
+                        "out": payload["records_out"],
                         "watermark": payload["watermark"],
                     }
                 )
@@ -426,10 +462,6 @@ class ContinuousJob:
         if self.on_output is not None and (output.printed or output.collected):
             self.on_output(output)
         self._serve_requests(manifest)
-
-    def _records_out(self, vertex_id: str, index: int, epoch_count: int) -> int:
-        subtask = self.monitor.vertices[vertex_id][index]
-        return subtask.records_out + epoch_count
 
     def _forget_old_epochs(self, epoch: int) -> None:
         for folder in glob.glob(os.path.join(self.root, "state", "epoch-*")):

@@ -179,6 +179,9 @@ class SocketLog:
         os.makedirs(log_dir, exist_ok=True)
         self.count = _count(log_dir)
         self.error: BaseException | None = None
+        #: Set when the reader gave up: the server closed the connection, or connecting
+        #: failed ``max_retry`` more times (then ``error`` says why).
+        self.ended = threading.Event()
         self._stop = threading.Event()
         self._socket: socket.socket | None = None
         self._thread = threading.Thread(target=self._run, name=f"flowmagic-socket-{host}:{port}", daemon=True)
@@ -195,6 +198,12 @@ class SocketLog:
         self._thread.join(5)
 
     def _run(self) -> None:
+        try:
+            self._connect_and_read()
+        finally:
+            self.ended.set()
+
+    def _connect_and_read(self) -> None:
         attempts = 0
         while not self._stop.is_set():
             try:
@@ -202,11 +211,13 @@ class SocketLog:
                     self._socket = sock
                     sock.settimeout(None)
                     attempts = 0
+                    self.error = None
                     self._read(sock)
             except OSError as error:
                 if self._stop.is_set():
                     return
                 self.error = error
+            # As Flink's SocketTextStreamFunction: retry max_retry times, one second apart.
             if self.max_retry >= 0 and attempts >= self.max_retry:
                 return
             attempts += 1

@@ -1,0 +1,308 @@
+"""The continuous mode on a real local Spark: unbounded sources, state across epochs, savepoints.
+
+Every job here runs as Structured Streaming micro-batches (epochs) on the test session
+(``local[2,4]``: failed tasks are retried). Sources are real: the data generator, a TCP
+server on 127.0.0.1, and Spark's own rate source through ``from_spark``.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+import flowmagic
+from flowmagic import errors
+from flowmagic.api.configuration import Configuration
+from flowmagic.runtime.continuous.job import JobStatus
+
+pytestmark = pytest.mark.e2e
+
+
+def _wait_for(condition: Callable[[], bool], job=None, timeout: float = 120) -> None:
+    deadline = time.time() + timeout
+    while not condition():
+        if job is not None and job.get_job_status().is_globally_terminal:
+            job.wait()
+            raise AssertionError(f"the job ended: {job}")
+        if time.time() > deadline:
+            seen = job.monitor.snapshot()["vertices"] if job is not None else None
+            raise AssertionError(f"timed out waiting for {job}: {seen}")
+        time.sleep(0.1)
+
+
+class _Printed:
+    """Collects what a job's print sinks print (``(subtask, record text)``)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._lock = threading.Lock()
+
+    def take(self, output) -> None:
+        with self._lock:
+            self.lines.extend(line for _err, line in output.printed)
+
+    def pairs(self) -> list[tuple[str, int]]:
+        with self._lock:
+            lines = list(self.lines)
+        result = []
+        for line in lines:
+            key, value = line.split("> ", 1)[-1].strip("()").split(",")
+            result.append((key, int(value)))
+        return result
+
+
+def _start(env: flowmagic.StreamExecutionEnvironment, printed: _Printed, name: str = "job"):
+    from flowmagic import compile as passes
+    from flowmagic.runtime import start_continuous
+
+    graph = passes.build(env.get_stream_graph(name)).execution_graph
+    return start_continuous(graph, options=env._continuous_options(), on_output=printed.take)
+
+
+def _running_counts(pairs: list[tuple[str, int]]) -> dict[str, list[int]]:
+    counts: dict[str, list[int]] = {}
+    for key, value in pairs:
+        counts.setdefault(key, []).append(value)
+    return counts
+
+
+def test_a_keyed_running_count_over_a_data_generator_loses_and_repeats_nothing(spark, tmp_path) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.enable_checkpointing(500)
+    env.get_checkpoint_config().set_checkpoint_storage(f"file://{tmp_path / 'checkpoints'}")
+    env.from_datagen(lambda i: (f"k{i % 7}", 1), rows_per_second=400).key_by(lambda p: p[0]).sum(1).print()
+    printed = _Printed()
+    job = _start(env, printed)
+    _wait_for(lambda: job.epochs >= 4 and len(printed.pairs()) >= 300, job)
+    assert job.get_job_status() is JobStatus.RUNNING
+    savepoint = job.stop_with_savepoint(str(tmp_path / "savepoint"))
+    assert job.get_job_status() is JobStatus.FINISHED
+    # Every key counts 1, 2, 3, ... with no gap and no repeat, across every epoch.
+    for key, values in _running_counts(printed.pairs()).items():
+        assert values == list(range(1, len(values) + 1)), key
+    assert job.checkpoints.completed >= 1 and job.checkpoints.last_size_bytes
+    assert (tmp_path / "savepoint" / "_metadata.json").exists() and savepoint == str(tmp_path / "savepoint")
+    vertices = job.monitor.snapshot()["vertices"]
+    assert vertices[-1]["records_in"] == len(printed.pairs())
+
+
+def _counting_program(env: flowmagic.StreamExecutionEnvironment, edited: bool) -> None:
+    source = env.from_datagen(lambda i: (f"k{i % 5}", 1), rows_per_second=300)
+    if edited:
+        source = source.filter(lambda pair: True).name("an added filter")
+    source.key_by(lambda p: p[0]).sum(1).uid("counts").print()
+
+
+def test_savepoint_edit_and_restore_at_another_parallelism_keeps_keyed_state(spark, tmp_path) -> None:
+    first = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    _counting_program(first, edited=False)
+    printed = _Printed()
+    job = _start(first, printed, "before")
+    _wait_for(lambda: job.epochs >= 3 and len(printed.pairs()) >= 50, job)
+    savepoint = job.stop_with_savepoint(str(tmp_path / "sp"))
+    last = {key: values[-1] for key, values in _running_counts(printed.pairs()).items()}
+
+    configuration = Configuration().set_string("execution.savepoint.path", savepoint)
+    second = flowmagic.StreamExecutionEnvironment.get_execution_environment(configuration)
+    second.set_parallelism(3)
+    _counting_program(second, edited=True)
+    printed_after = _Printed()
+    restored = _start(second, printed_after, "after")
+    _wait_for(lambda: set(_running_counts(printed_after.pairs())) == set(last), restored)
+    restored.cancel()
+    assert restored.get_job_status() is JobStatus.CANCELED
+    for key, values in _running_counts(printed_after.pairs()).items():
+        # Each key goes on from where the savepoint left it, on whichever new subtask owns it.
+        assert values == list(range(last[key] + 1, last[key] + 1 + len(values))), key
+
+
+def test_state_of_an_operator_missing_from_the_new_program_needs_allow_non_restored_state(spark, tmp_path) -> None:
+    first = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    _counting_program(first, edited=False)
+    printed = _Printed()
+    job = _start(first, printed, "with counts")
+    _wait_for(lambda: len(printed.pairs()) >= 5, job)
+    savepoint = job.stop_with_savepoint(str(tmp_path / "sp"))
+
+    def without_counts(allow: bool) -> flowmagic.StreamExecutionEnvironment:
+        configuration = Configuration().set_string("execution.savepoint.path", savepoint)
+        configuration.set_boolean("execution.savepoint.ignore-unclaimed-state", allow)
+        env = flowmagic.StreamExecutionEnvironment.get_execution_environment(configuration)
+        env.set_parallelism(1)
+        env.from_datagen(lambda i: i, rows_per_second=10).map(lambda i: i).print()
+        return env
+
+    with pytest.raises(errors.JobError, match=r"Cannot map checkpoint/savepoint state for operator \w+ to the new"):
+        _start(without_counts(False), _Printed())
+    allowed = _start(without_counts(True), _Printed())
+    allowed.cancel()
+
+
+class _LineServer:
+    """A TCP server on 127.0.0.1 that sends the lines it is given to one client."""
+
+    def __init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.client: socket.socket | None = None
+        self.connected = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        self.client, _address = self.server.accept()
+        self.connected.set()
+
+    def send(self, *lines: str) -> None:
+        assert self.connected.wait(60), "the job never connected"
+        assert self.client is not None
+        self.client.sendall("".join(f"{line}\n" for line in lines).encode())
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+        self.server.close()
+
+
+def test_socket_word_count_in_processing_time_windows(spark) -> None:
+    server = _LineServer()
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    (
+        env.socket_text_stream("127.0.0.1", server.port)
+        .flat_map(lambda line: [(word, 1) for word in line.split()])
+        .key_by(lambda pair: pair[0])
+        .window(flowmagic.TumblingProcessingTimeWindows.of(flowmagic.Time.seconds(1)))
+        .sum(1)
+        .print()
+    )
+    printed = _Printed()
+    job = _start(env, printed, "socket wordcount")
+    try:
+        server.send("to be or not to be", "that is the question")
+        # No more input: the windows must still fire, in wall-clock time.
+        try:
+            _wait_for(lambda: sum(count for _word, count in printed.pairs()) >= 10, job)
+        except AssertionError as error:
+            raise AssertionError(f"{printed.lines} {error}") from None
+    finally:
+        job.cancel()
+        server.close()
+    totals: dict[str, int] = {}
+    for word, count in printed.pairs():
+        totals[word] = totals.get(word, 0) + count
+    assert totals == {"to": 2, "be": 2, "or": 1, "not": 1, "that": 1, "is": 1, "the": 1, "question": 1}
+
+
+class _Timeout(flowmagic.KeyedProcessFunction):
+    """Emits a key's count once no element of it came for 300 ms (processing time)."""
+
+    def open(self, runtime_context) -> None:
+        self.count = runtime_context.get_state(flowmagic.ValueStateDescriptor("count", None))
+
+    def process_element(self, value, ctx, out):
+        self.count.update((self.count.value() or 0) + 1)
+        ctx.timer_service().register_processing_time_timer(ctx.timer_service().current_processing_time() + 300)
+
+    def on_timer(self, timestamp, ctx, out):
+        out.collect((ctx.get_current_key(), self.count.value()))
+
+
+def test_processing_time_timers_fire_without_input(spark) -> None:
+    server = _LineServer()
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    env.socket_text_stream("127.0.0.1", server.port).key_by(lambda line: line).process(_Timeout()).print()
+    printed = _Printed()
+    job = _start(env, printed, "timeouts")
+    try:
+        server.send("a", "b", "a")
+        _wait_for(lambda: ("a", 2) in printed.pairs() and ("b", 1) in printed.pairs(), job)
+    finally:
+        job.cancel()
+        server.close()
+
+
+def test_a_spark_rate_source_feeds_a_keyed_count(spark) -> None:
+    rate = spark.readStream.format("rate").option("rowsPerSecond", 50).load()
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    (
+        env.from_spark(rate)
+        .map(lambda row: ("even" if row.value % 2 == 0 else "odd", 1))
+        .key_by(lambda pair: pair[0])
+        .sum(1)
+        .print()
+    )
+    printed = _Printed()
+    job = _start(env, printed, "rate")
+    _wait_for(lambda: len(printed.pairs()) >= 60, job)
+    job.cancel()
+    counts = _running_counts(printed.pairs())
+    assert set(counts) == {"even", "odd"}
+    for key, values in counts.items():
+        assert values == list(range(1, len(values) + 1)), key
+
+
+def test_execute_and_collect_yields_records_as_they_come_and_close_cancels(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    records = env.from_datagen(lambda i: i * 10, rows_per_second=100).execute_and_collect()
+    first = [next(records) for _ in range(25)]
+    records.close()
+    assert first == [i * 10 for i in range(25)]
+    assert records._job is not None and records._job.get_job_status() is JobStatus.CANCELED
+
+
+def test_execute_and_collect_with_a_limit_stops_the_job(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    records = list(env.from_datagen(rows_per_second=100).execute_and_collect(limit=10))
+    assert len(records) == 10
+
+
+def test_a_failed_task_is_retried_and_the_job_loses_and_repeats_nothing(spark, tmp_path) -> None:
+    marker = tmp_path / "failed-once"
+
+    def fail_once(pair):
+        if pair[0] == "k3" and not marker.exists():
+            marker.write_text("x")
+            raise RuntimeError("a worker fails once")
+        return pair
+
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.from_datagen(lambda i: (f"k{i % 4}", 1), rows_per_second=300).map(fail_once).key_by(lambda p: p[0]).sum(
+        1
+    ).print()
+    printed = _Printed()
+    job = _start(env, printed, "retried")
+    _wait_for(lambda: job.epochs >= 3 and len(printed.pairs()) >= 100, job)
+    job.cancel()
+    assert marker.exists()
+    for key, values in _running_counts(printed.pairs()).items():
+        assert values == list(range(1, len(values) + 1)), key
+
+
+def test_an_unbounded_source_in_batch_mode_is_flinks_error(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    env.set_runtime_mode("batch")
+    env.from_datagen(rows_per_second=10).print()
+    with pytest.raises(errors.ProgramError, match=r"Detected an UNBOUNDED source with the 'execution\.runtime-mode'"):
+        env.execute_async()
+
+
+def test_a_socket_source_whose_server_closes_ends_the_job_as_finished(spark) -> None:
+    server = _LineServer()
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    (
+        env.socket_text_stream("127.0.0.1", server.port)
+        .flat_map(lambda line: [(word, 1) for word in line.split()])
+        .key_by(lambda pair: pair[0])
+        .sum(1)
+        .print()
+    )
+    printed = _Printed()
+    job = _start(env, printed, "closing socket")
+    server.send("a b a", "c")
+    server.close()
+    # As Flink's socket source with max_retry=0: the end of the connection ends the source.
+    assert job.wait(120) is JobStatus.FINISHED
+    assert sorted(printed.pairs()) == [("a", 1), ("a", 2), ("b", 1), ("c", 1)]
