@@ -30,10 +30,12 @@ from __future__ import annotations
 import argparse
 import builtins
 import contextlib
+import difflib
 import html
 import json
 import keyword
 import linecache
+import os
 import shlex
 import sys
 import threading
@@ -55,6 +57,7 @@ from flowmagic.errors import FlowError
 from flowmagic.pipeline import Pipeline
 from flowmagic.render import GraphvizError, layout, to_dot
 from flowmagic.runtime import EXECUTORS, JobResult
+from flowmagic.runtime.continuous.job import ContinuousJob
 from flowmagic.widgets.graph_view import LEVELS, GraphPicture
 
 __all__ = ["SUBCOMMANDS", "FlowMagics", "Subcommand", "load_ipython_extension"]
@@ -119,7 +122,8 @@ def _run_parser() -> MagicArgumentParser:
     parser = _parser(
         "run",
         "Run a pipeline on Spark with live per-subtask metrics; print sinks' lines follow. Interrupt the "
-        "kernel (or %flow cancel NAME from another thread) to cancel.",
+        "kernel (or %flow cancel NAME from another thread) to cancel. A pipeline with an unbounded source "
+        "starts in the background (a continuous job): the view keeps updating; %flow stop or %flow cancel ends it.",
     )
     parser.add_argument("name", metavar="NAME", help="the pipeline")
     parser.add_argument("--spark", metavar="VAR", help="the SparkSession variable to run on (default: the active one)")
@@ -134,12 +138,25 @@ def _run_parser() -> MagicArgumentParser:
         default="spark",
         help="where to run: spark (default) or local, this Python process (no JVM)",
     )
+    parser.add_argument("--from-savepoint", metavar="DIR", help="restore an unbounded job's state from a savepoint")
+    parser.add_argument(
+        "--allow-non-restored-state",
+        action="store_true",
+        help="skip savepoint state of operators the pipeline no longer has",
+    )
     return parser
 
 
 def _cancel_parser() -> MagicArgumentParser:
-    parser = _parser("cancel", "Cancel a pipeline's running job (one started with %flow run NAME --background).")
+    parser = _parser("cancel", "Cancel every run of a pipeline under way (background runs and unbounded jobs).")
     parser.add_argument("name", metavar="NAME", help="the pipeline")
+    return parser
+
+
+def _stop_parser() -> MagicArgumentParser:
+    parser = _parser("stop", "Stop a pipeline's unbounded job with a savepoint (Flink's stop-with-savepoint).")
+    parser.add_argument("name", metavar="NAME", help="the pipeline")
+    parser.add_argument("--savepoint", metavar="DIR", required=True, help="the directory to write the savepoint to")
     return parser
 
 
@@ -150,6 +167,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "explain": Subcommand(_explain_parser(), "explain_pipeline"),
     "run": Subcommand(_run_parser(), "run_pipeline"),
     "cancel": Subcommand(_cancel_parser(), "cancel_pipeline"),
+    "stop": Subcommand(_stop_parser(), "stop_pipeline"),
 }
 
 
@@ -279,7 +297,10 @@ class FlowMagics(Magics):
             return None
         subcommand = SUBCOMMANDS.get(command)
         if subcommand is None:
-            hint = f" To define a pipeline, use the cell magic: %%flow {command}" if command.isidentifier() else ""
+            close = difflib.get_close_matches(command, SUBCOMMANDS, n=1)
+            hint = f" Did you mean %flow {close[0]}?" if close else ""
+            if command.isidentifier():
+                hint += f" To define a pipeline, use the cell magic: %%flow {command}"
             raise UsageError(f"%flow: unknown command {command!r}; use one of {', '.join(SUBCOMMANDS)}.{hint}")
         try:
             # POSIX quoting, so that "-o 'my graph.svg'" names a file with a space.
@@ -343,6 +364,19 @@ class FlowMagics(Magics):
                 raise UsageError(f"%flow run: no variable named {args.spark!r} holds a SparkSession.")
             spark = self.ipython.user_ns[args.spark]
         options = {"spark": spark, "parallelism": args.parallelism, "mode": args.mode, "executor": args.executor}
+        if args.from_savepoint is not None or args.allow_non_restored_state:
+            options.update(from_savepoint=args.from_savepoint, allow_non_restored_state=args.allow_non_restored_state)
+        if pipeline.is_unbounded:
+            try:
+                job = pipeline.run(**options)
+            except FlowError as error:
+                raise UsageError(f"%flow run {pipeline.name}: {error}") from None
+            assert isinstance(job, ContinuousJob)
+            print(
+                f"Job {pipeline.name!r} ({job.get_job_id()}) runs in the background. End it with "
+                f"%flow stop {pipeline.name} --savepoint DIR, or %flow cancel {pipeline.name}."
+            )
+            return None
         if args.background:
             worker = threading.Thread(target=self._run_in_background, args=(pipeline, options), daemon=True)
             worker.start()
@@ -361,11 +395,23 @@ class FlowMagics(Magics):
             print(f"%flow run {pipeline.name}: {error}", file=sys.stderr)
 
     def cancel_pipeline(self, args: argparse.Namespace) -> None:
-        """``%flow cancel NAME``: cancel its running job."""
+        """``%flow cancel NAME``: cancel every run of it under way."""
         pipeline = self._pipeline(args.name)
-        if not pipeline.cancel():
+        count = pipeline.cancel()
+        if count == 0:
             raise UsageError(f"%flow cancel: {pipeline.name!r} has no running job.")
-        print(f"Cancelling {pipeline.name!r}.")
+        print(f"Cancelled {count} run{'s' if count > 1 else ''} of {pipeline.name!r}.")
+
+    def stop_pipeline(self, args: argparse.Namespace) -> None:
+        """``%flow stop NAME --savepoint DIR``: stop its unbounded job with a savepoint."""
+        pipeline = self._pipeline(args.name)
+        try:
+            paths = pipeline.stop(args.savepoint)
+        except FlowError as error:
+            raise UsageError(f"%flow stop {pipeline.name}: {error}") from None
+        for path in paths:
+            # Flink's CLI says the same after stop-with-savepoint.
+            print(f"Savepoint completed. Path: file:{os.path.abspath(path)}")
 
     def explain_pipeline(self, args: argparse.Namespace) -> None:
         """``%flow explain NAME``: the three graphs as text."""
@@ -375,7 +421,7 @@ class FlowMagics(Magics):
 class PipelineTable:
     """The ``%flow list`` table, as text and as HTML."""
 
-    columns = ("Pipeline", "Mode", "Operators", "Job vertices", "Subtasks", "Parallelism")
+    columns = ("Pipeline", "Mode", "Operators", "Job vertices", "Subtasks", "Parallelism", "Status")
 
     def __init__(self, pipelines: list[Pipeline]):
         self.rows = [
@@ -386,6 +432,7 @@ class PipelineTable:
                 str(len(pipeline.job_graph.vertices)),
                 str(pipeline.execution_graph.num_subtasks),
                 _parallelism_range(pipeline),
+                pipeline.status(),
             )
             for pipeline in pipelines
         ]

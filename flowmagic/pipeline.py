@@ -6,14 +6,17 @@ any Python session.
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
 from flowmagic import compile as passes
 from flowmagic.api.environment import StreamExecutionEnvironment
+from flowmagic.errors import ProgramError
 from flowmagic.graph import ExecutionGraph, JobGraph, StreamGraph
 from flowmagic.render import explain
-from flowmagic.runtime import JobResult, execute
+from flowmagic.runtime import JobResult, execute, is_unbounded, start_continuous
+from flowmagic.runtime.continuous.job import ContinuousJob
 from flowmagic.widgets.graph_view import LEVELS, FlowGraphs
 from flowmagic.widgets.job_view import JobView
 
@@ -40,7 +43,9 @@ class Pipeline:
         self.stream_graph = compiled.stream_graph
         self.job_graph = compiled.job_graph
         self.execution_graph = compiled.execution_graph
-        self._cancel: threading.Event | None = None
+        #: Its runs now under way: a bounded run's cancel event, or an unbounded job's client.
+        self._runs: list[threading.Event | ContinuousJob] = []
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return (
@@ -66,6 +71,11 @@ class Pipeline:
         }
         return graphs[level]
 
+    @property
+    def is_unbounded(self) -> bool:
+        """Whether the pipeline reads an unbounded source (it then runs in the continuous mode)."""
+        return is_unbounded(self.execution_graph)
+
     def run(
         self,
         spark: Any = None,
@@ -74,7 +84,9 @@ class Pipeline:
         mode: str | None = None,
         live: bool = True,
         executor: str = "spark",
-    ) -> JobResult:
+        from_savepoint: str | None = None,
+        allow_non_restored_state: bool = False,
+    ) -> JobResult | ContinuousJob:
         """Run the pipeline on ``executor``: Spark (``spark``, else the active or an embedded
         local session) or ``"local"``, this Python process.
 
@@ -82,6 +94,10 @@ class Pipeline:
         sinks' lines follow when it finished. ``parallelism`` re-runs operators whose
         parallelism the program did not set at that parallelism, like ``flink run -p``;
         ``mode`` is ``"streaming"`` or ``"batch"``. Interrupting the kernel cancels the job.
+
+        An unbounded pipeline starts in the background instead and its client is returned at
+        once; the view keeps updating (printed lines, checkpoints). ``from_savepoint`` restores
+        its state (``allow_non_restored_state`` skips state of operators it no longer has).
         """
         job_graph, execution_graph = self.job_graph, self.execution_graph
         if parallelism is not None or mode is not None:
@@ -90,21 +106,81 @@ class Pipeline:
         view = JobView(job_graph) if live else None
         if view is not None:
             view.display()
-        self._cancel = threading.Event()
+        if is_unbounded(execution_graph):
+            return self._start(execution_graph, spark, view, from_savepoint, allow_non_restored_state)
+        if from_savepoint is not None:
+            raise ProgramError("Restoring from a savepoint needs an unbounded pipeline (a continuous job).")
+        cancel = threading.Event()
+        with self._lock:
+            self._runs.append(cancel)
         try:
             return execute(
                 execution_graph,
                 executor=executor,
                 spark=spark,
-                cancel_event=self._cancel,
+                cancel_event=cancel,
                 on_progress=(lambda monitor: view.update(monitor.snapshot())) if view is not None else None,
             )
         finally:
-            self._cancel = None
+            with self._lock:
+                self._runs.remove(cancel)
 
-    def cancel(self) -> bool:
-        """Cancel the running job, if any (``%flow cancel NAME``); True if one was running."""
-        if self._cancel is None:
-            return False
-        self._cancel.set()
-        return True
+    def _start(
+        self,
+        graph: ExecutionGraph,
+        spark: Any,
+        view: JobView | None,
+        from_savepoint: str | None,
+        allow_non_restored_state: bool,
+    ) -> ContinuousJob:
+        options = self.env._continuous_options(from_savepoint, allow_non_restored_state)
+        job = start_continuous(graph, spark=spark, options=options)
+        with self._lock:
+            self._runs.append(job)
+
+        def follow() -> None:
+            # The cell has returned: this thread keeps the view (and the list of runs) current.
+            while not job.get_job_status().is_globally_terminal:
+                if view is not None:
+                    view.update(job.snapshot())
+                job.wait(0.5)
+            if view is not None:
+                view.update(job.snapshot())
+            with self._lock:
+                self._runs.remove(job)
+
+        threading.Thread(target=follow, name=f"flowmagic-view-{self.name}", daemon=True).start()
+        return job
+
+    @property
+    def jobs(self) -> list[ContinuousJob]:
+        """Its unbounded jobs now running."""
+        with self._lock:
+            return [run for run in self._runs if not isinstance(run, threading.Event)]
+
+    def status(self) -> str:
+        """``RUNNING`` with the number of runs under way, else ``-``."""
+        with self._lock:
+            count = len(self._runs)
+        return "-" if count == 0 else "RUNNING" if count == 1 else f"RUNNING ({count} runs)"
+
+    def cancel(self) -> int:
+        """Cancel every run under way (``%flow cancel NAME``); how many there were."""
+        with self._lock:
+            runs = list(self._runs)
+        for run in runs:
+            if isinstance(run, threading.Event):
+                run.set()
+            else:
+                run.cancel()
+        return len(runs)
+
+    def stop(self, savepoint: str) -> list[str]:
+        """Flink's stop-with-savepoint for every unbounded job of the pipeline now running
+        (``%flow stop NAME --savepoint DIR``): the paths of their savepoints."""
+        jobs = self.jobs
+        if not jobs:
+            raise ProgramError(f"Pipeline {self.name!r} has no running unbounded job to stop.")
+        if len(jobs) == 1:
+            return [jobs[0].stop_with_savepoint(savepoint)]
+        return [job.stop_with_savepoint(os.path.join(savepoint, job.get_job_id())) for job in jobs]

@@ -276,9 +276,9 @@ def test_list(shell) -> None:
     run(shell, f"%%flow small -p 2 --mode batch --show none\n{WORDCOUNT}")
     table = formatted(shell, run(shell, "%flow list").value)
     assert table["text/plain"] == (
-        "Pipeline   Mode       Operators  Job vertices  Subtasks  Parallelism\n"
-        "wordcount  STREAMING  4          3             9         1-4\n"
-        "small      BATCH      4          3             5         1-2"
+        "Pipeline   Mode       Operators  Job vertices  Subtasks  Parallelism  Status\n"
+        "wordcount  STREAMING  4          3             9         1-4          -\n"
+        "small      BATCH      4          3             5         1-2          -"
     )
     assert "<td>wordcount</td><td>STREAMING</td>" in table["text/html"]
 
@@ -327,7 +327,12 @@ def test_show_widget_and_formats(shell, tmp_path) -> None:
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("%flow nope", "%flow: unknown command 'nope'; use one of list, show, explain, run, cancel."),
+        ("%flow nope", "%flow: unknown command 'nope'; use one of list, show, explain, run, cancel, stop."),
+        (
+            "%flow runn wc",
+            "%flow: unknown command 'runn'; use one of list, show, explain, run, cancel, stop. Did you mean "
+            "%flow run? To define a pipeline, use the cell magic: %%flow runn",
+        ),
         ("%flow wordcount", "To define a pipeline, use the cell magic: %%flow wordcount"),
         ("%flow show", "the following arguments are required: NAME"),
         ("%flow show missing", "%flow: no pipeline named 'missing' (defined: wordcount)."),

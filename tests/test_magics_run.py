@@ -93,15 +93,73 @@ def test_cancel_a_background_run(shell) -> None:
     cell += "env.from_sequence(1, 100000).map(lambda x: time.sleep(0.01) or x).print()\n"
     assert run(shell, cell).success
     assert run(shell, "%flow run slow --background").success
+    assert run(shell, "%flow run slow --background").success
     pipeline = magics(shell).pipelines["slow"]
     deadline = time.time() + 60
-    while pipeline._cancel is None and time.time() < deadline:
+    while pipeline.status() != "RUNNING (2 runs)" and time.time() < deadline:
         time.sleep(0.05)
     time.sleep(1)
+    # Each background run has its own handle: both are cancelled, none left uncancellable.
     ran = run(shell, "%flow cancel slow")
-    assert ran.success and "Cancelling 'slow'" in ran.out
-    while pipeline._cancel is not None and time.time() < deadline:
+    assert ran.success and "Cancelled 2 runs of 'slow'" in ran.out
+    while pipeline.status() != "-" and time.time() < deadline:
         time.sleep(0.05)
-    assert pipeline._cancel is None
+    assert pipeline.status() == "-"
     assert not run(shell, "%flow cancel slow").success
     assert threading.active_count() < 50
+
+
+@pytest.mark.e2e
+def test_an_unbounded_pipeline_runs_in_the_background_stops_with_a_savepoint_and_restores(
+    shell, tmp_path, monkeypatch
+) -> None:
+    from flowmagic.runtime.continuous import job as continuous_job
+
+    # Keep every printed line (a view keeps the newest few) to check the counts whole.
+    monkeypatch.setattr(continuous_job, "PRINTED_TAIL", 1_000_000)
+    cell = "%%flow counts --parallelism 2 --show none\n"
+    cell += "env.from_datagen(lambda i: (f'k{i % 3}', 1), rows_per_second=200).key_by(lambda p: p[0]).sum(1)"
+    cell += ".uid('counts').print()\n"
+    assert run(shell, cell).success
+    started = time.time()
+    ran = run(shell, "%flow run counts")
+    assert ran.success, ran.out
+    assert time.time() - started < 60 and "runs in the background" in ran.out
+    pipeline = magics(shell).pipelines["counts"]
+    (job,) = pipeline.jobs
+    deadline = time.time() + 120
+    while job.printed_total < 30 and time.time() < deadline:
+        time.sleep(0.2)
+    assert "RUNNING" in formatted_list(shell)
+    savepoint = tmp_path / "sp"
+    stopped = run(shell, f"%flow stop counts --savepoint {savepoint}")
+    assert stopped.success and f"Savepoint completed. Path: file:{savepoint}" in stopped.out
+    assert job.get_job_status().name == "FINISHED"
+    last = {}
+    for line in job.printed_tail:
+        key, value = line.split("> ")[1].strip("()").split(",")
+        last[key] = int(value)
+    # The view the cell showed kept updating after the cell returned, up to the end.
+    final_view = job.snapshot()
+    assert final_view["continuous"]["status"] == "FINISHED"
+
+    restored = run(shell, f"%flow run counts --from-savepoint {savepoint}")
+    assert restored.success, restored.out
+    (second,) = pipeline.jobs
+    while second.printed_total < 3 and time.time() < deadline:
+        time.sleep(0.2)
+    assert run(shell, "%flow cancel counts").success
+    newest = {}
+    assert len(second.printed_tail) == second.printed_total
+    for line in second.printed_tail:
+        key, value = line.split("> ")[1].strip("()").split(",")
+        newest[key] = int(value)
+    # Each key counted on from its savepoint value: the restored job printed exactly the
+    # difference (a job that started from zero would print far fewer than its counts).
+    assert set(newest) == set(last) == {"k0", "k1", "k2"}
+    assert sum(newest[key] - last[key] for key in newest) == second.printed_total
+
+
+def formatted_list(shell: InteractiveShell) -> str:
+    value = run(shell, "%flow list").value
+    return repr(value)

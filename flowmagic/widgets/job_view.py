@@ -87,6 +87,42 @@ def _state(state: str) -> str:
     return f'<span class="state" style="background:{fill}">{html.escape(state)}</span>'
 
 
+def _bytes(size: int | None) -> str:
+    if size is None:
+        return "-"
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:,.0f} {unit}" if unit == "B" else f"{size:,.1f} {unit}"
+        size /= 1024  # type: ignore[assignment]
+    return "-"
+
+
+def _continuous_html(continuous: dict[str, Any]) -> str:
+    """A continuous job's epochs and checkpoints (Flink's Checkpoints tab) and its newest output."""
+    checkpoints = continuous["checkpoints"]
+    last = checkpoints["last_duration_ms"]
+    rows = [
+        "<tr><th>Epochs</th><th>Checkpoints completed</th><th>Last checkpoint</th><th>Duration</th>"
+        "<th>State size</th><th>Last savepoint</th></tr>",
+        "<tr>"
+        f"<td class='n'>{_number(continuous['epochs'])}</td><td class='n'>{_number(checkpoints['completed'])}</td>"
+        f"<td>{_clock(checkpoints['last_completed_at'])}</td>"
+        f"<td class='n'>{'-' if last is None else _duration(last / 1000)}</td>"
+        f"<td class='n'>{_bytes(checkpoints['last_size_bytes'])}</td>"
+        f"<td>{html.escape(printable(checkpoints['last_savepoint'] or '-'))}</td>"
+        "</tr>",
+    ]
+    parts = [f"<table>{''.join(rows)}</table>"]
+    if continuous.get("error"):
+        parts.append(f'<pre class="missing">{html.escape(printable(continuous["error"]))}</pre>')
+    total, tail = continuous["printed_total"], continuous["printed_tail"]
+    if total:
+        shown = f"the last {len(tail)} of {total:,} printed lines" if total > len(tail) else f"{total:,} printed lines"
+        lines = html.escape("\n".join(printable(line) for line in tail))
+        parts.append(f'<div class="progress">Output: {shown}</div><pre class="output">{lines}</pre>')
+    return "".join(parts)
+
+
 class RateWindow:
     """Records per second of each subtask, from the counters of successive snapshots.
 
@@ -230,5 +266,8 @@ class JobView:
                 + "<td></td></tr>"
             )
             parts.append(f"<table>{''.join(rows)}</table>")
+        continuous = snapshot.get("continuous")
+        if continuous is not None:
+            parts.append(_continuous_html(continuous))
         parts.append("</div>")
         return "".join(parts)

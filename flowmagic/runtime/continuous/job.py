@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +51,8 @@ __all__ = ["CheckpointStats", "CollectedRecords", "ContinuousJob", "EpochOutput"
 
 #: The most records one epoch takes from one of flowmagic's sources (bounded memory).
 MAX_RECORDS_PER_EPOCH = 100_000
+#: How many of the newest printed lines a job keeps for its live view.
+PRINTED_TAIL = 40
 _CLOCK_SOURCE = 0
 _KEPT_EPOCHS = 3
 
@@ -143,6 +146,8 @@ class ContinuousJob:
         self.checkpoints = CheckpointStats()
         self.epochs = 0
         self.printed_total = 0
+        #: The newest printed lines, for views that show a job's output as it comes.
+        self.printed_tail: deque[str] = deque(maxlen=PRINTED_TAIL)
         self.plans = build_plans(graph)
         stream_graph = graph.job_graph.stream_graph
         self.operator_ids = {node_id: digest.hex() for node_id, digest in stream_graph.operator_hashes.items()}
@@ -162,6 +167,8 @@ class ContinuousJob:
         self._source_logs: dict[int, str] = {}
         self._spark_frames: dict[int, list[str]] = {}
         self._epoch_error: BaseException | None = None
+        #: Set once the job is to run no further epoch (stopped or cancelled).
+        self._ending = threading.Event()
         #: Per flowmagic source, the offset its epochs have read up to.
         self._read_up_to: dict[int, int] = {}
 
@@ -323,6 +330,11 @@ class ContinuousJob:
     def _epoch(self, batch: Any, epoch: int) -> None:
         from pyspark.sql import functions
 
+        if self._ending.is_set():
+            # Stopped with a savepoint (or cancelled): the query may start one more batch
+            # before it stops; it must change nothing past the savepoint.
+            return
+
         previous = self._previous
         own = previous if self._own_previous else None
         if own is not None and epoch <= own.epoch:
@@ -389,6 +401,7 @@ class ContinuousJob:
         self._complete(epoch, now, began, items)
         if final:
             # Every source ended, and this epoch ended the job's input: the job is FINISHED.
+            self._ending.set()
             threading.Thread(target=self._query.stop, daemon=True).start()
 
     def _sources_ended(self) -> bool:
@@ -458,6 +471,7 @@ class ContinuousJob:
         self._restore_root = self.root
         self.epochs += 1
         self.printed_total += len(output.printed)
+        self.printed_tail.extend(line for _to_stderr, line in output.printed)
         self._forget_old_epochs(epoch)
         if self.on_output is not None and (output.printed or output.collected):
             self.on_output(output)
@@ -484,10 +498,31 @@ class ContinuousJob:
             request.done.set()
             stop = stop or request.stop
         if stop:
+            self._ending.set()
             # The query waits for this batch to return: stop it from another thread.
             threading.Thread(target=self._query.stop, daemon=True).start()
 
     # -- the client ---------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The monitor's snapshot, with what a continuous job adds: its status, epochs,
+        checkpoints and the newest printed lines (the total counted)."""
+        snapshot = self.monitor.snapshot()
+        snapshot["continuous"] = {
+            "status": str(self.status),
+            "epochs": self.epochs,
+            "checkpoints": {
+                "completed": self.checkpoints.completed,
+                "last_duration_ms": self.checkpoints.last_duration_ms,
+                "last_size_bytes": self.checkpoints.last_size_bytes,
+                "last_completed_at": self.checkpoints.last_completed_at,
+                "last_savepoint": self.checkpoints.last_savepoint,
+            },
+            "printed_total": self.printed_total,
+            "printed_tail": list(self.printed_tail),
+            "error": str(self.error) if self.error is not None else None,
+        }
+        return snapshot
 
     def get_job_id(self) -> str:
         return self.job_id
@@ -501,6 +536,7 @@ class ContinuousJob:
             return
         self.status = JobStatus.CANCELLING
         self.monitor.state = ExecutionState.CANCELING
+        self._ending.set()
         if self._query is not None:
             self._query.stop()
         self._finished.wait(60)
