@@ -148,8 +148,14 @@ class ContinuousJob:
         self.printed_total = 0
         #: The newest printed lines, for views that show a job's output as it comes.
         self.printed_tail: deque[str] = deque(maxlen=PRINTED_TAIL)
-        self.plans = build_plans(graph)
         stream_graph = graph.job_graph.stream_graph
+        for node in stream_graph.nodes.values():
+            if node.operator is not None and node.operator.kind is OperatorKind.SINK_WRITER:
+                raise JobError(
+                    f"{node.name!r}: FileSink does not commit in continuous jobs yet; write with a print sink "
+                    "or add_sink(), or run a bounded version of the program."
+                )
+        self.plans = build_plans(graph)
         self.operator_ids = {node_id: digest.hex() for node_id, digest in stream_graph.operator_hashes.items()}
         #: Where the state to restore lies: this job's checkpoint directory, or a savepoint's.
         self._restore_root = self.root

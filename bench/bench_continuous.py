@@ -1,0 +1,153 @@
+"""Benchmark: the continuous mode on one SparkSession, against Structured Streaming by hand.
+
+Run: ``.venv/bin/python bench/bench_continuous.py [--seconds 20] [--rounds 1]``. Measures, with
+every case on the same session (``local[2]``) and, with ``--rounds N``, interleaved rounds
+compared by their medians:
+
+- keyed running count over 1,000 keys (a data generator as fast as epochs admit):
+  records/s with the updates going to a sink that keeps nothing (``add_sink``), and with every
+  update printed (each one travels to the notebook);
+- PySpark Structured Streaming doing the same count by hand: rate source ->
+  ``groupBy(key).count()`` in update mode into the ``noop`` sink (processed rows/s);
+- the epoch overhead: epochs of a job whose source brings nothing (the clock alone);
+- the state snapshot of an epoch at 100,000 keys (pickled by key group, written, as an epoch does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import flowmagic
+from flowmagic import compile as passes
+from flowmagic.runtime import start_continuous
+
+KEYS = 1000
+
+
+def _run(env: flowmagic.StreamExecutionEnvironment, seconds: float, vertex_name: str, printed: bool) -> float:
+    """Records/s into the vertex named ``vertex_name`` over ``seconds``, after the first epochs."""
+    graph = passes.build(env.get_stream_graph("bench")).execution_graph
+    lines = [0]
+
+    def count(output) -> None:
+        lines[0] += len(output.printed)
+
+    job = start_continuous(graph, on_output=count if printed else None)
+    try:
+        while job.epochs < 3:
+            time.sleep(0.05)
+        vertex = next(v for v in graph.vertices.values() if v.name.startswith(vertex_name))
+
+        def records() -> int:
+            return sum(s.records_in for s in job.monitor.vertices[vertex.id])
+
+        start_records, started = records(), time.time()
+        time.sleep(seconds)
+        return (records() - start_records) / (time.time() - started)
+    finally:
+        job.cancel()
+
+
+def flowmagic_count(seconds: float, printed: bool) -> float:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    counts = env.from_datagen(lambda i: (i % KEYS, 1)).key_by(lambda pair: pair[0]).sum(1)
+    if printed:
+        counts.print()
+    else:
+        counts.add_sink(lambda record: None)
+    return _run(env, seconds, "Keyed Aggregation", printed)
+
+
+def pyspark_count(spark, seconds: float) -> float:
+    from pyspark.sql import functions
+
+    rate = spark.readStream.format("rate").option("rowsPerSecond", 400_000).option("numPartitions", 2).load()
+    counts = rate.groupBy((functions.col("value") % KEYS).alias("key")).count()
+    checkpoint = tempfile.mkdtemp(prefix="bench-ss-")
+    query = counts.writeStream.outputMode("update").format("noop").option("checkpointLocation", checkpoint).start()
+    try:
+        time.sleep(seconds)
+        rates = [p["processedRowsPerSecond"] for p in query.recentProgress if p.get("numInputRows")]
+        return statistics.median(rates[1:] or rates) if rates else 0.0
+    finally:
+        query.stop()
+
+
+def epoch_overhead(seconds: float) -> float:
+    """Median seconds between epochs of a job that reads nothing (a socket nobody writes to)."""
+    import socket
+
+    server = socket.create_server(("127.0.0.1", 0))
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.socket_text_stream("127.0.0.1", server.getsockname()[1]).map(lambda line: line).print()
+    graph = passes.build(env.get_stream_graph("idle")).execution_graph
+    job = start_continuous(graph)
+    try:
+        while job.epochs < 3:
+            time.sleep(0.05)
+        first, started = job.epochs, time.time()
+        time.sleep(seconds)
+        return (time.time() - started) / max(job.epochs - first, 1)
+    finally:
+        job.cancel()
+        server.close()
+
+
+def snapshot_seconds(keys: int) -> float:
+    """One subtask's epoch snapshot of a keyed count over ``keys`` keys."""
+    from flowmagic.runtime.continuous.state_store import write_keyed
+    from flowmagic.runtime.keyed_aggregation import SumUpdater
+
+    folder = SumUpdater({"key_selector": lambda pair: pair[0], "position": 1})
+    folder.fold_all([(key, 1) for key in range(keys)])
+    entries = {key: {"@fold": state} for key, state in folder.snapshot().items()}
+    root = tempfile.mkdtemp(prefix="bench-state-")
+    started = time.perf_counter()
+    write_keyed(root, "epoch", "op", 0, 0, range(0, 128), 128, entries)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--rounds", type=int, default=1)
+    args = parser.parse_args()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[2,4]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("OFF")
+    results: dict[str, list[float]] = {}
+    for _round in range(args.rounds):
+        results.setdefault("flowmagic count, updates to a sink", []).append(flowmagic_count(args.seconds, False))
+        results.setdefault("flowmagic count, every update printed", []).append(flowmagic_count(args.seconds, True))
+        results.setdefault("PySpark groupBy().count(), update mode", []).append(pyspark_count(spark, args.seconds))
+        results.setdefault("epoch period, no input (s)", []).append(epoch_overhead(args.seconds / 2))
+        results.setdefault("snapshot of 100,000 keys (s)", []).append(snapshot_seconds(100_000))
+    medians = {name: statistics.median(values) for name, values in results.items()}
+    for name, value in medians.items():
+        print(f"{name:45s} {value:>14,.3f}")
+    baseline = medians["PySpark groupBy().count(), update mode"]
+    if baseline:
+        print(
+            f"ratio flowmagic (sink) / PySpark count:        {medians['flowmagic count, updates to a sink'] / baseline:.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
