@@ -144,9 +144,8 @@ def main() -> None:
         print(f"{name:45s} {value:>14,.3f}")
     baseline = medians["PySpark groupBy().count(), update mode"]
     if baseline:
-        print(
-            f"ratio flowmagic (sink) / PySpark count:        {medians['flowmagic count, updates to a sink'] / baseline:.2f}"
-        )
+        ratio = medians["flowmagic count, updates to a sink"] / baseline
+        print(f"ratio flowmagic (sink) / PySpark count: {ratio:.2f}")
 
 
 if __name__ == "__main__":
