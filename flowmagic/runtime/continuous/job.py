@@ -175,6 +175,8 @@ class ContinuousJob:
         self._epoch_error: BaseException | None = None
         #: Set once the job is to run no further epoch (stopped or cancelled).
         self._ending = threading.Event()
+        #: Held while an epoch runs.
+        self._in_epoch = threading.Lock()
         #: Per flowmagic source, the offset its epochs have read up to.
         self._read_up_to: dict[int, int] = {}
 
@@ -327,19 +329,37 @@ class ContinuousJob:
 
     def _run_epoch(self, batch: Any, batch_id: int) -> None:
         """``foreachBatch``: run batch ``batch_id`` as epoch ``batch_id``."""
-        try:
-            self._epoch(batch, int(batch_id))
-        except BaseException as error:
-            self._epoch_error = error
-            raise
-
-    def _epoch(self, batch: Any, epoch: int) -> None:
-        from pyspark.sql import functions
-
         if self._ending.is_set():
             # Stopped with a savepoint (or cancelled): the query may start one more batch
             # before it stops; it must change nothing past the savepoint.
             return
+        try:
+            with self._in_epoch:
+                self._epoch(batch, int(batch_id))
+        except BaseException as error:
+            self._epoch_error = error
+            raise
+
+    def _stop_query(self) -> threading.Thread:
+        """Run no further epoch, and stop the query once the running epoch (if any) is done.
+
+        Stopping a query while its batch runs a Spark job interrupts that job, and Spark's
+        stream thread then dies of a StackOverflowError it prints (an error of its own): the
+        epoch is let finish instead, which takes well under a second.
+        """
+        self._ending.set()
+
+        def stop() -> None:
+            with self._in_epoch:
+                pass
+            self._query.stop()
+
+        stopper = threading.Thread(target=stop, name=f"flowmagic-stop-{self.job_id[:8]}", daemon=True)
+        stopper.start()
+        return stopper
+
+    def _epoch(self, batch: Any, epoch: int) -> None:
+        from pyspark.sql import functions
 
         previous = self._previous
         own = previous if self._own_previous else None
@@ -407,8 +427,7 @@ class ContinuousJob:
         self._complete(epoch, now, began, items)
         if final:
             # Every source ended, and this epoch ended the job's input: the job is FINISHED.
-            self._ending.set()
-            threading.Thread(target=self._query.stop, daemon=True).start()
+            self._stop_query()
 
     def _sources_ended(self) -> bool:
         """Whether every source has ended: only sockets can, once their reader ended and the
@@ -504,9 +523,7 @@ class ContinuousJob:
             request.done.set()
             stop = stop or request.stop
         if stop:
-            self._ending.set()
-            # The query waits for this batch to return: stop it from another thread.
-            threading.Thread(target=self._query.stop, daemon=True).start()
+            self._stop_query()
 
     # -- the client ---------------------------------------------------------------------------
 
@@ -537,14 +554,13 @@ class ContinuousJob:
         return self.status
 
     def cancel(self) -> None:
-        """Cancel the job: the running epoch is interrupted and nothing of it is kept."""
+        """Cancel the job: no epoch runs after the running one (if any), and the job ends CANCELED."""
         if self.status.is_globally_terminal:
             return
         self.status = JobStatus.CANCELLING
         self.monitor.state = ExecutionState.CANCELING
-        self._ending.set()
         if self._query is not None:
-            self._query.stop()
+            self._stop_query().join()
         self._finished.wait(60)
 
     def _savepoint(self, path: str, stop: bool, timeout: float | None) -> str:
