@@ -19,7 +19,7 @@ from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.records import BATCH_SIZE
 from flowmagic.runtime.registry import register
 
-__all__ = ["Source", "local_path", "split_file"]
+__all__ = ["Source", "chunks", "generate", "local_path", "split_file"]
 
 # Small enough that splits spread evenly over the readers, large enough to read efficiently.
 SPLIT_SIZE = 4 << 20
@@ -46,7 +46,8 @@ def _share(total: int, index: int, parallelism: int) -> range:
     return range(total * index // parallelism, total * (index + 1) // parallelism)
 
 
-def _chunks(values: Any) -> Iterator[list[Any]]:
+def chunks(values: Any) -> Iterator[list[Any]]:
+    """``values`` in lists of at most ``BATCH_SIZE``."""
     chunk: list[Any] = []
     for value in values:
         chunk.append(value)
@@ -62,7 +63,7 @@ class CollectionSource(Source):
     def batches(self) -> Iterator[list[Any]]:
         data = self.params["data"]
         share = _share(len(data), self.task.index, self.task.parallelism)
-        yield from _chunks(data[share.start : share.stop])
+        yield from chunks(data[share.start : share.stop])
 
 
 @register(OperatorKind.SOURCE_SEQUENCE)
@@ -74,27 +75,30 @@ class SequenceSource(Source):
             yield list(range(start + first, start + min(first + BATCH_SIZE, share.stop)))
 
 
+def generate(params: dict[str, Any], index: int) -> Any:
+    """Record ``index`` of a data generator: ``generator(index)``, or ``generator(index, rng)``
+    with an ``rng`` seeded by the seed and the index, so it is the same on every run."""
+    generator: Callable[..., Any] | None = params["generator"]
+    if generator is None:
+        return index
+    if params["arity"] >= 2:
+        return generator(index, random.Random(f"{params['seed']}:{index}"))
+    return generator(index)
+
+
 @register(OperatorKind.SOURCE_DATAGEN)
 class DatagenSource(Source):
     def batches(self) -> Iterator[list[Any]]:
         count = self.params["count"]
         if count is None:
             raise UnsupportedSourceError("unbounded data generator")
-        generator: Callable[..., Any] | None = self.params["generator"]
-        seed = self.params["seed"]
         rate = self.params["rows_per_second"]
         share = _share(count, self.task.index, self.task.parallelism)
         per_subtask_rate = rate / self.task.parallelism if rate else None
         started = time.monotonic()
         batch: list[Any] = []
         for produced, index in enumerate(share):
-            if generator is None:
-                value = index
-            elif self.params["arity"] >= 2:
-                value = generator(index, random.Random(f"{seed}:{index}"))
-            else:
-                value = generator(index)
-            batch.append(value)
+            batch.append(generate(self.params, index))
             if per_subtask_rate:
                 ahead = (produced + 1) / per_subtask_rate - (time.monotonic() - started)
                 if ahead > 0:

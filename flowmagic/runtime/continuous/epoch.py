@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +23,8 @@ from flowmagic.runtime.continuous.state_store import OperatorState, StateFile, l
 from flowmagic.runtime.failures import user_failure
 from flowmagic.runtime.operator import UserFunctionError
 from flowmagic.runtime.plan import VertexPlan
-from flowmagic.runtime.records import BATCH_SIZE, MAX_WATERMARK
+from flowmagic.runtime.records import MAX_WATERMARK
+from flowmagic.runtime.sources import chunks, generate
 from flowmagic.runtime.spark.subtask import failure_marker
 from flowmagic.runtime.task import Subtask, SubtaskStats
 from flowmagic.runtime.wire import RESULT_SLOT
@@ -121,30 +121,14 @@ def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) 
     spec = subtask.plan.nodes[subtask.plan.head].operator
     kind, params = spec.kind, spec.params
     if kind is OperatorKind.SOURCE_DATAGEN and params["count"] is None:
-        generator, seed, arity = params["generator"], params["seed"], params["arity"]
         for start, end in inputs:
-            for first in range(start, end, BATCH_SIZE):
-                indices = range(first, min(first + BATCH_SIZE, end))
-                if generator is None:
-                    yield list(indices)
-                elif arity >= 2:
-                    yield [generator(i, random.Random(f"{seed}:{i}")) for i in indices]
-                else:
-                    yield [generator(i) for i in indices]
+            yield from chunks(generate(params, index) for index in range(start, end))
     elif kind is OperatorKind.SOURCE_SOCKET:
         log = context.source_logs[subtask.plan.head]
         for start, end in inputs:
-            batch: list[Any] = []
-            for line in read_log_range(log, start, end):
-                batch.append(line)
-                if len(batch) == BATCH_SIZE:
-                    yield batch
-                    batch = []
-            if batch:
-                yield batch
+            yield from chunks(read_log_range(log, start, end))
     elif kind is OperatorKind.SOURCE_SPARK:
-        for first in range(0, len(inputs), BATCH_SIZE):
-            yield inputs[first : first + BATCH_SIZE]
+        yield from chunks(inputs)
     elif context.read_bounded:
         assert subtask.chain.source is not None
         yield from subtask.chain.source.batches()
