@@ -123,9 +123,7 @@ def test_wordcount_with_a_retry_on_a_standalone_cluster(cluster, pyspark_only_py
     url, env = cluster
     # The driver is this Python with flowmagic installed; only the workers lack it.
     driver_env = {**env, "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
-    run = subprocess.run(
-        [sys.executable, "-c", _JOB, url], capture_output=True, text=True, env=driver_env, timeout=300
-    )
+    run = subprocess.run([sys.executable, "-c", _JOB, url], capture_output=True, text=True, env=driver_env, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     outcome = json.loads(run.stdout.strip().splitlines()[-1])
     finals = {}
