@@ -8,10 +8,12 @@ the fix rather than as a failed subtask.
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import sys
 import zipfile
+from collections.abc import Callable
 from typing import Any
 
 from flowmagic.errors import SparkEnvironmentError
@@ -19,11 +21,19 @@ from flowmagic.errors import SparkEnvironmentError
 __all__ = ["ship_flowmagic"]
 
 _SHIPPED: set[str] = set()
+_ARROW_CHECKED: set[str] = set()
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def ship_flowmagic(sc: Any) -> None:
-    """Add flowmagic as a zip to ``sc``'s Python path and check the workers, once per SparkContext."""
+def ship_flowmagic(sc: Any, *, arrow: bool = False) -> None:
+    """Add flowmagic as a zip to ``sc``'s Python path and check the workers, once per SparkContext.
+
+    ``arrow``: also check that the workers have ``pyarrow``, which PySpark's Python data
+    sources (the continuous mode's sources) need wherever they run.
+    """
+    if arrow and sc.applicationId not in _ARROW_CHECKED:
+        _check_workers(sc, _with_arrow)
+        _ARROW_CHECKED.add(sc.applicationId)
     if sc.applicationId in _SHIPPED:
         return
     from pyspark import SparkFiles
@@ -40,7 +50,7 @@ def ship_flowmagic(sc: Any) -> None:
                 path = os.path.join(root, name)
                 bundle.write(path, os.path.relpath(path, os.path.dirname(_PACKAGE)))
     sc.addPyFile(archive)
-    _check_workers(sc)
+    _check_workers(sc, _on_worker)
     _SHIPPED.add(sc.applicationId)
 
 
@@ -49,9 +59,14 @@ def _on_worker(value: Any) -> Any:
     return value
 
 
-def _check_workers(sc: Any) -> None:
+def _with_arrow(value: Any) -> Any:
+    importlib.import_module("pyarrow")
+    return value
+
+
+def _check_workers(sc: Any, probe: Callable[[Any], Any]) -> None:
     try:
-        sc.parallelize([0], 1).map(_on_worker).collect()
+        sc.parallelize([0], 1).map(probe).collect()
     except Exception as error:
         raise SparkEnvironmentError(_worker_problem(str(error), sc)) from None
 
@@ -72,6 +87,12 @@ def _worker_problem(error: str, sc: Any) -> str:
             f"{driver}, and PySpark needs the same minor version on both. {fix}"
         )
     missing = re.search(r"No module named '([^']+)'", error)
+    if missing and missing.group(1).startswith("pyarrow"):
+        return (
+            f"Spark's Python workers ({python!r}) have no pyarrow, which PySpark's Python data sources "
+            "(the sources of a continuous job) need: install it there, e.g. pip install "
+            f"'pyspark[sql]=={_pyspark_version()}'."
+        )
     if missing:
         detail = f"the module {missing.group(1)!r} is missing there"
     else:
@@ -79,3 +100,9 @@ def _worker_problem(error: str, sc: Any) -> str:
         raised = re.findall(r"^\S*(?:Error|Exception)\b.*$", error, re.MULTILINE)
         detail = raised[-1] if raised else error.strip().splitlines()[0]
     return f"Spark's Python workers ({python!r}) cannot run flowmagic: {detail}. {fix}"
+
+
+def _pyspark_version() -> str:
+    import pyspark
+
+    return pyspark.__version__
