@@ -19,6 +19,7 @@ message carries Flink's wording so that users can search for it::
     ├── KeyRoutingError               a key cannot be routed like Flink would route it
     └── JobError                      a job could not run to completion
         ├── UnsupportedSourceError    a source the runtime cannot run (yet)
+        ├── SparkEnvironmentError     the SparkSession or its Python workers cannot run flowmagic
         ├── JobFailedError            a task failed (operator, subtask, record, traceback)
         └── JobCancelledError         the job was cancelled
 
@@ -45,6 +46,7 @@ __all__ = [
     "KeyedStreamRequiredError",
     "MissingTimestampsError",
     "ProgramError",
+    "SparkEnvironmentError",
     "UnsupportedSourceError",
 ]
 
@@ -111,6 +113,11 @@ class JobError(FlowError):
 
 class UnsupportedSourceError(JobError):
     """The program reads a source the runtime cannot run (yet)."""
+
+
+class SparkEnvironmentError(JobError):
+    """The SparkSession cannot run flowmagic: a Spark Connect session (no RDD API), or Python
+    workers that cannot (a Python version other than the driver's); the message says the fix."""
 
 
 class JobFailedError(JobError):

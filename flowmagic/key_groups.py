@@ -12,8 +12,6 @@ import operator
 import struct
 from typing import Any
 
-import mmh3
-
 from flowmagic.errors import InvalidParallelismError, KeyRoutingError
 
 __all__ = [
@@ -113,9 +111,27 @@ def java_hash_code(key: Any) -> int:
     )
 
 
+def _multiply(a: int, b: int) -> int:
+    return (a * b) & 0xFFFFFFFF
+
+
+def _rotate_left(value: int, bits: int) -> int:
+    return ((value << bits) | (value >> (32 - bits))) & 0xFFFFFFFF
+
+
 def murmur_hash(code: int) -> int:
     """``MathUtils.murmurHash``: a non-negative int spread from a Java hash code."""
-    mixed = mmh3.hash(struct.pack("<i", _to_int32(code)), 0, signed=True)
+    # Murmur3_32 of one 4-byte block, seed 0, in pure Python: executors route keys with it
+    # and must need nothing that PySpark does not bring (no C extension such as mmh3).
+    k = _multiply(_rotate_left(_multiply(code & 0xFFFFFFFF, 0xCC9E2D51), 15), 0x1B873593)
+    h = (_multiply(_rotate_left(k, 13), 5) + 0xE6546B64) & 0xFFFFFFFF
+    h ^= 4
+    h ^= h >> 16
+    h = _multiply(h, 0x85EBCA6B)
+    h ^= h >> 13
+    h = _multiply(h, 0xC2B2AE35)
+    h ^= h >> 16
+    mixed = _to_int32(h)
     if mixed >= 0:
         return mixed
     return 0 if mixed == _INT_MIN else -mixed

@@ -41,3 +41,36 @@ def spark():
     assert get_spark_session() is session
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def pyspark_only_python() -> str:
+    """A Python with nothing but ``pyspark`` (this one's version) installed, as a cluster's
+    workers or a user's ``python3`` have it; built once and kept in the temp directory."""
+    import shutil
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    import pyspark
+
+    name = f"flowmagic-pyspark-only-{pyspark.__version__}-py{sys.version_info.major}{sys.version_info.minor}"
+    venv = Path(tempfile.gettempdir()) / name
+    if not (venv / "bin" / "python").exists():
+        # Built beside its place and renamed into it, so that a half-built venv is never used
+        # (only `bin/python` is run, which works from wherever the venv is).
+        building = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=venv.parent))
+        subprocess.run([sys.executable, "-m", "venv", str(building)], check=True)
+        install = subprocess.run(
+            [str(building / "bin" / "python"), "-m", "pip", "install", "-q", f"pyspark=={pyspark.__version__}"],
+            capture_output=True,
+            text=True,
+        )
+        if install.returncode != 0:
+            shutil.rmtree(building)
+            pytest.skip(f"cannot install pyspark into a fresh venv: {install.stderr[-2000:]}")
+        try:
+            building.rename(venv)
+        except OSError:  # another test run built it meanwhile
+            shutil.rmtree(building)
+    return str(venv / "bin" / "python")

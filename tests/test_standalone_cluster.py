@@ -1,5 +1,7 @@
 """The runtime on a real Spark standalone cluster: a master and two workers on 127.0.0.1,
-started from pyspark's own launch script, so executors are separate processes."""
+started from pyspark's own launch script, so executors are separate processes. The workers
+run a Python that has only pyspark (no flowmagic, none of its dependencies, no PYTHONPATH),
+as a real cluster's executors do: flowmagic reaches them as the zip it ships itself as."""
 
 from __future__ import annotations
 
@@ -36,14 +38,14 @@ def _wait_for(predicate, timeout: float, what: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
+def cluster(tmp_path_factory, pyspark_only_python):
     logs = tmp_path_factory.mktemp("spark-standalone")
     port = _free_port()
     env = {
-        **os.environ,
+        **{name: value for name, value in os.environ.items() if name != "PYTHONPATH"},
         "SPARK_HOME": str(SPARK_HOME),
         "SPARK_LOCAL_IP": "127.0.0.1",
-        "PYSPARK_PYTHON": sys.executable,
+        "PYSPARK_PYTHON": pyspark_only_python,
         "SPARK_WORKER_DIR": str(logs / "work"),
     }
     spark_class = str(SPARK_HOME / "bin" / "spark-class")
@@ -83,7 +85,7 @@ def cluster(tmp_path_factory):
 
 _JOB = textwrap.dedent(
     """
-    import json, sys
+    import importlib.util, json, sys
     from pyspark.sql import SparkSession
     import flowmagic
     from flowmagic.runtime import execute
@@ -108,15 +110,20 @@ _JOB = textwrap.dedent(
     result = execute(env.get_execution_graph(), spark=spark, echo=False)
     hosts = sorted({s["host"] for v in result.metrics["vertices"] for s in v["subtasks"]})
     attempts = {s["name"]: s["attempt"] for v in result.metrics["vertices"] for s in v["subtasks"]}
-    print(json.dumps({"printed": [line for _err, line in result.printed], "hosts": hosts, "attempts": attempts}))
+    workers = spark.sparkContext.parallelize(range(2), 2).map(
+        lambda _: (sys.prefix, importlib.util.find_spec("mmh3") is not None)).collect()
+    print(json.dumps({"printed": [line for _err, line in result.printed], "hosts": hosts, "attempts": attempts,
+                      "workers": workers}))
     spark.stop()
     """
 )
 
 
-def test_wordcount_with_a_retry_on_a_standalone_cluster(cluster) -> None:
+def test_wordcount_with_a_retry_on_a_standalone_cluster(cluster, pyspark_only_python) -> None:
     url, env = cluster
-    run = subprocess.run([sys.executable, "-c", _JOB, url], capture_output=True, text=True, env=env, timeout=300)
+    # The driver is this Python with flowmagic installed; only the workers lack it.
+    driver_env = {**env, "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    run = subprocess.run([sys.executable, "-c", _JOB, url], capture_output=True, text=True, env=driver_env, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     outcome = json.loads(run.stdout.strip().splitlines()[-1])
     finals = {}
@@ -128,3 +135,5 @@ def test_wordcount_with_a_retry_on_a_standalone_cluster(cluster) -> None:
     assert len(outcome["printed"]) == 500  # one update per word, none lost or repeated by the retry
     assert len(outcome["hosts"]) >= 2  # executors are other processes than the driver
     assert 1 in outcome["attempts"].values()
+    venv = str(Path(pyspark_only_python).parent.parent)
+    assert outcome["workers"] == [[venv, False], [venv, False]]  # the pyspark-only Python, without mmh3

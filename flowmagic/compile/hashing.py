@@ -11,8 +11,6 @@ from __future__ import annotations
 import struct
 from collections import deque
 
-import mmh3
-
 from flowmagic.compile.chaining import is_chainable
 from flowmagic.errors import HashCollisionError
 from flowmagic.graph.stream_graph import StreamGraph, StreamNode
@@ -20,9 +18,17 @@ from flowmagic.graph.stream_graph import StreamGraph, StreamNode
 __all__ = ["check_unique_uids", "hash_user_id", "traverse_stream_graph_and_generate_hashes"]
 
 
+def _murmur3_128(data: bytes) -> bytes:
+    # Imported here, not at module level: executors import this module (through flowmagic's
+    # __init__) but never hash a StreamGraph, and must need nothing PySpark does not bring.
+    import mmh3
+
+    return mmh3.hash_bytes(data, 0)
+
+
 def hash_user_id(uid: str) -> bytes:
     """The 16-byte murmur3_128 (seed 0) of a user-specified uid, as Guava computes it."""
-    return mmh3.hash_bytes(uid.encode("utf-8"), 0)
+    return _murmur3_128(uid.encode("utf-8"))
 
 
 def traverse_stream_graph_and_generate_hashes(graph: StreamGraph) -> dict[int, bytes]:
@@ -75,7 +81,7 @@ def _generate_node_hash(node: StreamNode, hashes: dict[int, bytes], graph: Strea
 def _deterministic_hash(node: StreamNode, hashes: dict[int, bytes], graph: StreamGraph) -> bytes:
     position = struct.pack("<i", len(hashes))
     chainable_outputs = sum(1 for edge in node.out_edges if is_chainable(edge, graph))
-    digest = bytearray(mmh3.hash_bytes(position * (1 + chainable_outputs), 0))
+    digest = bytearray(_murmur3_128(position * (1 + chainable_outputs)))
     for edge in node.in_edges:
         other = hashes[edge.source_id]
         for j in range(len(digest)):

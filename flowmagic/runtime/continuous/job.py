@@ -213,7 +213,7 @@ class ContinuousJob:
         from flowmagic.runtime.spark.shipping import ship_flowmagic
 
         session = get_spark_session(self.spark)
-        ship_flowmagic(session.sparkContext)
+        ship_flowmagic(session.sparkContext, arrow=True)
         frames = [source_frame(session, SourceDescriptor("clock", _CLOCK_SOURCE, 1))]
         for plan in self._source_plans():
             spec = plan.nodes[plan.head].operator

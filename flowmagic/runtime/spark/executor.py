@@ -12,7 +12,7 @@ from flowmagic.runtime.lifecycle import run_job
 from flowmagic.runtime.metrics import JobMonitor, MetricsServer
 from flowmagic.runtime.plan import build_plans
 from flowmagic.runtime.spark.rdd_graph import build_rdds
-from flowmagic.runtime.spark.session import get_spark_session
+from flowmagic.runtime.spark.session import get_spark_session, metrics_bind_host
 from flowmagic.runtime.spark.shipping import ship_flowmagic
 from flowmagic.runtime.spark.subtask import failure_from
 
@@ -33,8 +33,7 @@ def run_on_spark(
     sc = session.sparkContext
     ship_flowmagic(sc)
     plans = build_plans(graph)
-    host = sc.getConf().get("spark.driver.host", "127.0.0.1")
-    server = MetricsServer(host, monitor) if metrics else None
+    server = MetricsServer(metrics_bind_host(sc), monitor) if metrics else None
     group = f"flowmagic-{uuid.uuid4().hex[:12]}"
 
     def run() -> list[tuple[tuple[int, int], Any]]:

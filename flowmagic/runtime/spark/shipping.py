@@ -1,23 +1,48 @@
-"""flowmagic itself, shipped to executors that do not have it installed (a cluster)."""
+"""flowmagic itself, shipped to executors that do not have it installed (a cluster).
+
+Executors need nothing but PySpark: flowmagic comes as a zip, and nothing it imports there
+is outside the standard library and PySpark. A probe job checks once per SparkContext that
+the workers' Python can import it, so that a worker of another Python version fails with
+the fix rather than as a failed subtask.
+"""
 
 from __future__ import annotations
 
+import importlib
 import os
-import tempfile
+import re
+import sys
 import zipfile
+from collections.abc import Callable
 from typing import Any
+
+from flowmagic.errors import SparkEnvironmentError
 
 __all__ = ["ship_flowmagic"]
 
 _SHIPPED: set[str] = set()
+_ARROW_CHECKED: set[str] = set()
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def ship_flowmagic(sc: Any) -> None:
-    """Add flowmagic as a zip to ``sc``'s Python path, once per SparkContext."""
+def ship_flowmagic(sc: Any, *, arrow: bool = False) -> None:
+    """Add flowmagic as a zip to ``sc``'s Python path and check the workers, once per SparkContext.
+
+    ``arrow``: also check that the workers have ``pyarrow``, which PySpark's Python data
+    sources (the continuous mode's sources) need wherever they run.
+    """
+    if arrow and sc.applicationId not in _ARROW_CHECKED:
+        _check_workers(sc, _with_arrow)
+        _ARROW_CHECKED.add(sc.applicationId)
     if sc.applicationId in _SHIPPED:
         return
-    archive = os.path.join(tempfile.mkdtemp(prefix="flowmagic-"), "flowmagic.zip")
+    from pyspark import SparkFiles
+
+    # Inside the SparkContext's own files directory, which Spark deletes when it stops: the
+    # driver serves the zip from here to executors for as long as the context lives.
+    directory = os.path.join(SparkFiles.getRootDirectory(), "flowmagic-shipped")
+    os.makedirs(directory, exist_ok=True)
+    archive = os.path.join(directory, "flowmagic.zip")
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as bundle:
         for root, directories, files in os.walk(_PACKAGE):
             directories[:] = [d for d in directories if d != "__pycache__"]
@@ -25,4 +50,59 @@ def ship_flowmagic(sc: Any) -> None:
                 path = os.path.join(root, name)
                 bundle.write(path, os.path.relpath(path, os.path.dirname(_PACKAGE)))
     sc.addPyFile(archive)
+    _check_workers(sc, _on_worker)
     _SHIPPED.add(sc.applicationId)
+
+
+def _on_worker(value: Any) -> Any:
+    # Pickled by reference, so running it imports flowmagic on the worker as a subtask would.
+    return value
+
+
+def _with_arrow(value: Any) -> Any:
+    importlib.import_module("pyarrow")
+    return value
+
+
+def _check_workers(sc: Any, probe: Callable[[Any], Any]) -> None:
+    try:
+        sc.parallelize([0], 1).map(probe).collect()
+    except Exception as error:
+        raise SparkEnvironmentError(_worker_problem(str(error), sc)) from None
+
+
+def _worker_problem(error: str, sc: Any) -> str:
+    driver = f"{sys.version_info.major}.{sys.version_info.minor}"
+    python = sc.pythonExec
+    fix = (
+        f"Set PYSPARK_PYTHON (or spark.pyspark.python) to a Python {driver} with PySpark before the "
+        f"SparkSession is created (on this machine: PYSPARK_PYTHON={sys.executable}), or install "
+        f"Python {driver} on the workers."
+    )
+    mismatch = re.search(r"different version\W+(\d+)\W+(\d+)", error)
+    if mismatch:
+        worker = f"{mismatch.group(1)}.{mismatch.group(2)}"
+        return (
+            f"Spark's Python workers run Python {worker} ({python!r}), but this driver runs Python "
+            f"{driver}, and PySpark needs the same minor version on both. {fix}"
+        )
+    missing = re.search(r"No module named '([^']+)'", error)
+    if missing and missing.group(1).startswith("pyarrow"):
+        return (
+            f"Spark's Python workers ({python!r}) have no pyarrow, which PySpark's Python data sources "
+            "(the sources of a continuous job) need: install it there, e.g. pip install "
+            f"'pyspark[sql]=={_pyspark_version()}'."
+        )
+    if missing:
+        detail = f"the module {missing.group(1)!r} is missing there"
+    else:
+        # The Python exception the worker raised, not the JVM stack trace around it.
+        raised = re.findall(r"^\S*(?:Error|Exception)\b.*$", error, re.MULTILINE)
+        detail = raised[-1] if raised else error.strip().splitlines()[0]
+    return f"Spark's Python workers ({python!r}) cannot run flowmagic: {detail}. {fix}"
+
+
+def _pyspark_version() -> str:
+    import pyspark
+
+    return pyspark.__version__

@@ -1,0 +1,191 @@
+"""Spark as users have it: their own local session (no PYSPARK_PYTHON, workers on whatever
+``python3`` is first on PATH), workers of another Python version, Spark Connect sessions, and
+the embedded session started from a path with spaces."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import flowmagic
+from flowmagic.runtime.spark import get_spark_session
+
+ROOT = Path(__file__).resolve().parent.parent
+e2e = pytest.mark.e2e
+
+_WORDCOUNT = """
+env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+(env.from_collection(["to be or not to be"]).flat_map(str.split).map(lambda w: (w, 1))
+    .key_by(lambda t: t[0]).sum(1).print())
+result = execute(env.get_execution_graph(), echo=False)
+"""
+
+_USER_SESSION = (
+    """
+import glob, importlib.util, json, os, sys, tempfile
+from pyspark import SparkFiles
+from pyspark.sql import SparkSession
+import flowmagic
+from flowmagic.runtime import execute
+
+spark = SparkSession.builder.master("local[2]").getOrCreate()
+spark.sparkContext.setLogLevel("OFF")
+"""
+    + _WORDCOUNT
+    + """
+workers = spark.sparkContext.parallelize(range(1), 1).map(
+    lambda _: (sys.prefix, importlib.util.find_spec("mmh3") is not None)).collect()
+files = SparkFiles.getRootDirectory()
+outcome = {"printed": sorted(line for _e, line in result.printed), "workers": workers,
+           "driver_host": spark.conf.get("spark.driver.host"), "metrics": result.metrics["metrics_address"],
+           "shipped": sorted(glob.glob(os.path.join(files, "**", "flowmagic.zip"), recursive=True))}
+spark.stop()
+outcome["files_left"] = os.path.exists(files)
+outcome["temp_left"] = glob.glob(os.path.join(tempfile.gettempdir(), "flowmagic-*"))
+print(json.dumps(outcome))
+"""
+)
+
+
+def _env_without(*names: str, **extra: str) -> dict[str, str]:
+    env = {name: value for name, value in os.environ.items() if name not in names}
+    env.update(extra)
+    return env
+
+
+def _last_json(run: subprocess.CompletedProcess) -> dict:
+    assert run.returncode == 0, run.stderr[-4000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+@e2e
+def test_a_users_local_session_whose_workers_have_only_pyspark(pyspark_only_python, tmp_path) -> None:
+    # No PYSPARK_PYTHON: Spark's workers run `python3` from PATH, here a venv with only pyspark.
+    path = f"{Path(pyspark_only_python).parent}{os.pathsep}{os.environ['PATH']}"
+    env = _env_without("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", PATH=path, TMPDIR=str(tmp_path))
+    run = subprocess.run(
+        [sys.executable, "-c", _USER_SESSION], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
+    )
+    outcome = _last_json(run)
+    assert outcome["printed"] == ["1> (not,1)", "2> (be,1)", "2> (be,2)", "2> (or,1)", "2> (to,1)", "2> (to,2)"]
+    assert outcome["workers"] == [[str(Path(pyspark_only_python).parent.parent), False]]
+    # Spark filled spark.driver.host with the machine's address; the channel stays on loopback.
+    assert outcome["metrics"].startswith("127.0.0.1:"), outcome
+    # The shipped zip lived in the SparkContext's files directory, gone with it; nothing in the temp dir.
+    assert outcome["shipped"]
+    assert outcome["files_left"] is False
+    assert outcome["temp_left"] == []
+
+
+def _another_python() -> str | None:
+    mine = f"{sys.version_info.major}.{sys.version_info.minor}"
+    candidates = [shutil.which(f"python3.{minor}") for minor in range(10, 15)]
+    candidates += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.*/bin/python3")))
+    for candidate in filter(None, candidates):
+        probe = subprocess.run(
+            [candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], capture_output=True, text=True
+        )
+        version = probe.stdout.strip()
+        if probe.returncode == 0 and version != mine and tuple(map(int, version.split("."))) >= (3, 9):
+            return candidate
+    return None
+
+
+_WRONG_PYTHON = (
+    """
+import json
+from pyspark.sql import SparkSession
+import flowmagic
+from flowmagic.runtime import execute
+
+spark = SparkSession.builder.master("local[1]").getOrCreate()
+spark.sparkContext.setLogLevel("OFF")
+try:
+"""
+    + textwrap.indent(_WORDCOUNT, "    ")
+    + """
+except flowmagic.FlowError as error:
+    print(json.dumps({"type": type(error).__name__, "message": str(error)}))
+spark.stop()
+"""
+)
+
+
+@e2e
+def test_workers_of_another_python_version_fail_with_the_fix(tmp_path) -> None:
+    other = _another_python()
+    if other is None:
+        pytest.skip("no Python of another minor version on this machine")
+    env = _env_without("PYSPARK_DRIVER_PYTHON", PYSPARK_PYTHON=other)
+    run = subprocess.run(
+        [sys.executable, "-c", _WRONG_PYTHON], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
+    )
+    outcome = _last_json(run)
+    assert outcome["type"] == "SparkEnvironmentError", outcome
+    mine = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert f"this driver runs Python {mine}" in outcome["message"]
+    assert f"PYSPARK_PYTHON={sys.executable}" in outcome["message"]
+
+
+def test_a_spark_connect_session_is_refused_with_what_is_needed() -> None:
+    # Spark Connect's session class lives in pyspark.sql.connect (and needs grpc to import).
+    connect_session = type("SparkSession", (), {"__module__": "pyspark.sql.connect.session"})()
+    with pytest.raises(flowmagic.errors.SparkEnvironmentError, match="Spark Connect") as raised:
+        get_spark_session(connect_session)
+    assert "RDD API" in str(raised.value)
+    assert "classic SparkSession" in str(raised.value)
+
+
+_EMBEDDED = """
+import json
+import flowmagic
+from flowmagic.runtime import execute
+
+class FailOnce(flowmagic.MapFunction):
+    def open(self, ctx):
+        self.doomed = ctx.get_index_of_this_subtask() == 0 and ctx.get_attempt_number() == 0
+    def map(self, value):
+        if self.doomed:
+            raise RuntimeError("injected")
+        return value
+
+env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+(env.from_collection(list(range(60))).rebalance().map(FailOnce()).map(lambda v: (v % 3, 1))
+    .key_by(lambda t: t[0]).sum(1).print())
+result = execute(env.get_execution_graph(), echo=False)
+from pyspark.sql import SparkSession
+spark = SparkSession.getActiveSession()
+print(json.dumps({"printed": [line for _e, line in result.printed], "file": flowmagic.__file__,
+                  "master": spark.sparkContext.master,
+                  "attempts": [s["attempt"] for v in result.metrics["vertices"] for s in v["subtasks"]]}))
+spark.stop()
+"""
+
+
+@e2e
+def test_the_embedded_session_from_a_path_with_spaces_retries_tasks_quietly(tmp_path) -> None:
+    installed = tmp_path / "my projects" / "site packages"
+    shutil.copytree(ROOT / "flowmagic", installed / "flowmagic", ignore=shutil.ignore_patterns("__pycache__"))
+    env = _env_without("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", PYTHONPATH=str(installed))
+    run = subprocess.run(
+        [sys.executable, "-c", _EMBEDDED], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
+    )
+    outcome = _last_json(run)
+    assert outcome["file"].startswith(str(installed))
+    assert outcome["master"] == "local[*,4]"
+    assert 1 in outcome["attempts"]  # subtask 0 failed its first attempt and was retried
+    finals: dict[str, int] = {}
+    for line in outcome["printed"]:
+        key, count = line.split("> ", 1)[1].strip("()").split(",")
+        finals[key] = max(finals.get(key, 0), int(count))
+    assert finals == {"0": 20, "1": 20, "2": 20}
+    assert len(outcome["printed"]) == 60  # none lost or repeated by the retry
+    assert "incubator" not in run.stderr, run.stderr
