@@ -230,6 +230,25 @@ def test_cancel_stops_the_job_within_a_second_and_a_new_run_works(spark) -> None
     assert sorted(env2.from_sequence(1, 4).execute_and_collect()) == [1, 2, 3, 4]
 
 
+@pytest.mark.parametrize("executor", ["spark", "local"])
+def test_an_error_while_showing_progress_cancels_the_job(spark, executor) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.from_sequence(1, 10_000).map(lambda x: time.sleep(0.01) or x).print()
+    monitors = []
+
+    def broken_view(monitor) -> None:
+        monitors.append(monitor)
+        raise ValueError("the view broke")
+
+    started = time.time()
+    with pytest.raises(ValueError, match="the view broke"):
+        execute(env.get_execution_graph(), executor=executor, on_progress=broken_view, echo=False)
+    # 10,000 records of 10 ms on 2 cores take 50 s: the job was cancelled, not left running.
+    assert time.time() - started < 20
+    assert monitors[-1].state == "CANCELED"
+    assert sorted(env.from_sequence(1, 3).execute_and_collect(executor=executor)) == [1, 2, 3]
+
+
 def test_live_metrics_count_records_before_subtasks_finish(spark) -> None:
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     env.from_sequence(1, 400).map(lambda x: time.sleep(0.005) or x).print()
