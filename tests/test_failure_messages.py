@@ -62,12 +62,17 @@ def test_a_huge_exception_message_is_cut_with_a_note(spark) -> None:
     assert len(failure.failure["exception"]) < 3_000
 
 
+@pytest.mark.parametrize("executor", ["spark", "local"])
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
 @pytest.mark.parametrize("records", [[("a", 1), ("b", 2)], [("a", 1), ("a", 2)]], ids=["distinct", "same-key"])
-def test_an_aggregation_of_a_missing_field_fails_on_the_first_record_naming_the_operator(records, spark) -> None:
-    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+def test_an_aggregation_of_a_missing_field_fails_on_the_first_record_naming_the_operator(
+    records, mode, executor, spark
+) -> None:
+    # In BATCH the aggregation first runs before the exchange, in its producer's subtask.
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1).set_runtime_mode(mode)
     env.from_collection(records).key_by(lambda pair: pair[0]).sum(5).print()
     with pytest.raises(errors.JobFailedError) as raised:
-        env.execute()
+        env.execute(executor=executor)
     message = str(raised.value)
     expected = 'InvalidFieldReferenceError: Tried to select 5. field on "tuple of 2 fields", which is an invalid index.'
     assert expected in message

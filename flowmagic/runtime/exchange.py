@@ -16,9 +16,9 @@ from typing import Any
 from flowmagic.graph.partitioners import BROADCAST, CUSTOM, FORWARD, GLOBAL, HASH, REBALANCE, RESCALE, SHUFFLE
 from flowmagic.key_groups import assign_key_to_parallel_operator
 from flowmagic.runtime.context import adapt
-from flowmagic.runtime.keyed_aggregation import FoldError, keyed_folder
 from flowmagic.runtime.operator import Operator
 from flowmagic.runtime.plan import EdgePlan
+from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.wire import TIMESTAMPED, VALUES, WATERMARK
 
 __all__ = ["RecordWriter"]
@@ -49,7 +49,14 @@ class RecordWriter:
         self.stamped: list[list[tuple[Any, int]]] = [[] for _ in range(edge.consumer_parallelism)]
         self.next_channel = producer_index
         self.select = self._selector()
-        self.folder = keyed_folder(edge.combine.params, updates=False) if edge.combine is not None else None
+        # BATCH pre-aggregation runs the consumer's own operator in this subtask, so that it
+        # checks its field and names itself when it fails, as it would after the exchange.
+        self.combiner: Operator | None = None
+        if edge.combine is not None:
+            node = edge.combine
+            self.combiner = implementation(node.operator.kind)(node.name, node.operator.params, owner.task)
+            self.combiner.output.batch_targets.append(self.emit_batch)
+            self.combiner.output.seal()
 
     # -- channel selection ------------------------------------------------------------------
 
@@ -141,7 +148,7 @@ class RecordWriter:
             raise self.owner.fail(error, value) from error
 
     def emit(self, value: Any, timestamp: int | None) -> None:
-        if self.folder is not None and timestamp is None:
+        if self.combiner is not None and timestamp is None:
             self.emit_batch([value])
             return
         channel = self._route(value)
@@ -163,11 +170,8 @@ class RecordWriter:
         self.records_out += len(targets)
 
     def emit_batch(self, values: list[Any]) -> None:
-        if self.folder is not None:
-            try:
-                self.folder.fold_batch(values)
-            except FoldError as wrapped:
-                raise self.owner.fail(wrapped.cause, wrapped.record) from wrapped.cause
+        if self.combiner is not None:
+            self.combiner.process_batch(values)
             return
         if self.edge.ship_strategy == BROADCAST or any(self.stamped):
             for value in values:
@@ -212,7 +216,7 @@ class RecordWriter:
 
     def finish(self) -> None:
         """Flush what BATCH pre-aggregation kept back, then every buffer."""
-        if self.folder is not None:
-            partials, self.folder = self.folder.results(), None
-            self.emit_batch(partials)
+        if self.combiner is not None:
+            combiner, self.combiner = self.combiner, None
+            combiner.end_input()
         self.flush()

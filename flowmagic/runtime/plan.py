@@ -40,8 +40,8 @@ class EdgePlan:
     consumer_input: int
     #: For POINTWISE edges: the consumer subtasks each producer subtask writes to.
     pointwise_channels: list[list[int]] | None
-    #: BATCH pre-aggregation: the consumer's keyed reduce, applied before the exchange.
-    combine: OperatorSpec | None = None
+    #: BATCH pre-aggregation: the consumer's keyed reduce node, applied before the exchange.
+    combine: NodePlan | None = None
 
 
 @dataclass
@@ -188,13 +188,13 @@ def _pointwise_channels(
     return channels
 
 
-def _combine(batch: bool, job_edge: JobEdge, stream_graph: StreamGraph) -> OperatorSpec | None:
+def _combine(batch: bool, job_edge: JobEdge, stream_graph: StreamGraph) -> NodePlan | None:
     if not batch or job_edge.ship_strategy != HASH:
         return None
     consumer = stream_graph.node(job_edge.stream_edge.target_id)
     if consumer.operator is None or not implementation(consumer.operator.kind).combinable:
         return None
-    return consumer.operator
+    return _node_plan(consumer)
 
 
 def channel_orders(graph: ExecutionGraph, plans: dict[str, VertexPlan]) -> dict[str, ChannelOrder]:
