@@ -84,3 +84,48 @@ def test_an_aggregation_of_a_field_of_scalars_uses_flinks_basic_type_message(spa
     env.from_collection([1, 2]).key_by(lambda x: x).max(1).print()
     with pytest.raises(errors.JobFailedError, match=r"The 1\. field selected on a basic type \(int\)"):
         env.execute()
+
+
+def seventh_field(pair):
+    return pair[7]
+
+
+def as_list(pair):
+    return [pair[0]]
+
+
+@pytest.mark.parametrize("executor", ["spark", "local"])
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+@pytest.mark.parametrize(
+    ("key_selector", "expected"),
+    [
+        (seventh_field, "IndexError: tuple index out of range"),
+        (as_list, "KeyRoutingError: This type (list) cannot be used as key"),
+    ],
+    ids=["raises", "list-key"],
+)
+def test_a_failing_key_selector_names_the_key_by_and_its_line(key_selector, expected, mode, executor, spark) -> None:
+    # In BATCH the keys are first selected by the aggregation's pre-aggregation, before the exchange.
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2).set_runtime_mode(mode)
+    pairs = env.from_collection([("a", 1), ("b", 2)])
+    line = sys._getframe().f_lineno + 1
+    pairs.key_by(key_selector).sum(1).print()
+    with pytest.raises(errors.JobFailedError) as raised:
+        env.execute(executor=executor)
+    message = str(raised.value)
+    assert f"Job failed: {expected}" in message
+    assert raised.value.failure["operator"] == f"key_by() at {__file__}:{line}"
+    assert "subtask:  Source: Collection Source (1/1)" in message and "record:   ('a', 1)" in message
+    if key_selector is seventh_field:
+        assert "in seventh_field" in message and "return pair[7]" in message
+
+
+@pytest.mark.parametrize("executor", ["spark", "local"])
+def test_a_failing_custom_partitioner_names_the_partition_custom_and_its_line(executor, spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    line = sys._getframe().f_lineno + 1
+    env.from_collection([1, 2]).partition_custom(lambda key, count: count, lambda x: x).print()
+    with pytest.raises(errors.JobFailedError) as raised:
+        env.execute(executor=executor)
+    assert "ValueError: custom partitioner returned 2, not a channel in [0, 2)" in str(raised.value)
+    assert raised.value.failure["operator"] == f"partition_custom() at {__file__}:{line}"

@@ -16,7 +16,7 @@ from typing import Any
 from flowmagic.graph.partitioners import BROADCAST, CUSTOM, FORWARD, GLOBAL, HASH, REBALANCE, RESCALE, SHUFFLE
 from flowmagic.key_groups import assign_key_to_parallel_operator
 from flowmagic.runtime.context import adapt
-from flowmagic.runtime.operator import Operator
+from flowmagic.runtime.operator import KeySelectorError, Operator
 from flowmagic.runtime.plan import EdgePlan
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.wire import TIMESTAMPED, VALUES, WATERMARK
@@ -48,13 +48,17 @@ class RecordWriter:
         self.values: list[list[Any]] = [[] for _ in range(edge.consumer_parallelism)]
         self.stamped: list[list[tuple[Any, int]]] = [[] for _ in range(edge.consumer_parallelism)]
         self.next_channel = producer_index
+        method = "partition_custom" if edge.ship_strategy == CUSTOM else "key_by"
+        self.partitioning = f"{method}()" + (f" at {edge.call_site}" if edge.call_site else "")
         self.select = self._selector()
         # BATCH pre-aggregation runs the consumer's own operator in this subtask, so that it
         # checks its field and names itself when it fails, as it would after the exchange.
+        # It selects keys as the exchange does, so that a bad key blames the key_by.
         self.combiner: Operator | None = None
         if edge.combine is not None:
             node = edge.combine
-            self.combiner = implementation(node.operator.kind)(node.name, node.operator.params, owner.task)
+            params = {**node.operator.params, "key_selector": self._routable_key}
+            self.combiner = implementation(node.operator.kind)(node.name, params, owner.task)
             self.combiner.output.batch_targets.append(self.emit_batch)
             self.combiner.output.seal()
 
@@ -112,6 +116,19 @@ class RecordWriter:
             self.routes[key] = channel
         return channel
 
+    def _routable_key(self, value: Any) -> Any:
+        try:
+            key = self.key_of(value)
+            try:
+                routed = key in self.routes
+            except TypeError:  # an unhashable key: routing says what is wrong with it
+                routed = False
+            if not routed:
+                self._route_key(key)
+        except Exception as error:
+            raise KeySelectorError(self.partitioning, error) from error
+        return key
+
     def _custom(self) -> Callable[[Any], int]:
         partition = adapt(self.edge.custom_function, "partition")
         key_selector = adapt(self.edge.key_selector, "get_key")
@@ -145,7 +162,13 @@ class RecordWriter:
         try:
             return self.select(value)
         except Exception as error:
-            raise self.owner.fail(error, value) from error
+            raise self._failure(error, value) from error
+
+    def _failure(self, error: Exception, value: Any) -> Exception:
+        # Only key selectors and custom partitioners (the user's) can fail to pick a channel.
+        if self.edge.ship_strategy in (HASH, CUSTOM):
+            error = KeySelectorError(self.partitioning, error)
+        return self.owner.fail(error, value)
 
     def emit(self, value: Any, timestamp: int | None) -> None:
         if self.combiner is not None and timestamp is None:
@@ -195,7 +218,7 @@ class RecordWriter:
                 for value in values:
                     buffers[select(value)].append(value)
         except Exception as error:
-            raise self.owner.fail(error, value) from error
+            raise self._failure(error, value) from error
         self.records_out += len(values)
         for channel in self.channels:
             if len(buffers[channel]) >= _BUFFER:

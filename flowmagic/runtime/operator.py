@@ -21,7 +21,7 @@ from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.context import KeyedStateBackend, RuntimeContext
 from flowmagic.runtime.failures import describe
 
-__all__ = ["Operator", "Output", "TaskInfo", "UserFunctionError", "user_traceback"]
+__all__ = ["KeySelectorError", "Operator", "Output", "TaskInfo", "UserFunctionError", "user_traceback"]
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
 _record_repr = reprlib.Repr()
@@ -53,6 +53,16 @@ class UserFunctionError(Exception):
     def __init__(self, details: dict[str, Any]):
         super().__init__(details["summary"])
         self.details = details
+
+
+class KeySelectorError(Exception):
+    """A record's key could not be selected or routed: the ``key_by`` (or
+    ``partition_custom``) at ``where`` is the culprit, whichever operator evaluated it."""
+
+    def __init__(self, where: str, error: Exception):
+        super().__init__(describe(error))
+        self.where = where
+        self.error = error
 
 
 def user_traceback(error: BaseException) -> list[str]:
@@ -137,15 +147,18 @@ class Operator:
         """Wrap a user function's exception with where it happened."""
         if isinstance(error, UserFunctionError):
             return error
+        culprit, where = self.name, f"operator {self.name!r}"
+        if isinstance(error, KeySelectorError):
+            culprit = where = error.where
+            error = error.error
         shown = _record_repr.repr(record) if has_record else None
-        summary = (
-            f"{describe(error)} -- in operator {self.name!r}, subtask {self.task.subtask_name}, "
-            f"attempt {self.task.attempt}" + (f", record {shown}" if has_record else "")
-        )
+        summary = f"{describe(error)} -- in {where}, subtask {self.task.subtask_name}, attempt {self.task.attempt}"
+        if has_record:
+            summary += f", record {shown}"
         return UserFunctionError(
             {
                 "summary": summary,
-                "operator": self.name,
+                "operator": culprit,
                 "subtask": self.task.subtask_name,
                 "attempt": self.task.attempt,
                 "record": shown,

@@ -34,6 +34,8 @@ class EdgePlan:
     ship_strategy: str
     key_selector: Any
     custom_function: Any
+    #: The user's ``file:line`` of the ``key_by`` or ``partition_custom`` (None for others).
+    call_site: str | None
     consumer_parallelism: int
     consumer_max_parallelism: int
     #: Position of this edge among the consumer's inputs (orders the consumer's channels).
@@ -113,6 +115,7 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
                 ship_strategy=job_edge.ship_strategy,
                 key_selector=job_edge.partitioner.key_selector,
                 custom_function=job_edge.partitioner.function,
+                call_site=job_edge.partitioner.call_site,
                 consumer_parallelism=consumer.parallelism,
                 consumer_max_parallelism=consumer.max_parallelism,
                 consumer_input=consumer.job_vertex.inputs.index(job_edge),
