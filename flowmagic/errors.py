@@ -11,7 +11,8 @@ message carries Flink's wording so that users can search for it::
     │   ├── InvalidParallelismError   parallelism / max parallelism out of bounds
     │   ├── IncompatibleStreamsError  union/connect of streams that cannot be combined
     │   ├── KeyedStreamRequiredError  window/reduce/sum... called on a non-keyed stream
-    │   └── InvalidFieldReferenceError  an aggregation's field the records do not have
+    │   ├── InvalidFieldReferenceError  an aggregation's field the records do not have
+    │   └── NotSerializableError      a user function that cannot be pickled for the tasks
     ├── GraphError                    a graph cannot be built from the program
     │   ├── ForwardPartitioningError  forward() across different parallelism
     │   ├── HashCollisionError        two operators share a uid
@@ -27,6 +28,8 @@ around a call keeps working.
 """
 
 from __future__ import annotations
+
+import pickle
 
 __all__ = [
     "FlowError",
@@ -44,6 +47,7 @@ __all__ = [
     "KeyRoutingError",
     "KeyedStreamRequiredError",
     "MissingTimestampsError",
+    "NotSerializableError",
     "ProgramError",
     "UnsupportedSourceError",
 ]
@@ -83,6 +87,12 @@ class InvalidFieldReferenceError(ProgramError, IndexError):
     Flink finds out from the stream's type when the program is written; flowmagic, which
     has no types, from the first record the aggregation receives.
     """
+
+
+class NotSerializableError(ProgramError, pickle.PicklingError):
+    """A user function that cannot be pickled, so cannot be shipped to the tasks (Flink's
+    closure cleaner finds the same when the program is written; flowmagic when the job is
+    built). A ``PicklingError`` too, which Spark lets through as it is."""
 
 
 class GraphError(FlowError):

@@ -112,7 +112,7 @@ def java_hash_code(key: Any) -> int:
         # unhashable: no keyed state could be kept under it, so a list key is refused.
         raise KeyRoutingError(
             "This type (list) cannot be used as key: a list is mutable and unhashable, so no keyed state "
-            "can be kept under it. Return a tuple instead, e.g. key_by(lambda r: tuple(r[0]))."
+            "can be kept under it. Return a tuple instead: tuple(...)."
         )
     raise KeyRoutingError(
         f"This type ({type(key).__name__}) cannot be used as key: flowmagic routes a key by its Java hashCode, "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 
 import pytest
 
@@ -129,3 +130,42 @@ def test_a_failing_custom_partitioner_names_the_partition_custom_and_its_line(ex
         env.execute(executor=executor)
     assert "ValueError: custom partitioner returned 2, not a channel in [0, 2)" in str(raised.value)
     assert raised.value.failure["operator"] == f"partition_custom() at {__file__}:{line}"
+
+
+@pytest.mark.parametrize("executor", ["spark", "local"])
+@pytest.mark.parametrize("captured", ["lock", "file"])
+def test_a_function_that_cannot_be_pickled_fails_when_the_job_is_built_naming_operator_line_and_object(
+    captured, executor, spark, tmp_path, capfd
+) -> None:
+    held = threading.Lock() if captured == "lock" else open(tmp_path / "out.txt", "w")  # noqa: SIM115
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    line = sys._getframe().f_lineno + 1
+    env.from_collection([1, 2]).map(lambda x: (held, x)[1]).name("holding").print()
+    with pytest.raises(errors.NotSerializableError) as raised:
+        env.execute(executor=executor)
+    message = str(raised.value)
+    assert message.startswith("The implementation of the function of 'holding' is not serializable.")
+    assert "closure variable 'held' of " in message
+    assert ("<unlocked _thread.lock object" if captured == "lock" else "<_io.TextIOWrapper name=") in message
+    assert f"File \"{__file__}\", line {line}, where operator 'holding' was created" in message
+    assert "map(lambda x: (held, x)[1])" in message
+    # Not PySpark's own report of what it could not pickle.
+    assert "Could not serialize" not in capfd.readouterr().err
+    if captured == "file":
+        held.close()
+
+
+@pytest.mark.parametrize("executor", ["spark", "local"])
+def test_a_record_that_cannot_be_pickled_fails_at_the_exchange_naming_operator_line_and_object(executor, spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    line = sys._getframe().f_lineno + 1
+    generating = env.from_collection([1, 2]).map(lambda x: (x, (i for i in range(x)))).name("generating")
+    generating.rebalance().map(lambda pair: pair[0]).print()
+    with pytest.raises(errors.JobFailedError) as raised:
+        env.execute(executor=executor)
+    message = str(raised.value)
+    assert "Job failed: TypeError: cannot pickle 'generator' object" in message
+    assert "operator: generating" in message and "record:   (1, <generator object" in message
+    assert f"File \"{__file__}\", line {line}, where operator 'generating' was created" in message
+    assert "Records crossing an exchange are pickled: the record[1] is <generator object" in message
+    assert raised.value.failure["operator"] == "generating"

@@ -48,8 +48,7 @@ class RecordWriter:
         self.values: list[list[Any]] = [[] for _ in range(edge.consumer_parallelism)]
         self.stamped: list[list[tuple[Any, int]]] = [[] for _ in range(edge.consumer_parallelism)]
         self.next_channel = producer_index
-        method = "partition_custom" if edge.ship_strategy == CUSTOM else "key_by"
-        self.partitioning = f"{method}()" + (f" at {edge.call_site}" if edge.call_site else "")
+        self.method = "partition_custom" if edge.ship_strategy == CUSTOM else "key_by"
         self.select = self._selector()
         # BATCH pre-aggregation runs the consumer's own operator in this subtask, so that it
         # checks its field and names itself when it fails, as it would after the exchange.
@@ -126,7 +125,7 @@ class RecordWriter:
             if not routed:
                 self._route_key(key)
         except Exception as error:
-            raise KeySelectorError(self.partitioning, error) from error
+            raise KeySelectorError(self.method, self.edge.call_site, error) from error
         return key
 
     def _custom(self) -> Callable[[Any], int]:
@@ -167,7 +166,7 @@ class RecordWriter:
     def _failure(self, error: Exception, value: Any) -> Exception:
         # Only key selectors and custom partitioners (the user's) can fail to pick a channel.
         if self.edge.ship_strategy in (HASH, CUSTOM):
-            error = KeySelectorError(self.partitioning, error)
+            error = KeySelectorError(self.method, self.edge.call_site, error)
         return self.owner.fail(error, value)
 
     def emit(self, value: Any, timestamp: int | None) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.context import KeyedStateBackend, RuntimeContext
-from flowmagic.runtime.failures import describe
+from flowmagic.runtime.failures import call_site_frame, describe
 
 __all__ = ["KeySelectorError", "Operator", "Output", "TaskInfo", "UserFunctionError", "user_traceback"]
 
@@ -56,13 +56,18 @@ class UserFunctionError(Exception):
 
 
 class KeySelectorError(Exception):
-    """A record's key could not be selected or routed: the ``key_by`` (or
-    ``partition_custom``) at ``where`` is the culprit, whichever operator evaluated it."""
+    """A record's key could not be selected or routed: the ``key_by`` (or ``partition_custom``,
+    the ``method``) written at ``call_site`` is the culprit, whichever operator evaluated it."""
 
-    def __init__(self, where: str, error: Exception):
+    def __init__(self, method: str, call_site: str | None, error: Exception):
         super().__init__(describe(error))
-        self.where = where
+        self.method = method
+        self.call_site = call_site
         self.error = error
+
+    @property
+    def where(self) -> str:
+        return f"{self.method}()" + (f" at {self.call_site}" if self.call_site else "")
 
 
 def user_traceback(error: BaseException) -> list[str]:
@@ -147,9 +152,12 @@ class Operator:
         """Wrap a user function's exception with where it happened."""
         if isinstance(error, UserFunctionError):
             return error
-        culprit, where = self.name, f"operator {self.name!r}"
+        culprit, where, trace = self.name, f"operator {self.name!r}", user_traceback(error)
         if isinstance(error, KeySelectorError):
             culprit = where = error.where
+            trace = user_traceback(error.error)
+            if len(trace) == 1:  # no frame of the user's: the key itself is wrong, show the key_by
+                trace = [*call_site_frame(error.call_site, f"{error.method}() was called"), *trace]
             error = error.error
         shown = _record_repr.repr(record) if has_record else None
         summary = f"{describe(error)} -- in {where}, subtask {self.task.subtask_name}, attempt {self.task.attempt}"
@@ -163,7 +171,7 @@ class Operator:
                 "attempt": self.task.attempt,
                 "record": shown,
                 "exception": describe(error),
-                "traceback": user_traceback(error),
+                "traceback": trace,
             }
         )
 

@@ -6,20 +6,22 @@ user's functions only, never the whole graph.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowmagic.errors import GraphError
+from flowmagic.errors import GraphError, NotSerializableError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionJobVertex
 from flowmagic.graph.job_graph import JobEdge
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.graph.partitioners import HASH
 from flowmagic.graph.stream_graph import StreamGraph, StreamNode
+from flowmagic.runtime.failures import call_site_frame, describe, unpicklable_part, with_source_lines
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.sources import local_path
 from flowmagic.runtime.wire import ChannelOrder
 
-__all__ = ["EdgePlan", "InputPlan", "NodePlan", "VertexPlan", "build_plans", "channel_orders"]
+__all__ = ["EdgePlan", "InputPlan", "NodePlan", "VertexPlan", "build_plans", "channel_orders", "pickle_plan"]
 
 
 @dataclass
@@ -63,6 +65,8 @@ class NodePlan:
     name: str
     operator: OperatorSpec
     is_source: bool
+    #: The user's ``file:line`` that created the operator.
+    call_site: str | None = None
     #: Chained outputs: (target node id, output tag or None).
     chained: list[tuple[int, str | None]] = field(default_factory=list)
     edges: list[EdgePlan] = field(default_factory=list)
@@ -155,7 +159,13 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
 def _node_plan(node: StreamNode) -> NodePlan:
     if node.operator is None:
         raise GraphError(f"stream node {node.label} runs no operator")
-    return NodePlan(id=node.id, name=node.name, operator=node.operator, is_source=node.source_kind is not None)
+    return NodePlan(
+        id=node.id,
+        name=node.name,
+        operator=node.operator,
+        is_source=node.source_kind is not None,
+        call_site=node.call_site,
+    )
 
 
 def _sorted_inputs(batch: bool, state_keys: tuple) -> dict[int, Any]:
@@ -208,3 +218,39 @@ def channel_orders(graph: ExecutionGraph, plans: dict[str, VertexPlan]) -> dict[
         )
         for vertex_id, plan in plans.items()
     }
+
+
+def pickle_plan(plan: VertexPlan, dumps: Callable[[Any], bytes]) -> bytes:
+    """``dumps(plan)``: what an executor ships to the vertex's tasks. A user function that
+    cannot be pickled raises :class:`NotSerializableError` naming its operator (or key_by),
+    the line that created it and what in it cannot be pickled."""
+    try:
+        return dumps(plan)
+    except Exception as error:
+        raise _not_serializable(plan, dumps, error) from None
+
+
+def _not_serializable(plan: VertexPlan, dumps: Callable[[Any], bytes], error: Exception) -> NotSerializableError:
+    # (culprit, its call site, the function's description, what holds the function) per user function.
+    suspects: list[tuple[str, str | None, str, Any]] = []
+    for node in plan.nodes.values():
+        suspects.append(
+            (f"operator {node.name!r}", node.call_site, f"the function of {node.name!r}", node.operator.params)
+        )
+        for edge in node.edges:
+            method = "partition_custom()" if edge.custom_function is not None else "key_by()"
+            suspects.append((method, edge.call_site, f"the key selector of {method}", edge.key_selector))
+            suspects.append((method, edge.call_site, f"the partitioner of {method}", edge.custom_function))
+    for culprit, call_site, what, function in suspects:
+        try:
+            dumps(function)
+        except Exception as cause:
+            where = with_source_lines(call_site_frame(call_site, f"{culprit} was created"))
+            return NotSerializableError(
+                f"The implementation of {what} is not serializable. The object probably contains or references "
+                f"non serializable fields: {unpicklable_part(function, dumps, what)} ({describe(cause)}).\n"
+                + "".join(f"{line}\n" for line in where)
+                + "Spark ships every function to its tasks by pickling it: create such objects inside the function, "
+                "or in its open()."
+            )
+    return NotSerializableError(f"The tasks of {plan.name!r} cannot be pickled: {describe(error)}")
