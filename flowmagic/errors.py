@@ -135,4 +135,9 @@ class JobFailedError(JobError):
 
 
 class JobCancelledError(JobError):
-    """The job was cancelled before it finished."""
+    """The job was cancelled before it finished (an interrupt, or its client's ``cancel()``)."""
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython shows what this returns instead of the traceback: a cancellation the user
+        # asked for is one line, as `%flow run` shows it, not flowmagic's frames.
+        return [f"{type(self).__name__}: {self}"]

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import _thread
 import sys
 import threading
+import time
+from pathlib import Path
 
 import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from test_magics import run
 
 import flowmagic
 from flowmagic import errors
@@ -169,3 +174,38 @@ def test_a_record_that_cannot_be_pickled_fails_at_the_exchange_naming_operator_l
     assert f"File \"{__file__}\", line {line}, where operator 'generating' was created" in message
     assert "Records crossing an exchange are pickled: the record[1] is <generator object" in message
     assert raised.value.failure["operator"] == "generating"
+
+
+def slow_once_started(x: int, flag: str) -> int:
+    Path(flag).touch()
+    time.sleep(0.05)
+    return x
+
+
+def _interrupt_once(flag: Path) -> None:
+    deadline = time.monotonic() + 60
+    while not flag.exists():
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.05)
+    _thread.interrupt_main()
+
+
+@pytest.mark.parametrize("executor", ["spark", "local"])
+def test_interrupting_execute_and_collect_in_a_notebook_shows_the_one_line_cancellation(
+    executor, spark, tmp_path
+) -> None:
+    shell = InteractiveShell.instance()
+    flag = tmp_path / "started"
+    shell.user_ns.update(flowmagic=flowmagic, slow_once_started=slow_once_started, flag=str(flag))
+    interrupter = threading.Thread(target=_interrupt_once, args=(flag,))
+    interrupter.start()
+    ran = run(
+        shell,
+        "env = flowmagic.StreamExecutionEnvironment(parallelism=1)\n"
+        "stream = env.from_sequence(1, 60).map(lambda x: slow_once_started(x, flag))\n"
+        f"list(stream.execute_and_collect(executor={executor!r}))",
+    )
+    interrupter.join()
+    assert isinstance(ran.error, errors.JobCancelledError)
+    assert ran.out.strip() == "JobCancelledError: Job 'Flink Streaming Job' was cancelled."

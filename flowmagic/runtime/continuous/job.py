@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowmagic.errors import JobError, JobFailedError
+from flowmagic.errors import JobCancelledError, JobError, JobFailedError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction, is_bounded_source
@@ -652,15 +652,19 @@ class CollectedRecords:
     def __next__(self) -> Any:
         job = self._job
         assert job is not None, "attach() the job first"
-        while not self._pending:
-            if job.status.is_globally_terminal and self._queue.empty():
-                if job.status is JobStatus.FAILED and job.error is not None:
-                    raise job.error
-                raise StopIteration
-            try:
-                self._pending = self._queue.get(timeout=0.2)
-            except queue.Empty:
-                continue
+        try:
+            while not self._pending:
+                if job.status.is_globally_terminal and self._queue.empty():
+                    if job.status is JobStatus.FAILED and job.error is not None:
+                        raise job.error
+                    raise StopIteration
+                try:
+                    self._pending = self._queue.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+        except KeyboardInterrupt:
+            job.cancel()
+            raise JobCancelledError(f"Job {job.graph.job_name!r} was cancelled.") from None
         return self._pending.pop(0)
 
     def close(self) -> None:
