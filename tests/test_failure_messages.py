@@ -14,6 +14,7 @@ from test_magics import run
 
 import flowmagic
 from flowmagic import errors
+from flowmagic.runtime.continuous.job import CollectedRecords, JobStatus
 
 
 def _fail(function, executor: str = "spark") -> errors.JobFailedError:
@@ -209,3 +210,31 @@ def test_interrupting_execute_and_collect_in_a_notebook_shows_the_one_line_cance
     interrupter.join()
     assert isinstance(ran.error, errors.JobCancelledError)
     assert ran.out.strip() == "JobCancelledError: Job 'Flink Streaming Job' was cancelled."
+
+
+class _RunningJob:
+    """What CollectedRecords reads of an unbounded job that emits nothing."""
+
+    def __init__(self) -> None:
+        self.status = JobStatus.RUNNING
+        self.graph = type("Graph", (), {"job_name": "endless"})()
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        self.status = JobStatus.CANCELED
+
+
+def test_interrupting_the_records_of_an_unbounded_job_cancels_it_with_the_one_line_message(tmp_path) -> None:
+    job = _RunningJob()
+    records = CollectedRecords(node_id=1)
+    records.attach(job)  # type: ignore[arg-type]
+    flag = tmp_path / "reading"
+    interrupter = threading.Thread(target=_interrupt_once, args=(flag,))
+    interrupter.start()
+    flag.touch()
+    with pytest.raises(errors.JobCancelledError) as raised:
+        next(records)
+    interrupter.join()
+    assert job.cancelled
+    assert raised.value._render_traceback_() == ["JobCancelledError: Job 'endless' was cancelled."]
