@@ -162,6 +162,22 @@ def test_a_function_that_cannot_be_pickled_fails_when_the_job_is_built_naming_op
 
 
 @pytest.mark.parametrize("executor", ["spark", "local"])
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+def test_a_key_selector_that_cannot_be_pickled_names_its_key_by_and_line(mode, executor, spark) -> None:
+    # The reduce holds the key selector too, and in BATCH runs before the exchange as well.
+    lock = threading.Lock()
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2).set_runtime_mode(mode)
+    line = sys._getframe().f_lineno + 1
+    env.from_collection([1, 2]).key_by(lambda x: (lock, x)[1]).reduce(lambda a, b: a + b).print()
+    with pytest.raises(errors.NotSerializableError) as raised:
+        env.execute(executor=executor)
+    message = str(raised.value)
+    assert message.startswith("The implementation of the key selector of key_by() is not serializable.")
+    assert "closure variable 'lock' of " in message
+    assert f'File "{__file__}", line {line}, where key_by() was called' in message
+
+
+@pytest.mark.parametrize("executor", ["spark", "local"])
 def test_a_record_that_cannot_be_pickled_fails_at_the_exchange_naming_operator_line_and_object(executor, spark) -> None:
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     line = sys._getframe().f_lineno + 1

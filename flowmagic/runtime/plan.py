@@ -231,26 +231,34 @@ def pickle_plan(plan: VertexPlan, dumps: Callable[[Any], bytes]) -> bytes:
 
 
 def _not_serializable(plan: VertexPlan, dumps: Callable[[Any], bytes], error: Exception) -> NotSerializableError:
-    # (culprit, its call site, the function's description, what holds the function) per user function.
+    # Per user function: who wrote it, where, its description, and what holds it.
     suspects: list[tuple[str, str | None, str, Any]] = []
     for node in plan.nodes.values():
-        suspects.append(
-            (f"operator {node.name!r}", node.call_site, f"the function of {node.name!r}", node.operator.params)
-        )
+        suspects.append(_operator_suspect(node))
         for edge in node.edges:
             method = "partition_custom()" if edge.custom_function is not None else "key_by()"
-            suspects.append((method, edge.call_site, f"the key selector of {method}", edge.key_selector))
-            suspects.append((method, edge.call_site, f"the partitioner of {method}", edge.custom_function))
-    for culprit, call_site, what, function in suspects:
+            suspects.append(
+                (f"{method} was called", edge.call_site, f"the key selector of {method}", edge.key_selector)
+            )
+            suspects.append(
+                (f"{method} was called", edge.call_site, f"the partitioner of {method}", edge.custom_function)
+            )
+            if edge.combine is not None:
+                suspects.append(_operator_suspect(edge.combine))
+    for written, call_site, what, holder in suspects:
         try:
-            dumps(function)
+            dumps(holder)
         except Exception as cause:
-            where = with_source_lines(call_site_frame(call_site, f"{culprit} was created"))
+            where = with_source_lines(call_site_frame(call_site, written))
             return NotSerializableError(
                 f"The implementation of {what} is not serializable. The object probably contains or references "
-                f"non serializable fields: {unpicklable_part(function, dumps, what)} ({describe(cause)}).\n"
+                f"non serializable fields: {unpicklable_part(holder, dumps, what)} ({describe(cause)}).\n"
                 + "".join(f"{line}\n" for line in where)
                 + "Spark ships every function to its tasks by pickling it: create such objects inside the function, "
                 "or in its open()."
             )
     return NotSerializableError(f"The tasks of {plan.name!r} cannot be pickled: {describe(error)}")
+
+
+def _operator_suspect(node: NodePlan) -> tuple[str, str | None, str, Any]:
+    return (f"operator {node.name!r} was created", node.call_site, f"the function of {node.name!r}", node.operator)
