@@ -254,3 +254,15 @@ def test_interrupting_the_records_of_an_unbounded_job_cancels_it_with_the_one_li
     interrupter.join()
     assert job.cancelled
     assert raised.value._render_traceback_() == ["JobCancelledError: Job 'endless' was cancelled."]
+
+
+def test_an_unbounded_job_with_a_function_that_cannot_be_pickled_fails_to_start_naming_it(spark) -> None:
+    lock = threading.Lock()
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    line = sys._getframe().f_lineno + 1
+    env.from_datagen(rows_per_second=10).map(lambda x: (lock, x)[1]).name("holding").print()
+    with pytest.raises(errors.NotSerializableError) as raised:
+        env.execute_async()
+    message = str(raised.value)
+    assert message.startswith("The implementation of the function of 'holding' is not serializable.")
+    assert f"File \"{__file__}\", line {line}, where operator 'holding' was created" in message

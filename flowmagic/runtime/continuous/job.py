@@ -44,7 +44,7 @@ from flowmagic.runtime.continuous.state_store import (
 )
 from flowmagic.runtime.failures import failure_message
 from flowmagic.runtime.metrics import JobMonitor
-from flowmagic.runtime.plan import VertexPlan, build_plans
+from flowmagic.runtime.plan import VertexPlan, build_plans, pickle_plan
 from flowmagic.runtime.result import JobResult
 
 __all__ = ["CheckpointStats", "CollectedRecords", "ContinuousJob", "EpochOutput", "JobStatus"]
@@ -207,11 +207,16 @@ class ContinuousJob:
 
     def start(self) -> ContinuousJob:
         """Start the micro-batch loop (returns at once; the job runs in Spark's stream thread)."""
+        from pyspark import cloudpickle
         from pyspark.sql import functions
 
         from flowmagic.runtime.spark.session import get_spark_session
         from flowmagic.runtime.spark.shipping import ship_flowmagic
 
+        # Every epoch ships the plans again: a function that cannot be pickled is named now,
+        # once, rather than by PySpark in the stream's thread.
+        for plan in self.plans.values():
+            pickle_plan(plan, cloudpickle.dumps)
         session = get_spark_session(self.spark)
         ship_flowmagic(session.sparkContext)
         frames = [source_frame(session, SourceDescriptor("clock", _CLOCK_SOURCE, 1))]
