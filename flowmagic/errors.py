@@ -11,7 +11,8 @@ message carries Flink's wording so that users can search for it::
     │   ├── InvalidParallelismError   parallelism / max parallelism out of bounds
     │   ├── IncompatibleStreamsError  union/connect of streams that cannot be combined
     │   ├── KeyedStreamRequiredError  window/reduce/sum... called on a non-keyed stream
-    │   └── InvalidFieldReferenceError  an aggregation's field the records do not have
+    │   ├── InvalidFieldReferenceError  an aggregation's field the records do not have
+    │   └── NotSerializableError      a user function that cannot be pickled for the tasks
     ├── GraphError                    a graph cannot be built from the program
     │   ├── ForwardPartitioningError  forward() across different parallelism
     │   ├── HashCollisionError        two operators share a uid
@@ -29,6 +30,8 @@ around a call keeps working.
 
 from __future__ import annotations
 
+import pickle
+
 __all__ = [
     "FlowError",
     "ForwardPartitioningError",
@@ -45,6 +48,7 @@ __all__ = [
     "KeyRoutingError",
     "KeyedStreamRequiredError",
     "MissingTimestampsError",
+    "NotSerializableError",
     "ProgramError",
     "SparkEnvironmentError",
     "UnsupportedSourceError",
@@ -85,6 +89,12 @@ class InvalidFieldReferenceError(ProgramError, IndexError):
     Flink finds out from the stream's type when the program is written; flowmagic, which
     has no types, from the first record the aggregation receives.
     """
+
+
+class NotSerializableError(ProgramError, pickle.PicklingError):
+    """A user function that cannot be pickled, so cannot be shipped to the tasks (Flink's
+    closure cleaner finds the same when the program is written; flowmagic when the job is
+    built). A ``PicklingError`` too, which Spark lets through as it is."""
 
 
 class GraphError(FlowError):
@@ -132,4 +142,9 @@ class JobFailedError(JobError):
 
 
 class JobCancelledError(JobError):
-    """The job was cancelled before it finished."""
+    """The job was cancelled before it finished (an interrupt, or its client's ``cancel()``)."""
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython shows what this returns instead of the traceback: a cancellation the user
+        # asked for is one line, as `%flow run` shows it, not flowmagic's frames.
+        return [f"{type(self).__name__}: {self}"]

@@ -81,7 +81,7 @@ def java_hash_code(key: Any) -> int:
     ``bool`` hashes as Boolean, an ``int`` as Integer when it fits in 32 bits, as Long when
     it fits in 64 and as BigInteger beyond; ``float`` as Double, ``str`` as String (UTF-16
     code units) and ``tuple`` as Flink's ``TupleN`` (``31 * r + h(f)``, no seed, ``None``
-    fields count 0).
+    fields count 0). Any other key, a list included, raises :class:`KeyRoutingError`.
     """
     if isinstance(key, bool):
         return 1231 if key else 1237
@@ -105,9 +105,16 @@ def java_hash_code(key: Any) -> int:
         return result
     if key is None:
         raise KeyRoutingError("Assigned key must not be null!")
+    if isinstance(key, list):
+        # Flink takes a java.util.List key (hashing its elements), but a Python list is
+        # unhashable: no keyed state could be kept under it, so a list key is refused.
+        raise KeyRoutingError(
+            "This type (list) cannot be used as key: a list is mutable and unhashable, so no keyed state "
+            "can be kept under it. Return a tuple instead: tuple(...)."
+        )
     raise KeyRoutingError(
-        f"Cannot route a key of type {type(key).__name__!r} like Flink: keys must be "
-        "bool, int, float, str or tuples of them (their Java hashCode is known)."
+        f"This type ({type(key).__name__}) cannot be used as key: flowmagic routes a key by its Java hashCode, "
+        "known for bool, int, float, str and tuples of them."
     )
 
 

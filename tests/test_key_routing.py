@@ -87,5 +87,7 @@ def test_other_java_types() -> None:
 def test_unroutable_keys_are_rejected_clearly() -> None:
     with pytest.raises(flowmagic.FlowError, match="Assigned key must not be null"):
         flowmagic.assign_to_key_group(None, 128)
-    with pytest.raises(flowmagic.FlowError, match="'dict'"):
+    with pytest.raises(flowmagic.FlowError, match=r"This type \(dict\) cannot be used as key"):
         flowmagic.assign_to_key_group({}, 128)
+    with pytest.raises(flowmagic.FlowError, match=r"This type \(list\) cannot be used as key.*tuple"):
+        flowmagic.assign_to_key_group(["a"], 128)

@@ -314,7 +314,8 @@ class DataStream:
     def key_by(self, key_selector: Callable[[Any], Any]) -> KeyedStream:
         """Partition by key: records with equal keys go to the same subtask (HASH)."""
         _check_callable(key_selector, "key_by()", "get_key")
-        return self._partition(Partitioner(HASH, key_selector=key_selector), KeyedStream, key_selector=key_selector)
+        partitioner = Partitioner(HASH, key_selector=key_selector, call_site=call_site())
+        return self._partition(partitioner, KeyedStream, key_selector=key_selector)
 
     def shuffle(self) -> DataStream:
         """Send every record to a uniformly random subtask."""
@@ -344,7 +345,9 @@ class DataStream:
         """Send each record to ``partitioner(key, num_partitions)`` (or ``partitioner.partition``)."""
         _check_callable(partitioner, "partition_custom()", "partition")
         _check_callable(key_selector, "partition_custom() key selector", "get_key")
-        return self._repartition(Partitioner(CUSTOM, key_selector=key_selector, function=partitioner))
+        return self._repartition(
+            Partitioner(CUSTOM, key_selector=key_selector, function=partitioner, call_site=call_site())
+        )
 
     # -- combining ------------------------------------------------------------------------
 

@@ -41,13 +41,16 @@ class Partitioner:
     ``kind`` is the ship strategy name. ``key_selector`` is set for ``HASH`` (the ``key_by``
     function), ``function`` for ``CUSTOM`` (the user's ``partition(key, num_partitions)``).
     ``unspecified`` marks a FORWARD that Flink chose itself because no partitioner was given
-    in a dynamic (BATCH) graph: Flink's ``ForwardForUnspecifiedPartitioner``.
+    in a dynamic (BATCH) graph: Flink's ``ForwardForUnspecifiedPartitioner``. ``call_site``
+    is the user's ``file:line`` of the ``key_by`` or ``partition_custom``, which a failing
+    key selector or partitioner is reported at.
     """
 
     kind: str
     key_selector: Callable[[Any], Any] | None = field(default=None, repr=False)
     function: Callable[..., int] | None = field(default=None, repr=False)
     unspecified: bool = False
+    call_site: str | None = field(default=None, repr=False)
 
     @property
     def is_pointwise(self) -> bool:

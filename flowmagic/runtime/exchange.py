@@ -16,9 +16,9 @@ from typing import Any
 from flowmagic.graph.partitioners import BROADCAST, CUSTOM, FORWARD, GLOBAL, HASH, REBALANCE, RESCALE, SHUFFLE
 from flowmagic.key_groups import assign_key_to_parallel_operator
 from flowmagic.runtime.context import adapt
-from flowmagic.runtime.keyed_aggregation import FoldError, keyed_folder
-from flowmagic.runtime.operator import Operator
+from flowmagic.runtime.operator import KeySelectorError, Operator
 from flowmagic.runtime.plan import EdgePlan
+from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.wire import TIMESTAMPED, VALUES, WATERMARK
 
 __all__ = ["RecordWriter"]
@@ -48,8 +48,18 @@ class RecordWriter:
         self.values: list[list[Any]] = [[] for _ in range(edge.consumer_parallelism)]
         self.stamped: list[list[tuple[Any, int]]] = [[] for _ in range(edge.consumer_parallelism)]
         self.next_channel = producer_index
+        self.method = "partition_custom" if edge.ship_strategy == CUSTOM else "key_by"
         self.select = self._selector()
-        self.folder = keyed_folder(edge.combine.params, updates=False) if edge.combine is not None else None
+        # BATCH pre-aggregation runs the consumer's own operator in this subtask, so that it
+        # checks its field and names itself when it fails, as it would after the exchange.
+        # It selects keys as the exchange does, so that a bad key blames the key_by.
+        self.combiner: Operator | None = None
+        if edge.combine is not None:
+            node = edge.combine
+            params = {**node.operator.params, "key_selector": self._routable_key}
+            self.combiner = implementation(node.operator.kind)(node.name, params, owner.task)
+            self.combiner.output.batch_targets.append(self.emit_batch)
+            self.combiner.output.seal()
 
     # -- channel selection ------------------------------------------------------------------
 
@@ -105,6 +115,19 @@ class RecordWriter:
             self.routes[key] = channel
         return channel
 
+    def _routable_key(self, value: Any) -> Any:
+        try:
+            key = self.key_of(value)
+            try:
+                routed = key in self.routes
+            except TypeError:  # an unhashable key: routing says what is wrong with it
+                routed = False
+            if not routed:
+                self._route_key(key)
+        except Exception as error:
+            raise KeySelectorError(self.method, self.edge.call_site, error) from error
+        return key
+
     def _custom(self) -> Callable[[Any], int]:
         partition = adapt(self.edge.custom_function, "partition")
         key_selector = adapt(self.edge.key_selector, "get_key")
@@ -138,10 +161,16 @@ class RecordWriter:
         try:
             return self.select(value)
         except Exception as error:
-            raise self.owner.fail(error, value) from error
+            raise self._failure(error, value) from error
+
+    def _failure(self, error: Exception, value: Any) -> Exception:
+        # Only key selectors and custom partitioners (the user's) can fail to pick a channel.
+        if self.edge.ship_strategy in (HASH, CUSTOM):
+            error = KeySelectorError(self.method, self.edge.call_site, error)
+        return self.owner.fail(error, value)
 
     def emit(self, value: Any, timestamp: int | None) -> None:
-        if self.folder is not None and timestamp is None:
+        if self.combiner is not None and timestamp is None:
             self.emit_batch([value])
             return
         channel = self._route(value)
@@ -163,11 +192,8 @@ class RecordWriter:
         self.records_out += len(targets)
 
     def emit_batch(self, values: list[Any]) -> None:
-        if self.folder is not None:
-            try:
-                self.folder.fold_batch(values)
-            except FoldError as wrapped:
-                raise self.owner.fail(wrapped.cause, wrapped.record) from wrapped.cause
+        if self.combiner is not None:
+            self.combiner.process_batch(values)
             return
         if self.edge.ship_strategy == BROADCAST or any(self.stamped):
             for value in values:
@@ -191,7 +217,7 @@ class RecordWriter:
                 for value in values:
                     buffers[select(value)].append(value)
         except Exception as error:
-            raise self.owner.fail(error, value) from error
+            raise self._failure(error, value) from error
         self.records_out += len(values)
         for channel in self.channels:
             if len(buffers[channel]) >= _BUFFER:
@@ -212,7 +238,7 @@ class RecordWriter:
 
     def finish(self) -> None:
         """Flush what BATCH pre-aggregation kept back, then every buffer."""
-        if self.folder is not None:
-            partials, self.folder = self.folder.results(), None
-            self.emit_batch(partials)
+        if self.combiner is not None:
+            combiner, self.combiner = self.combiner, None
+            combiner.end_input()
         self.flush()

@@ -166,6 +166,10 @@ def execute(
             items = run_on_spark(
                 graph, monitor, spark=spark, on_progress=on_progress, cancel_event=cancel_event, metrics=metrics
             )
+    except KeyboardInterrupt:
+        # Before the job started (a Spark session starting, say): the job is cancelled too.
+        unfinished.discard_new()
+        raise JobCancelledError(f"Job {graph.job_name!r} was cancelled.") from None
     except BaseException:
         unfinished.discard_new()
         raise

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from flowmagic.errors import JobCancelledError, JobFailedError
+from flowmagic.errors import JobCancelledError, JobFailedError, NotSerializableError
 from flowmagic.graph.execution_graph import ExecutionState
 from flowmagic.runtime.failures import failure_message
 from flowmagic.runtime.metrics import JobMonitor
@@ -75,9 +75,13 @@ def run_job(
             raise
         if "error" in outcome:
             raised = outcome["error"]
-            failure = failure_of(raised)
             monitor.mark(ExecutionState.CANCELED)
             monitor.state = ExecutionState.FAILED
+            if isinstance(raised, NotSerializableError):
+                # Found while shipping the tasks: the program is at fault, and its message says
+                # where; the executor's frames would only hide it.
+                raise raised.with_traceback(None) from None
+            failure = failure_of(raised)
             raise JobFailedError(failure_message(failure, raised, executor), failure) from None
         if settle is not None:
             settle()

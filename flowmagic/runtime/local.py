@@ -21,11 +21,11 @@ from typing import Any
 
 from flowmagic.errors import JobCancelledError, JobError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
-from flowmagic.runtime.failures import user_failure
+from flowmagic.runtime.failures import unpicklable_records, user_failure
 from flowmagic.runtime.lifecycle import run_job
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.operator import UserFunctionError
-from flowmagic.runtime.plan import VertexPlan, build_plans, channel_orders
+from flowmagic.runtime.plan import VertexPlan, build_plans, channel_orders, pickle_plan
 from flowmagic.runtime.task import SubtaskStats, run_subtask
 from flowmagic.runtime.wire import RESULT_SLOT, pickle_records
 
@@ -61,7 +61,7 @@ class _LocalJob:
 
         results: list[tuple[tuple[int, int], Any]] = []
         for vertex in self.graph.vertices.values():
-            shipped = cloudpickle.dumps(self.plans[vertex.id])
+            shipped = pickle_plan(self.plans[vertex.id], cloudpickle.dumps)
             for index in range(vertex.parallelism):
                 results.extend(self._run_subtask(pickle.loads(shipped), index))
         return results
@@ -86,7 +86,11 @@ class _LocalJob:
                     results.append((key, payload))
                 else:
                     inboxes, order = routes[slot]
-                    inboxes[key[0]].append((order(key), pickle_records((key, payload))))
+                    try:
+                        frame = pickle_records((key, payload))
+                    except Exception as error:
+                        raise UserFunctionError(self._unpicklable(error, plan, slot, index, payload)) from error
+                    inboxes[key[0]].append((order(key), frame))
                 now = time.monotonic()
                 if now - last_report >= _REPORT_INTERVAL:
                     report()
@@ -101,6 +105,12 @@ class _LocalJob:
             raise
         report(ExecutionState.FINISHED)
         return results
+
+    @staticmethod
+    def _unpicklable(error: Exception, plan: VertexPlan, slot: int, index: int, payload: Any) -> dict[str, Any]:
+        producer = plan.nodes[plan.out_edges[slot].source_node]
+        subtask = f"{plan.name} ({index + 1}/{plan.parallelism})"
+        return unpicklable_records(error, payload, producer.name, producer.call_site, subtask, 0, pickle_records)
 
     def _reporter(self, vertex_id: str, index: int, stats: SubtaskStats) -> Callable[..., None]:
         def report(state: str | None = None, failure: dict[str, Any] | None = None) -> None:

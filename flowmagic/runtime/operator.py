@@ -19,9 +19,9 @@ from typing import Any
 
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.context import KeyedStateBackend, RuntimeContext
-from flowmagic.runtime.failures import describe
+from flowmagic.runtime.failures import call_site_frame, describe
 
-__all__ = ["Operator", "Output", "TaskInfo", "UserFunctionError", "user_traceback"]
+__all__ = ["KeySelectorError", "Operator", "Output", "TaskInfo", "UserFunctionError", "user_traceback"]
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
 _record_repr = reprlib.Repr()
@@ -53,6 +53,21 @@ class UserFunctionError(Exception):
     def __init__(self, details: dict[str, Any]):
         super().__init__(details["summary"])
         self.details = details
+
+
+class KeySelectorError(Exception):
+    """A record's key could not be selected or routed: the ``key_by`` (or ``partition_custom``,
+    the ``method``) written at ``call_site`` is the culprit, whichever operator evaluated it."""
+
+    def __init__(self, method: str, call_site: str | None, error: Exception):
+        super().__init__(describe(error))
+        self.method = method
+        self.call_site = call_site
+        self.error = error
+
+    @property
+    def where(self) -> str:
+        return f"{self.method}()" + (f" at {self.call_site}" if self.call_site else "")
 
 
 def user_traceback(error: BaseException) -> list[str]:
@@ -137,20 +152,26 @@ class Operator:
         """Wrap a user function's exception with where it happened."""
         if isinstance(error, UserFunctionError):
             return error
+        culprit, where, trace = self.name, f"operator {self.name!r}", user_traceback(error)
+        if isinstance(error, KeySelectorError):
+            culprit = where = error.where
+            trace = user_traceback(error.error)
+            if len(trace) == 1:  # no frame of the user's: the key itself is wrong, show the key_by
+                trace = [*call_site_frame(error.call_site, f"{error.method}() was called"), *trace]
+            error = error.error
         shown = _record_repr.repr(record) if has_record else None
-        summary = (
-            f"{describe(error)} -- in operator {self.name!r}, subtask {self.task.subtask_name}, "
-            f"attempt {self.task.attempt}" + (f", record {shown}" if has_record else "")
-        )
+        summary = f"{describe(error)} -- in {where}, subtask {self.task.subtask_name}, attempt {self.task.attempt}"
+        if has_record:
+            summary += f", record {shown}"
         return UserFunctionError(
             {
                 "summary": summary,
-                "operator": self.name,
+                "operator": culprit,
                 "subtask": self.task.subtask_name,
                 "attempt": self.task.attempt,
                 "record": shown,
                 "exception": describe(error),
-                "traceback": user_traceback(error),
+                "traceback": trace,
             }
         )
 

@@ -6,20 +6,22 @@ user's functions only, never the whole graph.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowmagic.errors import GraphError
+from flowmagic.errors import GraphError, NotSerializableError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionJobVertex
 from flowmagic.graph.job_graph import JobEdge
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.graph.partitioners import HASH
 from flowmagic.graph.stream_graph import StreamGraph, StreamNode
+from flowmagic.runtime.failures import call_site_frame, describe, unpicklable_part, with_source_lines
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.sources import local_path
 from flowmagic.runtime.wire import ChannelOrder
 
-__all__ = ["EdgePlan", "InputPlan", "NodePlan", "VertexPlan", "build_plans", "channel_orders"]
+__all__ = ["EdgePlan", "InputPlan", "NodePlan", "VertexPlan", "build_plans", "channel_orders", "pickle_plan"]
 
 
 @dataclass
@@ -34,14 +36,16 @@ class EdgePlan:
     ship_strategy: str
     key_selector: Any
     custom_function: Any
+    #: The user's ``file:line`` of the ``key_by`` or ``partition_custom`` (None for others).
+    call_site: str | None
     consumer_parallelism: int
     consumer_max_parallelism: int
     #: Position of this edge among the consumer's inputs (orders the consumer's channels).
     consumer_input: int
     #: For POINTWISE edges: the consumer subtasks each producer subtask writes to.
     pointwise_channels: list[list[int]] | None
-    #: BATCH pre-aggregation: the consumer's keyed reduce, applied before the exchange.
-    combine: OperatorSpec | None = None
+    #: BATCH pre-aggregation: the consumer's keyed reduce node, applied before the exchange.
+    combine: NodePlan | None = None
 
 
 @dataclass
@@ -61,6 +65,8 @@ class NodePlan:
     name: str
     operator: OperatorSpec
     is_source: bool
+    #: The user's ``file:line`` that created the operator.
+    call_site: str | None = None
     #: Chained outputs: (target node id, output tag or None).
     chained: list[tuple[int, str | None]] = field(default_factory=list)
     edges: list[EdgePlan] = field(default_factory=list)
@@ -113,6 +119,7 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
                 ship_strategy=job_edge.ship_strategy,
                 key_selector=job_edge.partitioner.key_selector,
                 custom_function=job_edge.partitioner.function,
+                call_site=job_edge.partitioner.call_site,
                 consumer_parallelism=consumer.parallelism,
                 consumer_max_parallelism=consumer.max_parallelism,
                 consumer_input=consumer.job_vertex.inputs.index(job_edge),
@@ -152,7 +159,13 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
 def _node_plan(node: StreamNode) -> NodePlan:
     if node.operator is None:
         raise GraphError(f"stream node {node.label} runs no operator")
-    return NodePlan(id=node.id, name=node.name, operator=node.operator, is_source=node.source_kind is not None)
+    return NodePlan(
+        id=node.id,
+        name=node.name,
+        operator=node.operator,
+        is_source=node.source_kind is not None,
+        call_site=node.call_site,
+    )
 
 
 def _sorted_inputs(batch: bool, state_keys: tuple) -> dict[int, Any]:
@@ -188,13 +201,13 @@ def _pointwise_channels(
     return channels
 
 
-def _combine(batch: bool, job_edge: JobEdge, stream_graph: StreamGraph) -> OperatorSpec | None:
+def _combine(batch: bool, job_edge: JobEdge, stream_graph: StreamGraph) -> NodePlan | None:
     if not batch or job_edge.ship_strategy != HASH:
         return None
     consumer = stream_graph.node(job_edge.stream_edge.target_id)
     if consumer.operator is None or not implementation(consumer.operator.kind).combinable:
         return None
-    return consumer.operator
+    return _node_plan(consumer)
 
 
 def channel_orders(graph: ExecutionGraph, plans: dict[str, VertexPlan]) -> dict[str, ChannelOrder]:
@@ -205,3 +218,47 @@ def channel_orders(graph: ExecutionGraph, plans: dict[str, VertexPlan]) -> dict[
         )
         for vertex_id, plan in plans.items()
     }
+
+
+def pickle_plan(plan: VertexPlan, dumps: Callable[[Any], bytes]) -> bytes:
+    """``dumps(plan)``: what an executor ships to the vertex's tasks. A user function that
+    cannot be pickled raises :class:`NotSerializableError` naming its operator (or key_by),
+    the line that created it and what in it cannot be pickled."""
+    try:
+        return dumps(plan)
+    except Exception as error:
+        raise _not_serializable(plan, dumps, error) from None
+
+
+def _not_serializable(plan: VertexPlan, dumps: Callable[[Any], bytes], error: Exception) -> NotSerializableError:
+    # Per user function: who wrote it, where, its description, and what holds it.
+    suspects: list[tuple[str, str | None, str, Any]] = []
+    for node in plan.nodes.values():
+        suspects.append(_operator_suspect(node))
+        for edge in node.edges:
+            method = "partition_custom()" if edge.custom_function is not None else "key_by()"
+            suspects.append(
+                (f"{method} was called", edge.call_site, f"the key selector of {method}", edge.key_selector)
+            )
+            suspects.append(
+                (f"{method} was called", edge.call_site, f"the partitioner of {method}", edge.custom_function)
+            )
+            if edge.combine is not None:
+                suspects.append(_operator_suspect(edge.combine))
+    for written, call_site, what, holder in suspects:
+        try:
+            dumps(holder)
+        except Exception as cause:
+            where = with_source_lines(call_site_frame(call_site, written))
+            return NotSerializableError(
+                f"The implementation of {what} is not serializable. The object probably contains or references "
+                f"non serializable fields: {unpicklable_part(holder, dumps, what)} ({describe(cause)}).\n"
+                + "".join(f"{line}\n" for line in where)
+                + "Spark ships every function to its tasks by pickling it: create such objects inside the function, "
+                "or in its open()."
+            )
+    return NotSerializableError(f"The tasks of {plan.name!r} cannot be pickled: {describe(error)}")
+
+
+def _operator_suspect(node: NodePlan) -> tuple[str, str | None, str, Any]:
+    return (f"operator {node.name!r} was created", node.call_site, f"the function of {node.name!r}", node.operator)

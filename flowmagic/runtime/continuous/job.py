@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowmagic.errors import JobError, JobFailedError
+from flowmagic.errors import JobCancelledError, JobError, JobFailedError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction, is_bounded_source
@@ -44,7 +44,7 @@ from flowmagic.runtime.continuous.state_store import (
 )
 from flowmagic.runtime.failures import failure_message
 from flowmagic.runtime.metrics import JobMonitor
-from flowmagic.runtime.plan import VertexPlan, build_plans
+from flowmagic.runtime.plan import VertexPlan, build_plans, pickle_plan
 from flowmagic.runtime.result import JobResult
 
 __all__ = ["CheckpointStats", "CollectedRecords", "ContinuousJob", "EpochOutput", "JobStatus"]
@@ -207,11 +207,16 @@ class ContinuousJob:
 
     def start(self) -> ContinuousJob:
         """Start the micro-batch loop (returns at once; the job runs in Spark's stream thread)."""
+        from pyspark import cloudpickle
         from pyspark.sql import functions
 
         from flowmagic.runtime.spark.session import get_spark_session
         from flowmagic.runtime.spark.shipping import ship_flowmagic
 
+        # Every epoch ships the plans again: a function that cannot be pickled is named now,
+        # once, rather than by PySpark in the stream's thread.
+        for plan in self.plans.values():
+            pickle_plan(plan, cloudpickle.dumps)
         session = get_spark_session(self.spark)
         ship_flowmagic(session.sparkContext, arrow=True)
         frames = [source_frame(session, SourceDescriptor("clock", _CLOCK_SOURCE, 1))]
@@ -652,15 +657,19 @@ class CollectedRecords:
     def __next__(self) -> Any:
         job = self._job
         assert job is not None, "attach() the job first"
-        while not self._pending:
-            if job.status.is_globally_terminal and self._queue.empty():
-                if job.status is JobStatus.FAILED and job.error is not None:
-                    raise job.error
-                raise StopIteration
-            try:
-                self._pending = self._queue.get(timeout=0.2)
-            except queue.Empty:
-                continue
+        try:
+            while not self._pending:
+                if job.status.is_globally_terminal and self._queue.empty():
+                    if job.status is JobStatus.FAILED and job.error is not None:
+                        raise job.error
+                    raise StopIteration
+                try:
+                    self._pending = self._queue.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+        except KeyboardInterrupt:
+            job.cancel()
+            raise JobCancelledError(f"Job {job.graph.job_name!r} was cancelled.") from None
         return self._pending.pop(0)
 
     def close(self) -> None:

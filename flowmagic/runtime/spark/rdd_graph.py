@@ -66,7 +66,7 @@ def build_rdds(
                 terminal.append(output.mapPartitions(SlotFilter(RESULT_SLOT)))
                 continue
             only = len(plan.out_edges) == 1 and not results
-            inputs[consumer].append(output.mapPartitions(Frames(None if only else edge.slot, orders[consumer])))
+            inputs[consumer].append(output.mapPartitions(Frames(plan, edge.slot, orders[consumer], every_item=only)))
         if results:
             terminal.append(output.mapPartitions(SlotFilter(RESULT_SLOT)))
     return terminal[0] if len(terminal) == 1 else sc.union(terminal)

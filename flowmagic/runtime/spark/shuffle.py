@@ -7,26 +7,46 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
+from flowmagic.runtime.failures import unpicklable_records
+from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import BATCH_SIZE
+from flowmagic.runtime.spark.subtask import failure_marker
 from flowmagic.runtime.wire import VALUES, ChannelOrder, pickle_records
 
 __all__ = ["Frames", "SlotFilter", "exchange", "lines_as_items"]
 
 
 class Frames:
-    """A producer's items of one exchange as Spark's PairwiseRDD wants them: a Long key,
-    then the pickled item, for every item."""
+    """A producer's items of one exchange (``slot``, or every item when None) as Spark's
+    PairwiseRDD wants them: a Long key, then the pickled item, for every item."""
 
-    def __init__(self, slot: int | None, order: ChannelOrder):
-        self.slot = slot
+    def __init__(self, plan: VertexPlan, slot: int, order: ChannelOrder, *, every_item: bool):
+        self.slot = None if every_item else slot
         self.order = order
+        # What a record that cannot be pickled is reported with (the plan itself is not kept:
+        # it would be shipped again with this function).
+        producer = plan.nodes[plan.out_edges[slot].source_node]
+        self.operator, self.call_site = producer.name, producer.call_site
+        self.vertex, self.parallelism = plan.name, plan.parallelism
 
     def __call__(self, items: Iterator[Any]) -> Iterator[bytes]:
         slot, order, pack = self.slot, self.order, struct.Struct("!q").pack
         for item_slot, key, payload in items:
             if slot is None or item_slot == slot:
                 yield pack(order(key))
-                yield pickle_records((key, payload))
+                try:
+                    frame = pickle_records((key, payload))
+                except Exception as error:
+                    raise RuntimeError(failure_marker(self._unpicklable(error, payload))) from None
+                yield frame
+
+    def _unpicklable(self, error: Exception, payload: Any) -> dict[str, Any]:
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        index, attempt = (context.partitionId(), context.attemptNumber()) if context is not None else (0, 0)
+        subtask = f"{self.vertex} ({index + 1}/{self.parallelism})"
+        return unpicklable_records(error, payload, self.operator, self.call_site, subtask, attempt, pickle_records)
 
 
 class SlotFilter:

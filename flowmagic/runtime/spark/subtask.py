@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -11,7 +12,7 @@ from flowmagic.graph.execution_graph import ExecutionState
 from flowmagic.runtime.failures import user_failure
 from flowmagic.runtime.metrics import JobMonitor, Reporter
 from flowmagic.runtime.operator import UserFunctionError
-from flowmagic.runtime.plan import VertexPlan
+from flowmagic.runtime.plan import VertexPlan, pickle_plan
 from flowmagic.runtime.task import SubtaskStats, run_subtask
 
 __all__ = ["SubtaskFunction", "failure_from", "failure_marker"]
@@ -27,6 +28,16 @@ class SubtaskFunction:
         self.plan = plan
         self.address = address
         self.secret = secret
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The plan is pickled here, so that a user function that cannot be pickled is named
+        # (by a NotSerializableError, which Spark's serializer lets through unprinted).
+        from pyspark import cloudpickle
+
+        return {**vars(self), "plan": pickle_plan(self.plan, cloudpickle.dumps)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        vars(self).update(state, plan=pickle.loads(state["plan"]))
 
     def __call__(self, index: int, items: Iterator[Any]) -> Iterator[Any]:
         from pyspark import TaskContext
