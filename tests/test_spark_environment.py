@@ -15,9 +15,6 @@ from pathlib import Path
 
 import pytest
 
-import flowmagic
-from flowmagic.runtime.spark import get_spark_session
-
 ROOT = Path(__file__).resolve().parent.parent
 e2e = pytest.mark.e2e
 
@@ -135,13 +132,33 @@ def test_workers_of_another_python_version_fail_with_the_fix(tmp_path) -> None:
     assert f"PYSPARK_PYTHON={sys.executable}" in outcome["message"]
 
 
+_CONNECT = """
+import json
+import flowmagic
+from pyspark.sql import SparkSession
+
+session = SparkSession.builder.remote("local[1]").getOrCreate()
+assert type(session).__module__ == "pyspark.sql.connect.session", type(session)
+env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+env.from_collection([1, 2]).print()
+try:
+    env.execute(spark=session)
+    print(json.dumps({"type": None}))
+except flowmagic.FlowError as error:
+    print(json.dumps({"type": type(error).__name__, "message": str(error)}))
+finally:
+    session.stop()
+"""
+
+
+@e2e
 def test_a_spark_connect_session_is_refused_with_what_is_needed() -> None:
-    # Spark Connect's session class lives in pyspark.sql.connect (and needs grpc to import).
-    connect_session = type("SparkSession", (), {"__module__": "pyspark.sql.connect.session"})()
-    with pytest.raises(flowmagic.errors.SparkEnvironmentError, match="Spark Connect") as raised:
-        get_spark_session(connect_session)
-    assert "RDD API" in str(raised.value)
-    assert "classic SparkSession" in str(raised.value)
+    # A real Spark Connect session: a local Connect server and its gRPC client.
+    run = subprocess.run([sys.executable, "-c", _CONNECT], capture_output=True, text=True, timeout=300)
+    outcome = _last_json(run)
+    assert outcome["type"] == "SparkEnvironmentError", outcome
+    assert "Spark Connect" in outcome["message"] and "RDD API" in outcome["message"]
+    assert "classic SparkSession" in outcome["message"]
 
 
 _EMBEDDED = """
