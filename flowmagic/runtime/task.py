@@ -160,6 +160,8 @@ class Subtask:
         #: restored from an epoch's snapshot goes on counting from there).
         self.records_in_before = 0
         self.records_out_before = 0
+        #: Key -> key group of the keys this subtask snapshots (a continuous job's epochs).
+        self.groups_of_keys: dict[Any, int] = {}
         self.pacer = _Pacer()
         # BATCH keyed input is held until it is complete, then replayed key by key.
         self.sorter = SortedInputs(plan.sorted_inputs, self.chain.head) if plan.sorted_inputs else None

@@ -96,7 +96,15 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
         operator_id = context.operator_ids.get(node_id)
         if entries and operator_id is not None:
             files[operator_id] = write_keyed(
-                context.root, context.folder, operator_id, index, attempt, key_groups, plan.max_parallelism, entries
+                context.root,
+                context.folder,
+                operator_id,
+                index,
+                attempt,
+                key_groups,
+                plan.max_parallelism,
+                entries,
+                subtask.groups_of_keys,
             )
         position = operator.snapshot_progress()
         if position is not None:

@@ -125,11 +125,20 @@ def write_keyed(
     key_groups: range,
     max_parallelism: int,
     entries: dict[Any, dict[str, Any]],
+    groups_of_keys: dict[Any, int] | None = None,
 ) -> StateFile:
-    """Write one subtask's keyed state of one operator, grouped by key group."""
+    """Write one subtask's keyed state of one operator, grouped by key group.
+
+    ``groups_of_keys`` remembers each key's group from epoch to epoch (computing one takes
+    microseconds, which add up at every epoch for a large state).
+    """
+    known = {} if groups_of_keys is None else groups_of_keys
     grouped: dict[int, dict[Any, dict[str, Any]]] = {}
     for key, states in entries.items():
-        grouped.setdefault(assign_to_key_group(key, max_parallelism), {})[key] = states
+        group = known.get(key)
+        if group is None:
+            group = known[key] = assign_to_key_group(key, max_parallelism)
+        grouped.setdefault(group, {})[key] = states
     relative = os.path.join(folder, operator_id, f"{subtask}-{attempt}.pkl")
     path = os.path.join(root, relative)
     os.makedirs(os.path.dirname(path), exist_ok=True)
