@@ -52,11 +52,12 @@ class RecordWriter:
         self.select = self._selector()
         # BATCH pre-aggregation runs the consumer's own operator in this subtask, so that it
         # checks its field and names itself when it fails, as it would after the exchange.
-        # It selects keys as the exchange does, so that a bad key blames the key_by.
+        # Its keys come straight from the key selector (this is the hot loop of a BATCH keyed
+        # job); a failure then checks the batch's keys, so that a bad key blames the key_by.
         self.combiner: Operator | None = None
         if edge.combine is not None:
             node = edge.combine
-            params = {**node.operator.params, "key_selector": self._routable_key}
+            params = {**node.operator.params, "key_selector": self.key_of}
             self.combiner = implementation(node.operator.kind)(node.name, params, owner.task)
             self.combiner.output.batch_targets.append(self.emit_batch)
             self.combiner.output.seal()
@@ -193,7 +194,15 @@ class RecordWriter:
 
     def emit_batch(self, values: list[Any]) -> None:
         if self.combiner is not None:
-            self.combiner.process_batch(values)
+            try:
+                self.combiner.process_batch(values)
+            except Exception:
+                for value in values:
+                    try:
+                        self._routable_key(value)
+                    except KeySelectorError as error:
+                        raise self.owner.fail(error, value) from error
+                raise
             return
         if self.edge.ship_strategy == BROADCAST or any(self.stamped):
             for value in values:
