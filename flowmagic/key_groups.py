@@ -126,8 +126,7 @@ def _rotate_left(value: int, bits: int) -> int:
     return ((value << bits) | (value >> (32 - bits))) & 0xFFFFFFFF
 
 
-def murmur_hash(code: int) -> int:
-    """``MathUtils.murmurHash``: a non-negative int spread from a Java hash code."""
+def _murmur3_pure(code: int) -> int:
     # Murmur3_32 of one 4-byte block, seed 0, in pure Python: executors route keys with it
     # and must need nothing that PySpark does not bring (no C extension such as mmh3).
     k = _multiply(_rotate_left(_multiply(code & 0xFFFFFFFF, 0xCC9E2D51), 15), 0x1B873593)
@@ -138,7 +137,24 @@ def murmur_hash(code: int) -> int:
     h ^= h >> 13
     h = _multiply(h, 0xC2B2AE35)
     h ^= h >> 16
-    mixed = _to_int32(h)
+    return _to_int32(h)
+
+
+def _murmur3_mmh3(code: int) -> int:
+    return int(_mmh3.hash(struct.pack("<i", _to_int32(code)), 0, signed=True))
+
+
+try:
+    import mmh3 as _mmh3
+except ImportError:  # an executor with nothing but PySpark: the pure-Python hash, 3x slower
+    _murmur3 = _murmur3_pure
+else:
+    _murmur3 = _murmur3_mmh3
+
+
+def murmur_hash(code: int) -> int:
+    """``MathUtils.murmurHash``: a non-negative int spread from a Java hash code."""
+    mixed = _murmur3(code)
     if mixed >= 0:
         return mixed
     return 0 if mixed == _INT_MIN else -mixed

@@ -22,6 +22,16 @@ def _python_keys():
         yield kind, value, java_hash, murmur
 
 
+@pytest.mark.parametrize("implementation", ["_murmur3_pure", "_murmur3_mmh3"])
+def test_both_murmur_hashes_match_flinks(implementation, monkeypatch) -> None:
+    # Executors without mmh3 (nothing but PySpark) use the pure-Python one.
+    from flowmagic import key_groups
+
+    monkeypatch.setattr(key_groups, "_murmur3", getattr(key_groups, implementation))
+    for _kind, _value, java_hash, murmur in _python_keys():
+        assert key_groups.murmur_hash(java_hash) == murmur
+
+
 def test_java_hash_codes_and_murmur() -> None:
     checked = 0
     for _kind, value, java_hash, murmur in _python_keys():
