@@ -20,6 +20,7 @@ from flowmagic.api.functions import (
     OutputTag,
     ProcessFunction,
 )
+from flowmagic.api.types import TypeInformation, check_type_info
 from flowmagic.api.watermarks import WatermarkStrategy
 from flowmagic.errors import (
     IncompatibleStreamsError,
@@ -141,6 +142,14 @@ class DataStream:
     def get_execution_environment(self) -> StreamExecutionEnvironment:
         return self._env
 
+    def get_type(self) -> TypeInformation | None:
+        """The record type declared for this stream (``output_type=``, ``type_info=``), or None.
+
+        Types only decide how :meth:`print` writes records (see :mod:`flowmagic.api.types`);
+        an undeclared type prints records as Flink prints their Java values.
+        """
+        return self._env._types.get(self._transformation.id)
+
     def __repr__(self) -> str:
         t = self._transformation
         return f"<{type(self).__name__} {t.name!r} id={t.id} parallelism={t.parallelism}>"
@@ -244,6 +253,7 @@ class DataStream:
         configured: bool = False,
         state_key: Callable[[Any], Any] | None = None,
         description: str | None = None,
+        output_type: TypeInformation | None = None,
     ) -> DataStream:
         t = OneInputTransformation(
             id=self._env._new_id(),
@@ -257,30 +267,38 @@ class DataStream:
             call_site=call_site(),
         )
         self._env._add_operator(t)
+        self._env._declare_type(t, check_type_info(output_type, f"{name} output_type"))
         return (stream_class or DataStream)(self._env, t)
 
     def _state_key(self) -> Callable[[Any], Any] | None:
         return None
 
-    def map(self, function: Callable[[Any], Any]) -> DataStream:
-        """Apply ``function`` to every record."""
+    def map(self, function: Callable[[Any], Any], output_type: TypeInformation | None = None) -> DataStream:
+        """Apply ``function`` to every record; ``output_type`` declares the result's type."""
         _check_callable(function, "map()", "map")
-        return self._one_input("Map", OperatorSpec(OperatorKind.MAP, {"function": function}))
+        return self._one_input("Map", OperatorSpec(OperatorKind.MAP, {"function": function}), output_type=output_type)
 
-    def flat_map(self, function: Callable[[Any], Iterable[Any]]) -> DataStream:
+    def flat_map(
+        self, function: Callable[[Any], Iterable[Any]], output_type: TypeInformation | None = None
+    ) -> DataStream:
         """Apply ``function`` to every record and emit every element of what it returns."""
         _check_callable(function, "flat_map()", "flat_map")
-        return self._one_input("Flat Map", OperatorSpec(OperatorKind.FLAT_MAP, {"function": function}))
+        spec = OperatorSpec(OperatorKind.FLAT_MAP, {"function": function})
+        return self._one_input("Flat Map", spec, output_type=output_type)
 
     def filter(self, function: Callable[[Any], bool]) -> DataStream:
         """Keep the records for which ``function`` is true."""
         _check_callable(function, "filter()", "filter")
-        return self._one_input("Filter", OperatorSpec(OperatorKind.FILTER, {"function": function}))
+        spec = OperatorSpec(OperatorKind.FILTER, {"function": function})
+        return self._one_input("Filter", spec, output_type=self.get_type())
 
-    def process(self, function: Any) -> DataStream:
-        """Call ``function(value, ctx, out)`` per record; ``ctx.output(tag, v)`` emits to a side output."""
+    def process(self, function: Any, output_type: TypeInformation | None = None) -> DataStream:
+        """Call ``function.process_element(value, ctx)`` per record, which returns (or yields)
+        the records to emit, or ``process_element(value, ctx, out)`` calling ``out.collect(v)``;
+        ``ctx.output(tag, v)`` emits to a side output."""
         _check_callable(function, "process()", "process_element")
-        return self._one_input("Process", OperatorSpec(OperatorKind.PROCESS, {"function": function}))
+        spec = OperatorSpec(OperatorKind.PROCESS, {"function": function})
+        return self._one_input("Process", spec, output_type=output_type)
 
     def assign_timestamps_and_watermarks(self, strategy: WatermarkStrategy) -> DataStream:
         """Extract event timestamps and generate watermarks with ``strategy``."""
@@ -290,6 +308,7 @@ class DataStream:
             "Timestamps/Watermarks",
             OperatorSpec(OperatorKind.TIMESTAMPS_WATERMARKS, {"strategy": strategy}),
             parallelism=self._transformation.parallelism,
+            output_type=self.get_type(),
         )
 
     # -- partitioning ---------------------------------------------------------------------
@@ -303,6 +322,7 @@ class DataStream:
             partitioner=partitioner,
             call_site=call_site(),
         )
+        self._env._declare_type(t, self.get_type())
         if stream_class is None:
             return DataStream(self._env, t)
         return stream_class(self._env, t, **kwargs)
@@ -311,9 +331,13 @@ class DataStream:
         """A new partitioning of this stream (Flink's ``setConnectionType``)."""
         return self._partition(partitioner)
 
-    def key_by(self, key_selector: Callable[[Any], Any]) -> KeyedStream:
-        """Partition by key: records with equal keys go to the same subtask (HASH)."""
+    def key_by(self, key_selector: Callable[[Any], Any], key_type: TypeInformation | None = None) -> KeyedStream:
+        """Partition by key: records with equal keys go to the same subtask (HASH).
+
+        ``key_type`` (PyFlink's) is accepted and changes nothing: keys are routed by their
+        Python values, as Flink routes the Java values PyFlink makes of them."""
         _check_callable(key_selector, "key_by()", "get_key")
+        check_type_info(key_type, "key_by() key_type")
         partitioner = Partitioner(HASH, key_selector=key_selector, call_site=call_site())
         return self._partition(partitioner, KeyedStream, key_selector=key_selector)
 
@@ -373,6 +397,7 @@ class DataStream:
             inputs=[self._transformation, *(s._transformation for s in streams)],
             call_site=call_site(),
         )
+        self._env._declare_type(t, self.get_type())
         return DataStream(self._env, t)
 
     def connect(self, stream: DataStream) -> ConnectedStreams:
@@ -395,6 +420,7 @@ class DataStream:
             tag=tag.tag_id,
             call_site=call_site(),
         )
+        self._env._declare_type(t, check_type_info(tag.type_info, "OutputTag type_info"))
         return DataStream(self._env, t)
 
     # -- windows --------------------------------------------------------------------------
@@ -426,17 +452,18 @@ class DataStream:
         self._env._add_operator(t)
         return DataStreamSink(self._env, t)
 
+    def _print(self, name: str, sink_identifier: str | None, stderr: bool) -> DataStreamSink:
+        params = {"identifier": sink_identifier, "stderr": stderr, "type_info": self.get_type()}
+        return self._legacy_sink(name, OperatorSpec(OperatorKind.PRINT, params))
+
     def print(self, sink_identifier: str | None = None) -> DataStreamSink:
-        """Print every record to stdout as ``[id:][subtask+1]> record`` (Flink's format)."""
-        return self._legacy_sink(
-            "Print to Std. Out", OperatorSpec(OperatorKind.PRINT, {"identifier": sink_identifier, "stderr": False})
-        )
+        """Print every record to stdout as ``[id:][subtask+1]> record`` (Flink's format; the
+        record as :func:`~flowmagic.runtime.records.printed_string` writes its declared type)."""
+        return self._print("Print to Std. Out", sink_identifier, False)
 
     def print_to_err(self, sink_identifier: str | None = None) -> DataStreamSink:
         """Like :meth:`print`, to stderr."""
-        return self._legacy_sink(
-            "Print to Std. Err", OperatorSpec(OperatorKind.PRINT, {"identifier": sink_identifier, "stderr": True})
-        )
+        return self._print("Print to Std. Err", sink_identifier, True)
 
     def add_sink(self, function: Callable[[Any], None]) -> DataStreamSink:
         """Call ``function(record)`` (or ``function.invoke(record)``) for every record."""
@@ -484,16 +511,20 @@ class KeyedStream(DataStream):
     def _state_key(self) -> Callable[[Any], Any] | None:
         return self._key_selector
 
-    def _keyed(self, name: str, kind: OperatorKind, **params: Any) -> DataStream:
-        return self._one_input(name, OperatorSpec(kind, {"key_selector": self._key_selector, **params}))
+    def _keyed(
+        self, name: str, kind: OperatorKind, output_type: TypeInformation | None = None, **params: Any
+    ) -> DataStream:
+        spec = OperatorSpec(kind, {"key_selector": self._key_selector, **params})
+        return self._one_input(name, spec, output_type=output_type)
 
     def _repartition(self, partitioner: Partitioner) -> DataStream:
         # Flink's KeyedStream overrides setConnectionType: its HASH partitioning is what keyed
         # state relies on. key_by() makes a new KeyedStream and stays allowed.
         raise ProgramError("Cannot override partitioning for KeyedStream.")
 
-    def process(self, function: Any) -> DataStream:
-        """Call ``function(value, ctx, out)`` per record with per-key state and timers.
+    def process(self, function: Any, output_type: TypeInformation | None = None) -> DataStream:
+        """Call ``function.process_element(value, ctx)`` (or ``(value, ctx, out)``) per record,
+        with per-key state and timers (``on_timer``).
 
         As in Flink, the function's class names the operator: a plain ``ProcessFunction``
         makes a "Process" operator (keyed state, sorted input in BATCH), a
@@ -501,19 +532,23 @@ class KeyedStream(DataStream):
         """
         _check_callable(function, "process()", "process_element")
         if isinstance(function, ProcessFunction) and not isinstance(function, KeyedProcessFunction):
-            return self._keyed("Process", OperatorKind.PROCESS, function=function)
-        return self._keyed("KeyedProcess", OperatorKind.KEYED_PROCESS, function=function)
+            return self._keyed("Process", OperatorKind.PROCESS, output_type, function=function)
+        return self._keyed("KeyedProcess", OperatorKind.KEYED_PROCESS, output_type, function=function)
 
     def reduce(self, function: Callable[[Any, Any], Any]) -> DataStream:
         """Rolling reduce per key: emits the running result for every record (STREAMING)."""
         _check_callable(function, "reduce()", "reduce")
-        return self._keyed("Keyed Reduce", OperatorKind.KEYED_REDUCE, function=function)
+        return self._keyed("Keyed Reduce", OperatorKind.KEYED_REDUCE, self.get_type(), function=function)
 
     def _aggregate(self, aggregation: str, position: int | str) -> DataStream:
         if isinstance(position, bool) or not isinstance(position, (int, str)):
             raise ProgramError(f"{aggregation}() expects a field position (int) or name (str), got {position!r}.")
         return self._keyed(
-            "Keyed Aggregation", OperatorKind.KEYED_AGGREGATION, aggregation=aggregation, position=position
+            "Keyed Aggregation",
+            OperatorKind.KEYED_AGGREGATION,
+            self.get_type(),
+            aggregation=aggregation,
+            position=position,
         )
 
     def sum(self, position: int | str = 0) -> DataStream:
@@ -563,7 +598,7 @@ class ConnectedStreams:
     def _keys(self) -> tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]:
         return self.first._state_key(), self.second._state_key()
 
-    def _two_input(self, name: str, operator: OperatorSpec) -> DataStream:
+    def _two_input(self, name: str, operator: OperatorSpec, output_type: TypeInformation | None) -> DataStream:
         key1, key2 = self._keys()
         t = TwoInputTransformation(
             id=self._env._new_id(),
@@ -576,31 +611,54 @@ class ConnectedStreams:
             call_site=call_site(),
         )
         self._env._add_operator(t)
+        self._env._declare_type(t, check_type_info(output_type, f"{name} output_type"))
         return DataStream(self._env, t)
 
-    def key_by(self, key_selector1: Callable[[Any], Any], key_selector2: Callable[[Any], Any]) -> ConnectedStreams:
+    def key_by(
+        self,
+        key_selector1: Callable[[Any], Any],
+        key_selector2: Callable[[Any], Any],
+        key_type: TypeInformation | None = None,
+    ) -> ConnectedStreams:
         """Key both inputs, so that the operator sees matching keys of both in one subtask."""
+        check_type_info(key_type, "key_by() key_type")
         return ConnectedStreams(self._env, self.first.key_by(key_selector1), self.second.key_by(key_selector2))
 
-    def map(self, function1: Callable[[Any], Any], function2: Callable[[Any], Any] | None = None) -> DataStream:
-        """``function1`` maps the first input, ``function2`` the second (or one object with map1/map2)."""
+    def map(
+        self,
+        function1: Callable[[Any], Any],
+        function2: Callable[[Any], Any] | TypeInformation | None = None,
+        output_type: TypeInformation | None = None,
+    ) -> DataStream:
+        """``function1`` maps the first input, ``function2`` the second, or one object with
+        map1/map2 (then, as in PyFlink, the second argument may be the ``output_type``)."""
+        function2, output_type = _type_in_second_place(function2, output_type)
         functions = _pair(function1, function2, "map", ("map1", "map2"))
-        return self._two_input("Co-Map", OperatorSpec(OperatorKind.CO_MAP, {"functions": functions}))
+        spec = OperatorSpec(OperatorKind.CO_MAP, {"functions": functions})
+        return self._two_input("Co-Map", spec, output_type)
 
     def flat_map(
-        self, function1: Callable[[Any], Iterable[Any]], function2: Callable[[Any], Iterable[Any]] | None = None
+        self,
+        function1: Callable[[Any], Iterable[Any]],
+        function2: Callable[[Any], Iterable[Any]] | TypeInformation | None = None,
+        output_type: TypeInformation | None = None,
     ) -> DataStream:
         """Like :meth:`map`, each function returning an iterable of records."""
+        function2, output_type = _type_in_second_place(function2, output_type)
         functions = _pair(function1, function2, "flat_map", ("flat_map1", "flat_map2"))
-        return self._two_input("Co-Flat Map", OperatorSpec(OperatorKind.CO_FLAT_MAP, {"functions": functions}))
+        spec = OperatorSpec(OperatorKind.CO_FLAT_MAP, {"functions": functions})
+        return self._two_input("Co-Flat Map", spec, output_type)
 
-    def process(self, function1: Any, function2: Any = None) -> DataStream:
-        """``function(value, ctx, out)`` per input (or one object with process_element1/2).
+    def process(self, function1: Any, function2: Any = None, output_type: TypeInformation | None = None) -> DataStream:
+        """``process_element1/2(value, ctx)`` returning (or yielding) records, or
+        ``(value, ctx, out)``: one function per input, or one object with both methods
+        (then the second argument may be the ``output_type``, as in PyFlink).
 
         As in Flink, a ``KeyedCoProcessFunction`` makes "Co-Keyed-Process" and needs both
         inputs keyed; a plain ``CoProcessFunction`` makes "Co-Process" (with keyed state and
         timers when both inputs are keyed). Two plain callables are named by the inputs.
         """
+        function2, output_type = _type_in_second_place(function2, output_type)
         functions = _pair(function1, function2, "process", ("process_element1", "process_element2"))
         key1, key2 = self._keys()
         both_keyed = key1 is not None and key2 is not None
@@ -612,8 +670,18 @@ class ConnectedStreams:
         name = "Co-Process" if plain or not both_keyed else "Co-Keyed-Process"
         if both_keyed:
             params = {"functions": functions, "key_selectors": (key1, key2)}
-            return self._two_input(name, OperatorSpec(OperatorKind.CO_KEYED_PROCESS, params))
-        return self._two_input(name, OperatorSpec(OperatorKind.CO_PROCESS, {"functions": functions}))
+            return self._two_input(name, OperatorSpec(OperatorKind.CO_KEYED_PROCESS, params), output_type)
+        return self._two_input(name, OperatorSpec(OperatorKind.CO_PROCESS, {"functions": functions}), output_type)
+
+
+def _type_in_second_place(function2: Any, output_type: Any) -> tuple[Any, Any]:
+    """PyFlink's ``connected.map(co_function, output_type)``: a type where flowmagic's
+    two-function form has its second function."""
+    if isinstance(function2, TypeInformation):
+        if output_type is not None:
+            raise ProgramError("output_type given twice (as the second argument and by name).")
+        return None, function2
+    return function2, output_type
 
 
 def _pair(function1: Any, function2: Any, method: str, names: tuple[str, str]) -> tuple[Any, Any]:

@@ -18,6 +18,7 @@ from flowmagic.api.datastream import (
     check_parallelism,
 )
 from flowmagic.api.time import to_millis_text
+from flowmagic.api.types import TypeInformation, Types, check_type_info
 from flowmagic.compile.config import PipelineConfig, RuntimeExecutionMode
 from flowmagic.errors import ProgramError
 from flowmagic.graph.execution_graph import ExecutionGraph
@@ -53,6 +54,8 @@ class StreamExecutionEnvironment:
         self._runtime_mode = RuntimeExecutionMode.STREAMING
         self._last_id = 0
         self._transformations: list[Transformation] = []
+        #: The declared record type of each transformation that has one, by id.
+        self._types: dict[int, TypeInformation] = {}
         self._checkpoint_config = CheckpointConfig()
         self._savepoint_path: str | None = None
         self._allow_non_restored_state = False
@@ -177,6 +180,10 @@ class StreamExecutionEnvironment:
     def _add_operator(self, transformation: Transformation) -> None:
         self._transformations.append(transformation)
 
+    def _declare_type(self, transformation: Transformation, type_info: TypeInformation | None) -> None:
+        if type_info is not None:
+            self._types[transformation.id] = type_info
+
     @property
     def transformations(self) -> list[Transformation]:
         """The operators and sinks registered so far, in creation order."""
@@ -194,6 +201,7 @@ class StreamExecutionEnvironment:
         legacy: bool = False,
         non_parallel: bool = False,
         max_parallelism: int = -1,
+        output_type: TypeInformation | None = None,
     ) -> DataStream:
         t = SourceTransformation(
             id=self._new_id(),
@@ -208,22 +216,27 @@ class StreamExecutionEnvironment:
             legacy=legacy,
             call_site=call_site(),
         )
+        self._declare_type(t, output_type)
         return DataStream(self, t)
 
-    def from_collection(self, collection: Iterable[Any], type_info: Any = None) -> DataStream:
-        """A bounded source of the given records, at parallelism 1."""
+    def from_collection(self, collection: Iterable[Any], type_info: TypeInformation | None = None) -> DataStream:
+        """A bounded source of the given records, at parallelism 1; ``type_info`` declares their type."""
+        check_type_info(type_info, "from_collection() type_info")
         if isinstance(collection, (str, bytes)) or not isinstance(collection, Iterable):
             raise ProgramError(f"from_collection() expects a list or other collection of records, got {collection!r}.")
         data = list(collection)
         if not data:
             raise ProgramError("Collection must not be empty")
         return self._source(
-            "Collection Source", OperatorSpec(OperatorKind.SOURCE_COLLECTION, {"data": data}), parallelism=1
+            "Collection Source",
+            OperatorSpec(OperatorKind.SOURCE_COLLECTION, {"data": data}),
+            parallelism=1,
+            output_type=type_info,
         )
 
-    def from_elements(self, *elements: Any) -> DataStream:
-        """``from_collection(elements)``."""
-        return self.from_collection(elements)
+    def from_elements(self, *elements: Any, type_info: TypeInformation | None = None) -> DataStream:
+        """``from_collection(elements, type_info)``."""
+        return self.from_collection(elements, type_info)
 
     def from_sequence(self, start: int, end: int) -> DataStream:
         """The numbers ``start..end`` (inclusive), split over the env parallelism."""
@@ -232,7 +245,8 @@ class StreamExecutionEnvironment:
                 raise ProgramError(f"from_sequence() expects ints, got {value!r}.")
         if start > end:
             raise ProgramError("Start of sequence must not be greater than the end")
-        return self._source("Sequence Source", OperatorSpec(OperatorKind.SOURCE_SEQUENCE, {"start": start, "end": end}))
+        spec = OperatorSpec(OperatorKind.SOURCE_SEQUENCE, {"start": start, "end": end})
+        return self._source("Sequence Source", spec, output_type=Types.LONG())
 
     def read_text_file(self, path: str, charset_name: str = "UTF-8") -> DataStream:
         """The lines of a text file (or a directory of them), as Flink 1.x's ``readTextFile``.
@@ -261,6 +275,7 @@ class StreamExecutionEnvironment:
             call_site=call_site(),
         )
         self._add_operator(reader)
+        self._declare_type(reader, Types.STRING())
         return DataStream(self, reader)
 
     def socket_text_stream(self, hostname: str, port: int, delimiter: str = "\n", max_retry: int = 0) -> DataStream:
@@ -277,6 +292,7 @@ class StreamExecutionEnvironment:
             bounded=False,
             legacy=True,
             non_parallel=True,
+            output_type=Types.STRING(),
         )
 
     def from_spark(self, frame: Any, source_name: str = "Spark Source") -> DataStream:

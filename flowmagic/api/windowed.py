@@ -13,6 +13,7 @@ from typing import Any
 from flowmagic.api.datastream import DataStream, KeyedStream, _check_callable, call_site
 from flowmagic.api.functions import OutputTag, function_name
 from flowmagic.api.time import Duration, to_millis
+from flowmagic.api.types import TypeInformation, check_type_info
 from flowmagic.api.windows import (
     CountEvictor,
     CountTrigger,
@@ -115,48 +116,66 @@ class _Windowed:
             **params,
         }
 
-    def _build(self, params: dict[str, Any], functions: list[str]) -> DataStream:
+    def _build(self, params: dict[str, Any], functions: list[str], output_type: TypeInformation | None) -> DataStream:
         raise NotImplementedError
 
     # -- window functions -----------------------------------------------------------------
 
-    def reduce(self, function: Callable[[Any, Any], Any], window_function: Any = None) -> DataStream:
+    def reduce(
+        self,
+        function: Callable[[Any, Any], Any],
+        window_function: Any = None,
+        output_type: TypeInformation | None = None,
+    ) -> DataStream:
         """Incrementally reduce each window.
 
         ``window_function`` may post-process the result: a ProcessWindowFunction (or a plain
         function) ``process(key, context, [result])`` or a WindowFunction
-        ``apply(key, window, [result])``, returning the records to emit.
+        ``apply(key, window, [result])``, returning the records to emit. ``output_type``
+        declares the type of what the window function emits (the input's type without one).
         """
         _check_callable(function, "reduce()", "reduce")
         names = [function_name(function), function_name(window_function) if window_function else self._pass_through]
-        return self._build(self._params("reduce", function=function, window_function=window_function), names)
+        if window_function is None:
+            output_type = self._input.get_type()
+        params = self._params("reduce", function=function, window_function=window_function)
+        return self._build(params, names, output_type)
 
-    def aggregate(self, function: Any, window_function: Any = None) -> DataStream:
+    def aggregate(
+        self,
+        function: Any,
+        window_function: Any = None,
+        accumulator_type: TypeInformation | None = None,
+        output_type: TypeInformation | None = None,
+    ) -> DataStream:
         """Aggregate with an object having ``create_accumulator/add/get_result`` (and ``merge``);
-        ``window_function`` as in :meth:`reduce`."""
+        ``window_function`` as in :meth:`reduce`; ``accumulator_type`` is accepted as PyFlink's."""
+        check_type_info(accumulator_type, "aggregate() accumulator_type")
         for method in ("create_accumulator", "add", "get_result"):
             if not hasattr(function, method):
                 raise ProgramError(f"aggregate() expects an AggregateFunction with {method}(), got {function!r}.")
         names = [function_name(function), function_name(window_function) if window_function else self._pass_through]
-        return self._build(self._params("aggregate", function=function, window_function=window_function), names)
+        params = self._params("aggregate", function=function, window_function=window_function)
+        return self._build(params, names, output_type)
 
-    def process(self, function: Any) -> DataStream:
-        """Call ``function(key, context, elements)`` (or ``.process(...)``) once per window firing;
-        it returns (or yields) the records to emit. ``context.window()`` is the window."""
+    def process(self, function: Any, output_type: TypeInformation | None = None) -> DataStream:
+        """Call ``function.process(key, context, elements)`` once per window firing; it returns
+        (or yields) the records to emit, or takes a fourth argument ``out`` and calls
+        ``out.collect(v)``. ``context.window()`` is the window."""
         _check_callable(function, "process()", "process")
-        return self._build(self._params("process", function=function), [function_name(function)])
+        return self._build(self._params("process", function=function), [function_name(function)], output_type)
 
-    def apply(self, function: Any) -> DataStream:
-        """Call ``function(key, window, elements)`` (or ``.apply(...)``) once per window firing;
-        it returns (or yields) the records to emit."""
+    def apply(self, function: Any, output_type: TypeInformation | None = None) -> DataStream:
+        """Call ``function.apply(key, window, inputs)`` once per window firing; it returns (or
+        yields) the records to emit, or takes a fourth argument ``out``."""
         _check_callable(function, "apply()", "apply")
-        return self._build(self._params("apply", function=function), [function_name(function)])
+        return self._build(self._params("apply", function=function), [function_name(function)], output_type)
 
     def _aggregation(self, aggregation: str, position: int | str) -> DataStream:
         if isinstance(position, bool) or not isinstance(position, (int, str)):
             raise ProgramError(f"{aggregation}() expects a field position (int) or name (str), got {position!r}.")
         params = self._params("aggregation", aggregation=aggregation, position=position)
-        return self._build(params, [_AGGREGATOR_CLASS[aggregation], self._pass_through])
+        return self._build(params, [_AGGREGATOR_CLASS[aggregation], self._pass_through], self._input.get_type())
 
     def sum(self, position: int | str = 0) -> DataStream:
         """Sum of field ``position`` per window."""
@@ -199,10 +218,11 @@ class WindowedStream(_Windowed):
         _check_count(slide, "count window slide")
         return stream.evictor(CountEvictor.of(size)).trigger(CountTrigger.of(slide))
 
-    def _build(self, params: dict[str, Any], functions: list[str]) -> DataStream:
+    def _build(self, params: dict[str, Any], functions: list[str], output_type: TypeInformation | None) -> DataStream:
         keyed: KeyedStream = self._input  # type: ignore[assignment]
         spec = OperatorSpec(OperatorKind.WINDOW, {**params, "key_selector": keyed.key_selector})
-        return keyed._one_input(type(self._assigner).__name__, spec, description=self._description(functions))
+        name = type(self._assigner).__name__
+        return keyed._one_input(name, spec, description=self._description(functions), output_type=output_type)
 
 
 class AllWindowedStream(_Windowed):
@@ -226,7 +246,7 @@ class AllWindowedStream(_Windowed):
             parts.append(self._evictor.class_name)
         return f"TriggerWindow({', '.join(parts + functions)})"
 
-    def _build(self, params: dict[str, Any], functions: list[str]) -> DataStream:
+    def _build(self, params: dict[str, Any], functions: list[str], output_type: TypeInformation | None) -> DataStream:
         env = self._input.get_execution_environment()
         # Flink keys the stream by a constant (NullByteKeySelector) so that one subtask sees all.
         keyed_by_null = PartitionTransformation(
@@ -252,6 +272,7 @@ class AllWindowedStream(_Windowed):
             non_parallel=True,
         )
         env._add_operator(t)
+        env._declare_type(t, check_type_info(output_type, "window output_type"))
         return DataStream(env, t)
 
 

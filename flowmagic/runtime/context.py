@@ -7,6 +7,7 @@ Mirrors PyFlink's ``RuntimeContext``, ``ValueState``/``ListState``/``MapState``,
 from __future__ import annotations
 
 import heapq
+import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -22,6 +23,8 @@ __all__ = [
     "TimerService",
     "adapt",
     "emit_all",
+    "takes_collector",
+    "with_collector",
 ]
 
 
@@ -39,6 +42,40 @@ def emit_all(result: Any, collect: Callable[[Any], None]) -> None:
         return
     for value in result:
         collect(value)
+
+
+def takes_collector(function: Any, arguments: int) -> bool:
+    """Whether ``function`` takes an ``out`` collector after its ``arguments`` (Flink's Java
+    style: ``process_element(value, ctx, out)``) instead of returning or yielding its records
+    (PyFlink's: ``process_element(value, ctx)``). A signature that cannot tell (``*args``,
+    a builtin) keeps the collector, flowmagic's first style."""
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    if any(parameter.kind is inspect.Parameter.VAR_POSITIONAL for parameter in parameters):
+        return True
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(parameter.kind in positional for parameter in parameters) > arguments
+
+
+class _DropCollector:
+    """A PyFlink-style function called as a collector-style one: the ``out`` is left out
+    and the records it returns (or yields) are emitted by the caller."""
+
+    __slots__ = ("function",)
+
+    def __init__(self, function: Callable[..., Any]):
+        self.function = function
+
+    def __call__(self, *arguments: Any) -> Any:
+        return self.function(*arguments[:-1])
+
+
+def with_collector(function: Callable[..., Any], arguments: int) -> Callable[..., Any]:
+    """``function`` callable with its ``arguments`` and an ``out`` last, whichever style it
+    has (see :func:`takes_collector`); decided once, when the operator is made."""
+    return function if takes_collector(function, arguments) else _DropCollector(function)
 
 
 class KeyedStateBackend:

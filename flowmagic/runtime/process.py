@@ -1,4 +1,9 @@
-"""Process functions: ``process_element(value, ctx, out)``, with state and timers on keyed streams."""
+"""Process functions, with state and timers on keyed streams.
+
+A function either returns (or yields) its records, as in PyFlink (``process_element(value,
+ctx)``, ``on_timer(timestamp, ctx)``), or emits them through a collector, as in Flink's Java
+API (``process_element(value, ctx, out)``); its signature says which.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.context import ProcessContext, TimerService, emit_all
+from flowmagic.runtime.context import ProcessContext, TimerService, emit_all, with_collector
 from flowmagic.runtime.operator import TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import register
@@ -44,7 +49,12 @@ class ProcessOperator(FunctionOperator):
         # Every function may read the time; registering timers needs a keyed timer service.
         self.timers = TimerService(self.backend if self.keyed_timers else None, task.clock)
         self.context = ProcessContext(self._side, self.timers, self.backend)
-        self.on_timer = getattr(self.user_function, "on_timer", None)
+        self.function = with_collector(self.function, 2)
+        self.on_timer = self._timer_function(getattr(self.user_function, "on_timer", None))
+
+    @staticmethod
+    def _timer_function(on_timer: Any) -> Any:
+        return None if on_timer is None else with_collector(on_timer, 2)
 
     def _side(self, tag: str, value: Any, timestamp: int | None) -> None:
         self.output.side(tag, value, timestamp)

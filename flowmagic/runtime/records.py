@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["BATCH_SIZE", "MAX_WATERMARK", "MIN_WATERMARK", "java_string"]
+from flowmagic.api.types import PICKLED, Row
+
+__all__ = ["BATCH_SIZE", "MAX_WATERMARK", "MIN_WATERMARK", "java_string", "printed_string"]
 
 #: Long.MIN_VALUE / Long.MAX_VALUE: "no watermark yet" and "end of input".
 MIN_WATERMARK = -(1 << 63)
@@ -22,7 +24,8 @@ def java_string(value: Any) -> str:
 
     Tuples print as Flink's ``TupleN`` (``(a,1)``), lists as ``java.util.List``
     (``[a, 1]``), dicts as ``java.util.Map`` (``{k=v}``), None as ``null``, booleans as
-    ``true``/``false`` and floats like ``Double.toString`` for ordinary magnitudes.
+    ``true``/``false``, floats like ``Double.toString`` for ordinary magnitudes and a
+    :class:`~flowmagic.api.types.Row` as Flink's ``Row`` (``+I[a,1]``, as PyFlink prints it).
     """
     if value is None:
         return "null"
@@ -40,6 +43,15 @@ def java_string(value: Any) -> str:
         return "(" + ",".join(java_string(v) for v in value) + ")"
     if isinstance(value, list):
         return "[" + ", ".join(java_string(v) for v in value) + "]"
+    if isinstance(value, Row):
+        return value.get_row_kind().short_string + "[" + ",".join(java_string(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{java_string(k)}={java_string(v)}" for k, v in value.items()) + "}"
     return str(value)
+
+
+def printed_string(value: Any, type_info: Any) -> str:
+    """How the print sink writes a record of the declared ``type_info``: PyFlink prints a
+    record it keeps pickled (``Types.PICKLED_BYTE_ARRAY()``) as ``str(record)``, and a typed
+    one as its Java value (:func:`java_string`), which is also flowmagic's default."""
+    return str(value) if type_info == PICKLED else java_string(value)

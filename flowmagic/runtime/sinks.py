@@ -25,7 +25,7 @@ from typing import Any, TextIO
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt
 from flowmagic.runtime.operator import Operator, TaskInfo
-from flowmagic.runtime.records import java_string
+from flowmagic.runtime.records import printed_string
 from flowmagic.runtime.registry import implementation, register
 from flowmagic.runtime.result import JobResult
 
@@ -66,18 +66,19 @@ class PrintSink(_Sink):
             prefix = f"{prefix}:{task.index + 1}" if prefix else str(task.index + 1)
         self.prefix = f"{prefix}> " if prefix else ""
         self.stderr = bool(params.get("stderr"))
+        self.type_info = params.get("type_info")
 
     @staticmethod
     def deliver(result: JobResult, node_id: int, payload: Any) -> None:
         result.printed.append(payload)
 
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
-        self.emit_result((self.stderr, self.prefix + java_string(value)))
+        self.emit_result((self.stderr, self.prefix + printed_string(value, self.type_info)))
 
     def process_batch(self, values: list[Any]) -> None:
-        prefix, stderr, emit = self.prefix, self.stderr, self.emit_result
+        prefix, stderr, emit, type_info = self.prefix, self.stderr, self.emit_result, self.type_info
         for value in values:
-            emit((stderr, prefix + java_string(value)))
+            emit((stderr, prefix + printed_string(value, type_info)))
 
 
 @register(OperatorKind.COLLECT)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.context import emit_all
+from flowmagic.runtime.context import emit_all, with_collector
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.process import ProcessOperator
 from flowmagic.runtime.registry import register
@@ -58,7 +58,8 @@ class CoFlatMapOperator(_TwoInputOperator):
 
 @register(OperatorKind.CO_PROCESS, OperatorKind.CO_KEYED_PROCESS)
 class CoProcessOperator(ProcessOperator):
-    """``process_element1/2(value, ctx, out)``; keyed (state and timers) when both inputs are keyed."""
+    """``process_element1/2(value, ctx)`` or ``(value, ctx, out)``; keyed (state and timers)
+    when both inputs are keyed."""
 
     keyed_timers = True
 
@@ -68,11 +69,11 @@ class CoProcessOperator(ProcessOperator):
         if "key_selectors" in params:
             params["key_selector"] = params["key_selectors"][0]
         super().__init__(name, params, task)
-        self.functions: tuple[Any, ...] = (None, first, second)
+        self.functions: tuple[Any, ...] = (None, with_collector(first, 2), with_collector(second, 2))
         self.user_functions = owners(first, second)
         self.key_selectors = params.get("key_selectors", (None, None))
         owner = getattr(first, "__self__", None)
-        self.on_timer = getattr(owner, "on_timer", None) if owner is not None else None
+        self.on_timer = self._timer_function(getattr(owner, "on_timer", None) if owner is not None else None)
 
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
         context = self.context

@@ -13,7 +13,7 @@ import heapq
 from typing import Any
 
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.context import adapt, emit_all
+from flowmagic.runtime.context import adapt, emit_all, takes_collector
 from flowmagic.runtime.keyed_aggregation import aggregation_function
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
@@ -46,6 +46,18 @@ class WindowContext:
 
     def current_processing_time(self) -> int:
         return self._operator.task.clock.now()
+
+
+class _ListCollector:
+    """The ``out`` of a collector-style window function: its records, emitted after it returns."""
+
+    __slots__ = ("records",)
+
+    def __init__(self) -> None:
+        self.records: list[Any] = []
+
+    def collect(self, value: Any) -> None:
+        self.records.append(value)
 
 
 @register(OperatorKind.WINDOW)
@@ -83,6 +95,15 @@ class WindowOperator(Operator):
             self.reduce = adapt(self.function, "reduce")
         self.late_records_dropped = 0
         self.user_functions = tuple(f for f in (self.function, self.window_function) if f is not None)
+        # Which window functions take an ``out`` (Java's style) after their arguments
+        # (window_all's have no key), by function: decided once, not per firing.
+        arguments = 2 if self.all_windows else 3
+        window_functions = [self.window_function, self.function if self.kind in ("process", "apply") else None]
+        self.collector_style = {
+            id(f): takes_collector(adapt(f, "apply" if self._is_apply(f) else "process"), arguments)
+            for f in window_functions
+            if f is not None
+        }
 
     # -- elements ---------------------------------------------------------------------------
 
@@ -241,11 +262,14 @@ class WindowOperator(Operator):
         # apply() takes a WindowFunction: apply(key, window, elements); a ProcessWindowFunction
         # (or a plain function given to process() or as a window function) gets the context:
         # process(key, context, elements). window_all drops the key.
-        if self._is_apply(function):
-            apply = adapt(function, "apply")
-            return apply(window, elements) if self.all_windows else apply(key, window, elements)
-        process = adapt(function, "process")
-        return process(self.context, elements) if self.all_windows else process(key, self.context, elements)
+        first = window if self._is_apply(function) else self.context
+        arguments = [first, elements] if self.all_windows else [key, first, elements]
+        call = adapt(function, "apply" if self._is_apply(function) else "process")
+        if not self.collector_style[id(function)]:
+            return call(*arguments)
+        out = _ListCollector()
+        call(*arguments, out)
+        return out.records
 
     def _is_apply(self, function: Any) -> bool:
         if isinstance(function, type):
