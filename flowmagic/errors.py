@@ -12,7 +12,8 @@ message carries Flink's wording so that users can search for it::
     │   ├── IncompatibleStreamsError  union/connect of streams that cannot be combined
     │   ├── KeyedStreamRequiredError  window/reduce/sum... called on a non-keyed stream
     │   ├── InvalidFieldReferenceError  an aggregation's field the records do not have
-    │   └── NotSerializableError      a user function that cannot be pickled for the tasks
+    │   ├── NotSerializableError      a user function that cannot be pickled for the tasks
+    │   └── UnsupportedFeatureError   a PyFlink class or module flowmagic does not have
     ├── GraphError                    a graph cannot be built from the program
     │   ├── ForwardPartitioningError  forward() across different parallelism
     │   ├── HashCollisionError        two operators share a uid
@@ -51,6 +52,7 @@ __all__ = [
     "NotSerializableError",
     "ProgramError",
     "SparkEnvironmentError",
+    "UnsupportedFeatureError",
     "UnsupportedSourceError",
 ]
 
@@ -95,6 +97,15 @@ class NotSerializableError(ProgramError, pickle.PicklingError):
     """A user function that cannot be pickled, so cannot be shipped to the tasks (Flink's
     closure cleaner finds the same when the program is written; flowmagic when the job is
     built). A ``PicklingError`` too, which Spark lets through as it is."""
+
+
+class UnsupportedFeatureError(ProgramError, ImportError):
+    """A part of PyFlink's API that flowmagic does not support; the message says what to use.
+
+    It is an ``ImportError`` so that ``from flowmagic.datastream import X`` fails with this
+    message (an ``AttributeError`` from a module's ``__getattr__`` would be replaced by
+    Python's bare "cannot import name").
+    """
 
 
 class GraphError(FlowError):

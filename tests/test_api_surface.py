@@ -20,10 +20,10 @@ def test_all_is_pinned() -> None:
             "FlatMapFunction", "FlowError", "GlobalWindows", "KeySelector", "KeyedCoProcessFunction",
             "ListStateDescriptor", "MapStateDescriptor", "ValueStateDescriptor",
             "KeyedProcessFunction", "MapFunction", "OutputTag", "Partitioner", "ProcessFunction",
-            "ProcessWindowFunction", "ProcessingTimeSessionWindows", "PurgingTrigger", "ReduceFunction",
+            "ProcessWindowFunction", "ProcessingTimeSessionWindows", "PurgingTrigger", "ReduceFunction", "Row",
             "RuntimeExecutionMode", "SinkFunction", "SlidingEventTimeWindows", "SlidingProcessingTimeWindows",
             "StreamExecutionEnvironment", "Time", "TumblingEventTimeWindows", "TumblingProcessingTimeWindows",
-            "WatermarkStrategy", "WindowFunction", "assign_key_to_parallel_operator", "assign_to_key_group",
+            "Types", "WatermarkStrategy", "WindowFunction", "assign_key_to_parallel_operator", "assign_to_key_group",
             "compute_default_max_parallelism",
         ]
     )  # fmt: skip
@@ -102,6 +102,9 @@ _LAYERS = {
     "graph": 1,
     "compile": 2,
     "api": 3,
+    # PyFlink's module names over the API (flowmagic.datastream, flowmagic.common ...).
+    "common": 3,
+    "datastream": 3,
     "render": 4,
     "runtime": 4,
     "widgets": 5,

@@ -29,6 +29,7 @@ from flowmagic.api.functions import (
 from flowmagic.api.sinks import Encoder, FileSink
 from flowmagic.api.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
 from flowmagic.api.time import Duration, Time
+from flowmagic.api.types import Row, Types
 from flowmagic.api.watermarks import WatermarkStrategy
 from flowmagic.api.windowed import AllWindowedStream, WindowedStream
 from flowmagic.api.windows import (
@@ -80,6 +81,7 @@ __all__ = [
     "ProcessingTimeTrigger",
     "PurgingTrigger",
     "ReduceFunction",
+    "Row",
     "SinkFunction",
     "SlidingEventTimeWindows",
     "SlidingProcessingTimeWindows",
@@ -87,6 +89,7 @@ __all__ = [
     "Time",
     "TumblingEventTimeWindows",
     "TumblingProcessingTimeWindows",
+    "Types",
     "ValueStateDescriptor",
     "WatermarkStrategy",
     "WindowFunction",

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from enum import Enum
+
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError
 
-__all__ = ["CheckpointConfig"]
+__all__ = ["CheckpointConfig", "CheckpointingMode"]
+
+
+class CheckpointingMode(Enum):
+    """Flink's checkpointing guarantee; flowmagic's epochs are always exactly once, so either
+    is accepted by ``enable_checkpointing(interval, mode)``."""
+
+    EXACTLY_ONCE = 0
+    AT_LEAST_ONCE = 1
 
 
 class CheckpointConfig:

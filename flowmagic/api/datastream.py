@@ -143,12 +143,12 @@ class DataStream:
         return self._env
 
     def get_type(self) -> TypeInformation | None:
-        """The record type declared for this stream (``output_type=``, ``type_info=``), or None.
-
-        Types only decide how :meth:`print` writes records (see :mod:`flowmagic.api.types`);
-        an undeclared type prints records as Flink prints their Java values.
-        """
-        return self._env._types.get(self._transformation.id)
+        """The record type declared for this stream (``output_type=``, ``type_info=``), else
+        the environment's default: None for flowmagic's (records print as Flink prints their
+        Java values), ``Types.PICKLED_BYTE_ARRAY()`` for ``flowmagic.datastream``'s, as in
+        PyFlink (records print as ``str(record)``). Types only decide how :meth:`print`
+        writes records (see :mod:`flowmagic.api.types`)."""
+        return self._env._types.get(self._transformation.id, self._env._undeclared_type)
 
     def __repr__(self) -> str:
         t = self._transformation

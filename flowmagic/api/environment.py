@@ -45,6 +45,9 @@ class StreamExecutionEnvironment:
     number of CPU cores, as in Flink's local environment.
     """
 
+    #: The record type of streams that declare none (see ``DataStream.get_type()``).
+    _undeclared_type: TypeInformation | None = None
+
     def __init__(self, parallelism: int | None = None):
         self._parallelism = (
             check_parallelism(parallelism, "Parallelism") if parallelism is not None else (os.cpu_count() or 1)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from flowmagic.errors import ProgramError
 
@@ -21,13 +21,41 @@ __all__ = [
     "MapFunction",
     "OutputTag",
     "Partitioner",
+    "ProcessAllWindowFunction",
     "ProcessFunction",
     "ProcessWindowFunction",
     "ReduceFunction",
+    "RuntimeContext",
     "SinkFunction",
+    "TimerService",
     "WindowFunction",
     "function_name",
 ]
+
+IN = TypeVar("IN")
+OUT = TypeVar("OUT")
+KEY = TypeVar("KEY")
+W = TypeVar("W")
+
+
+class RuntimeContext:
+    """What ``open(runtime_context)`` receives: the subtask (``get_index_of_this_subtask()``
+    ...) and, on keyed streams, state (``get_state(descriptor)`` ...). The runtime gives an
+    implementation; this class is for type hints, as PyFlink's."""
+
+
+class TimerService:
+    """``ctx.timer_service()``: ``current_processing_time()``, ``current_watermark()`` and,
+    on keyed streams, ``register_event_time_timer(ts)`` ... (the runtime implements it)."""
+
+
+class Context:
+    """``ctx`` of a process function: ``timestamp()``, ``timer_service()``,
+    ``output(tag, value)`` and, on keyed streams, ``get_current_key()``."""
+
+
+class OnTimerContext(Context):
+    """``ctx`` of ``on_timer``: as :class:`Context`, and ``time_domain()``."""
 
 
 @dataclass(frozen=True)
@@ -85,17 +113,25 @@ class KeySelector(Function):
 
 
 class ProcessFunction(Function):
-    """``process_element(value, ctx, out)``; ``ctx.output(tag, v)`` for side outputs."""
+    """``process_element(value, ctx)`` returns (or yields) the records to emit, as in PyFlink;
+    or ``process_element(value, ctx, out)`` calls ``out.collect(v)``, as in Flink's Java API.
+    ``ctx.output(tag, v)`` emits to a side output."""
 
-    def process_element(self, value: Any, ctx: Any, out: Any) -> None:
+    Context = Context
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
         raise NotImplementedError
 
 
 class KeyedProcessFunction(ProcessFunction):
     """A ProcessFunction on a keyed stream: per-key state and timers (``on_timer``)."""
 
-    def on_timer(self, timestamp: int, ctx: Any, out: Any) -> None:
-        """Called when a timer registered through ``ctx.timer_service()`` fires."""
+    Context = Context
+    OnTimerContext = OnTimerContext
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        """Called when a timer registered through ``ctx.timer_service()`` fires; returns (or
+        yields) records, or takes an ``out`` after ``ctx``, like ``process_element``."""
 
 
 class CoMapFunction(Function):
@@ -115,15 +151,25 @@ class CoFlatMapFunction(Function):
 
 
 class CoProcessFunction(Function):
-    def process_element1(self, value: Any, ctx: Any, out: Any) -> None:
+    """``process_element1/2(value, ctx)`` per input, returning (or yielding) records, or
+    taking an ``out`` after ``ctx``."""
+
+    Context = Context
+
+    def process_element1(self, value: Any, ctx: Any) -> Any:
         raise NotImplementedError
 
-    def process_element2(self, value: Any, ctx: Any, out: Any) -> None:
+    def process_element2(self, value: Any, ctx: Any) -> Any:
         raise NotImplementedError
 
 
 class KeyedCoProcessFunction(CoProcessFunction):
-    def on_timer(self, timestamp: int, ctx: Any, out: Any) -> None:
+    """A CoProcessFunction of two keyed inputs: per-key state and timers (``on_timer``)."""
+
+    Context = Context
+    OnTimerContext = OnTimerContext
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
         """Called when a timer registered through ``ctx.timer_service()`` fires."""
 
 
@@ -143,17 +189,35 @@ class AggregateFunction(Function):
         raise NotImplementedError
 
 
-class ProcessWindowFunction(Function):
-    """``process(key, context, elements)`` returns the records of one window firing."""
+class WindowContext:
+    """``context`` of a window function: ``window()``, ``current_watermark()``,
+    ``current_processing_time()``."""
+
+
+class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
+    """``process(key, context, elements)`` returns (or yields) the records of one window
+    firing, or takes an ``out`` after ``elements``. Subscript it as in PyFlink:
+    ``ProcessWindowFunction[tuple, tuple, str, TimeWindow]``."""
+
+    Context = WindowContext
 
     def process(self, key: Any, context: Any, elements: Any) -> Any:
         raise NotImplementedError
 
 
-class WindowFunction(Function):
-    """``apply(key, window, elements)`` returns the records of one window firing."""
+class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
+    """``window_all``'s ProcessWindowFunction: ``process(context, elements)``."""
 
-    def apply(self, key: Any, window: Any, elements: Any) -> Any:
+    Context = WindowContext
+
+    def process(self, context: Any, elements: Any) -> Any:
+        raise NotImplementedError
+
+
+class WindowFunction(Function, Generic[IN, OUT, KEY, W]):
+    """``apply(key, window, inputs)`` returns (or yields) the records of one window firing."""
+
+    def apply(self, key: Any, window: Any, inputs: Any) -> Any:
         raise NotImplementedError
 
 

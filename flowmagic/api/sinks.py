@@ -8,7 +8,7 @@ from typing import Any
 
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError
 
-__all__ = ["Encoder", "FileSink"]
+__all__ = ["Encoder", "FileSink", "SimpleStringSchema"]
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,19 @@ class Encoder:
     def simple_string_encoder(cls) -> Encoder:
         """``str(record)`` per line, as Flink's ``SimpleStringEncoder``."""
         return cls(str)
+
+
+@dataclass(frozen=True)
+class SimpleStringSchema:
+    """Strings as bytes in ``charset``, as Flink's ``SimpleStringSchema`` (for connectors)."""
+
+    charset: str = "UTF-8"
+
+    def serialize(self, value: str) -> bytes:
+        return value.encode(self.charset)
+
+    def deserialize(self, message: bytes) -> str:
+        return message.decode(self.charset)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ListStateDescriptor", "MapStateDescriptor", "ValueStateDescriptor"]
+__all__ = ["ListState", "ListStateDescriptor", "MapState", "MapStateDescriptor", "ValueState", "ValueStateDescriptor"]
+
+
+class ValueState:
+    """What ``get_state(ValueStateDescriptor(...))`` returns (the runtime implements it)."""
+
+
+class ListState:
+    """What ``get_list_state(ListStateDescriptor(...))`` returns (the runtime implements it)."""
+
+
+class MapState:
+    """What ``get_map_state(MapStateDescriptor(...))`` returns (the runtime implements it)."""
 
 
 @dataclass(frozen=True)

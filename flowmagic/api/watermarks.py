@@ -9,7 +9,15 @@ from typing import Any
 from flowmagic.api.time import Duration, to_millis
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError
 
-__all__ = ["WatermarkStrategy"]
+__all__ = ["TimestampAssigner", "WatermarkStrategy"]
+
+
+class TimestampAssigner:
+    """PyFlink's base of timestamp assigners: ``extract_timestamp(value, record_timestamp)``
+    returns the element's event time in milliseconds."""
+
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ __all__ = [
     "CountTrigger",
     "EventTimeSessionWindows",
     "EventTimeTrigger",
+    "GlobalWindow",
     "GlobalWindows",
     "NeverTrigger",
     "ProcessingTimeSessionWindows",
@@ -28,12 +29,50 @@ __all__ = [
     "SlidingEventTimeWindows",
     "SlidingProcessingTimeWindows",
     "SlidingWindowAssigner",
+    "TimeWindow",
     "Trigger",
     "TumblingEventTimeWindows",
     "TumblingProcessingTimeWindows",
     "TumblingWindowAssigner",
     "WindowAssigner",
 ]
+
+
+# -- windows (what window functions see) -------------------------------------------------
+
+#: Long.MAX_VALUE, the max timestamp of the global window (the end of time).
+_MAX_TIMESTAMP = (1 << 63) - 1
+
+
+@dataclass(frozen=True, order=True)
+class TimeWindow:
+    """The window ``[start, end)``."""
+
+    start: int
+    end: int
+
+    def max_timestamp(self) -> int:
+        return self.end - 1
+
+    def intersects(self, other: TimeWindow) -> bool:
+        return self.start <= other.end and self.end >= other.start
+
+    def cover(self, other: TimeWindow) -> TimeWindow:
+        return TimeWindow(min(self.start, other.start), max(self.end, other.end))
+
+    def __str__(self) -> str:
+        return f"TimeWindow{{start={self.start}, end={self.end}}}"
+
+
+@dataclass(frozen=True, order=True)
+class GlobalWindow:
+    """The single window of GlobalWindows."""
+
+    def max_timestamp(self) -> int:
+        return _MAX_TIMESTAMP
+
+    def __str__(self) -> str:
+        return "GlobalWindow"
 
 
 # -- triggers -----------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from flowmagic.api import functions, state
 from flowmagic.api.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
 from flowmagic.errors import ProgramError
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
@@ -113,7 +114,7 @@ class _State:
         self._table.pop(self._backend.current_key, None)
 
 
-class ValueState(_State):
+class ValueState(_State, state.ValueState):
     def value(self) -> Any:
         return self._table.get(self._backend.current_key)
 
@@ -121,7 +122,7 @@ class ValueState(_State):
         self._table[self._backend.current_key] = value
 
 
-class ListState(_State):
+class ListState(_State, state.ListState):
     def get(self) -> list[Any]:
         return list(self._table.get(self._backend.current_key, ()))
 
@@ -138,7 +139,7 @@ class ListState(_State):
         return iter(self.get())
 
 
-class MapState(_State):
+class MapState(_State, state.MapState):
     def _map(self) -> dict[Any, Any]:
         return self._table.setdefault(self._backend.current_key, {})
 
@@ -170,7 +171,7 @@ class MapState(_State):
         return not self._table.get(self._backend.current_key)
 
 
-class RuntimeContext:
+class RuntimeContext(functions.RuntimeContext):
     """``open(runtime_context)`` receives this: who the subtask is, and its keyed state."""
 
     def __init__(
@@ -222,7 +223,7 @@ class RuntimeContext:
         return MapState(self._keyed(descriptor.name), f"map:{descriptor.name}")
 
 
-class TimerService:
+class TimerService(functions.TimerService):
     """Event-time and processing-time timers of a keyed operator, deduplicated per (time, key)."""
 
     def __init__(self, backend: KeyedStateBackend | None, clock: Clock = WALL_CLOCK):
@@ -304,7 +305,7 @@ class TimerService:
                 yield timestamp, key
 
 
-class ProcessContext:
+class ProcessContext(functions.OnTimerContext):
     """The ``ctx`` of ``process(value, ctx, out)`` and of ``on_timer``."""
 
     def __init__(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from flowmagic.api.types import PICKLED, Row
+from flowmagic.api.types import PICKLED, Row, TypeInformation
 
 __all__ = ["BATCH_SIZE", "MAX_WATERMARK", "MIN_WATERMARK", "java_string", "printed_string"]
 
@@ -50,8 +50,28 @@ def java_string(value: Any) -> str:
     return str(value)
 
 
-def printed_string(value: Any, type_info: Any) -> str:
-    """How the print sink writes a record of the declared ``type_info``: PyFlink prints a
-    record it keeps pickled (``Types.PICKLED_BYTE_ARRAY()``) as ``str(record)``, and a typed
-    one as its Java value (:func:`java_string`), which is also flowmagic's default."""
-    return str(value) if type_info == PICKLED else java_string(value)
+def printed_string(value: Any, type_info: TypeInformation | None) -> str:
+    """How the print sink writes a record of the declared ``type_info``, as PyFlink's does: a
+    record kept pickled (``Types.PICKLED_BYTE_ARRAY()``, PyFlink's default) as
+    ``str(record)``, a typed one as the Java value PyFlink converts it to (a tuple declared
+    ``Types.ROW(...)`` prints as a Row); an undeclared one as :func:`java_string`."""
+    if type_info is None:
+        return java_string(value)
+    if type_info == PICKLED:
+        return str(value)
+    name, fields = type_info.name, type_info.fields
+    if name.startswith("RowTypeInfo"):
+        kind = value.get_row_kind().short_string if isinstance(value, Row) else "+I"
+        return kind + "[" + ",".join(map(printed_string, value, fields)) + "]"
+    if name.startswith("TupleTypeInfo"):
+        return "(" + ",".join(map(printed_string, value, fields)) + ")"
+    if name.startswith("ListTypeInfo"):
+        return "[" + ", ".join(printed_string(v, fields[0]) for v in value) + "]"
+    if name.startswith("MapTypeInfo"):
+        key_type, value_type = fields
+        return (
+            "{"
+            + ", ".join(f"{printed_string(k, key_type)}={printed_string(v, value_type)}" for k, v in value.items())
+            + "}"
+        )
+    return java_string(value)

@@ -9,24 +9,24 @@ registration per class. A new assigner, trigger or evictor is a class in
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from flowmagic.api.windows import (
     CountEvictor,
     CountTrigger,
     EventTimeTrigger,
+    GlobalWindow,
     GlobalWindows,
     NeverTrigger,
     ProcessingTimeTrigger,
     PurgingTrigger,
     SessionWindowAssigner,
     SlidingWindowAssigner,
+    TimeWindow,
     Trigger,
     TumblingWindowAssigner,
     WindowAssigner,
 )
-from flowmagic.runtime.records import MAX_WATERMARK
 
 if TYPE_CHECKING:
     from flowmagic.runtime.windowing import WindowOperator
@@ -40,37 +40,6 @@ __all__ = [
     "on_element",
     "purges",
 ]
-
-
-@dataclass(frozen=True, order=True)
-class TimeWindow:
-    """The window ``[start, end)``."""
-
-    start: int
-    end: int
-
-    def max_timestamp(self) -> int:
-        return self.end - 1
-
-    def intersects(self, other: TimeWindow) -> bool:
-        return self.start <= other.end and self.end >= other.start
-
-    def cover(self, other: TimeWindow) -> TimeWindow:
-        return TimeWindow(min(self.start, other.start), max(self.end, other.end))
-
-    def __str__(self) -> str:
-        return f"TimeWindow{{start={self.start}, end={self.end}}}"
-
-
-@dataclass(frozen=True, order=True)
-class GlobalWindow:
-    """The single window of GlobalWindows."""
-
-    def max_timestamp(self) -> int:
-        return MAX_WATERMARK
-
-    def __str__(self) -> str:
-        return "GlobalWindow"
 
 
 _GLOBAL = GlobalWindow()

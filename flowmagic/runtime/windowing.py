@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 from typing import Any
 
+from flowmagic.api import functions
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt, emit_all, takes_collector
 from flowmagic.runtime.keyed_aggregation import aggregation_function
@@ -31,7 +32,7 @@ from flowmagic.runtime.window_behaviour import (
 __all__ = ["WindowOperator"]
 
 
-class WindowContext:
+class WindowContext(functions.WindowContext):
     """The ``context`` of a ProcessWindowFunction."""
 
     def __init__(self, operator: WindowOperator):

@@ -1,0 +1,34 @@
+"""PyFlink's ``pyflink.common``: types, rows, watermark strategies, time, configuration."""
+
+from flowmagic.api.configuration import Configuration
+from flowmagic.api.pyflink import missing_names
+from flowmagic.api.sinks import Encoder, SimpleStringSchema
+from flowmagic.api.time import Duration, Time
+from flowmagic.api.types import Row, RowKind, TypeInformation, Types
+from flowmagic.api.watermarks import WatermarkStrategy
+
+__all__ = [
+    "Configuration",
+    "Duration",
+    "Encoder",
+    "Row",
+    "RowKind",
+    "SimpleStringSchema",
+    "Time",
+    "TypeInformation",
+    "Types",
+    "WatermarkStrategy",
+]
+
+__getattr__ = missing_names(
+    "flowmagic.common",
+    {
+        "ExecutionConfig": "set parallelism and the like on the StreamExecutionEnvironment",
+        "JobClient": "env.execute_async() returns flowmagic's job client",
+        "JobExecutionResult": "env.execute() returns flowmagic's JobResult",
+        "Instant": "use int milliseconds or datetime",
+        "RestartStrategies": "a failed Spark task is retried by Spark (spark.task.maxFailures)",
+        "ConfigOptions": "set options on Configuration by their string keys",
+    },
+    __all__,
+)

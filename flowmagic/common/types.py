@@ -1,0 +1,8 @@
+"""PyFlink's ``pyflink.common.types``: ``Row`` and ``RowKind``."""
+
+from flowmagic.api.pyflink import missing_names
+from flowmagic.api.types import Row, RowKind
+
+__all__ = ["Row", "RowKind"]
+
+__getattr__ = missing_names("flowmagic.common.types", {}, __all__)

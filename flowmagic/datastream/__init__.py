@@ -1,0 +1,113 @@
+"""PyFlink's ``pyflink.datastream``: the environment, streams and function classes.
+
+Replace ``pyflink`` by ``flowmagic`` in a PyFlink program's imports and it runs on
+flowmagic; a PyFlink name flowmagic does not support raises
+:class:`~flowmagic.errors.UnsupportedFeatureError` saying what to use instead.
+"""
+
+from flowmagic.api import environment
+from flowmagic.api.checkpointing import CheckpointConfig, CheckpointingMode
+from flowmagic.api.datastream import ConnectedStreams, DataStream, DataStreamSink, KeyedStream
+from flowmagic.api.functions import (
+    AggregateFunction,
+    CoFlatMapFunction,
+    CoMapFunction,
+    CoProcessFunction,
+    FilterFunction,
+    FlatMapFunction,
+    KeyedCoProcessFunction,
+    KeyedProcessFunction,
+    KeySelector,
+    MapFunction,
+    OutputTag,
+    Partitioner,
+    ProcessFunction,
+    ProcessWindowFunction,
+    ReduceFunction,
+    RuntimeContext,
+    SinkFunction,
+    TimerService,
+    WindowFunction,
+)
+from flowmagic.api.pyflink import ASYNC, BROADCAST, SOURCES, missing_names
+from flowmagic.api.types import PICKLED
+from flowmagic.api.windowed import AllWindowedStream, WindowedStream
+from flowmagic.api.windows import GlobalWindow, TimeWindow, Trigger, WindowAssigner
+from flowmagic.compile.config import RuntimeExecutionMode
+
+
+class StreamExecutionEnvironment(environment.StreamExecutionEnvironment):
+    """PyFlink's environment: flowmagic's, with PyFlink's default record type. A stream that
+    declares no type (no ``output_type=``) holds pickled Python objects, which the print
+    sink writes as ``str(record)`` (``('a', 1)``), as PyFlink prints them; flowmagic's own
+    environment prints them as Flink prints Java values (``(a,1)``)."""
+
+    _undeclared_type = PICKLED
+
+
+__all__ = [
+    "AggregateFunction",
+    "AllWindowedStream",
+    "CheckpointConfig",
+    "CheckpointingMode",
+    "CoFlatMapFunction",
+    "CoMapFunction",
+    "CoProcessFunction",
+    "ConnectedStreams",
+    "DataStream",
+    "DataStreamSink",
+    "FilterFunction",
+    "FlatMapFunction",
+    "GlobalWindow",
+    "KeySelector",
+    "KeyedCoProcessFunction",
+    "KeyedProcessFunction",
+    "KeyedStream",
+    "MapFunction",
+    "OutputTag",
+    "Partitioner",
+    "ProcessFunction",
+    "ProcessWindowFunction",
+    "ReduceFunction",
+    "RuntimeContext",
+    "RuntimeExecutionMode",
+    "SinkFunction",
+    "StreamExecutionEnvironment",
+    "TimeWindow",
+    "TimerService",
+    "Trigger",
+    "WindowAssigner",
+    "WindowFunction",
+    "WindowedStream",
+]
+
+_STATE_BACKEND = "flowmagic keeps keyed state itself; set where checkpoints go with env.get_checkpoint_config()"
+
+__getattr__ = missing_names(
+    "flowmagic.datastream",
+    {
+        "BroadcastStream": BROADCAST,
+        "BroadcastConnectedStream": BROADCAST,
+        "BroadcastProcessFunction": BROADCAST,
+        "KeyedBroadcastProcessFunction": BROADCAST,
+        "AsyncDataStream": ASYNC,
+        "AsyncFunction": ASYNC,
+        "AsyncRetryStrategy": ASYNC,
+        "AsyncRetryPredicate": ASYNC,
+        "SourceFunction": SOURCES,
+        "StateBackend": _STATE_BACKEND,
+        "HashMapStateBackend": _STATE_BACKEND,
+        "EmbeddedRocksDBStateBackend": _STATE_BACKEND,
+        "CustomStateBackend": _STATE_BACKEND,
+        "CheckpointStorage": "set checkpoint storage with env.get_checkpoint_config().set_checkpoint_storage(path)",
+        "FileSystemCheckpointStorage": "use env.get_checkpoint_config().set_checkpoint_storage(path)",
+        "JobManagerCheckpointStorage": "use env.get_checkpoint_config().set_checkpoint_storage(path)",
+        "CustomCheckpointStorage": "use env.get_checkpoint_config().set_checkpoint_storage(path)",
+        "ExternalizedCheckpointRetention": "checkpoints are kept in the checkpoint storage directory",
+        "SlotSharingGroup": "name a group with stream.slot_sharing_group(name)",
+        "TimeCharacteristic": "Flink 2 has no time characteristic: event time comes from a WatermarkStrategy",
+        "CountWindow": "count windows are GlobalWindows: use key_by(...).count_window(size)",
+        "TimeDomain": "timers are event time or processing time by the timer_service() method that set them",
+    },
+    __all__,
+)

@@ -1,0 +1,59 @@
+"""PyFlink's ``pyflink.datastream.functions``: the user function classes."""
+
+from flowmagic.api.functions import (
+    AggregateFunction,
+    CoFlatMapFunction,
+    CoMapFunction,
+    CoProcessFunction,
+    FilterFunction,
+    FlatMapFunction,
+    KeyedCoProcessFunction,
+    KeyedProcessFunction,
+    KeySelector,
+    MapFunction,
+    Partitioner,
+    ProcessAllWindowFunction,
+    ProcessFunction,
+    ProcessWindowFunction,
+    ReduceFunction,
+    RuntimeContext,
+    SinkFunction,
+    TimerService,
+    WindowFunction,
+)
+from flowmagic.api.pyflink import ASYNC, BROADCAST, SOURCES, missing_names
+
+__all__ = [
+    "AggregateFunction",
+    "CoFlatMapFunction",
+    "CoMapFunction",
+    "CoProcessFunction",
+    "FilterFunction",
+    "FlatMapFunction",
+    "KeySelector",
+    "KeyedCoProcessFunction",
+    "KeyedProcessFunction",
+    "MapFunction",
+    "Partitioner",
+    "ProcessAllWindowFunction",
+    "ProcessFunction",
+    "ProcessWindowFunction",
+    "ReduceFunction",
+    "RuntimeContext",
+    "SinkFunction",
+    "TimerService",
+    "WindowFunction",
+]
+
+__getattr__ = missing_names(
+    "flowmagic.datastream.functions",
+    {
+        "BroadcastProcessFunction": BROADCAST,
+        "KeyedBroadcastProcessFunction": BROADCAST,
+        "BaseBroadcastProcessFunction": BROADCAST,
+        "AsyncFunction": ASYNC,
+        "SourceFunction": SOURCES,
+        "AllWindowFunction": "use ProcessAllWindowFunction with window_all(...).process(...)",
+    },
+    __all__,
+)
