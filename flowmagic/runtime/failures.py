@@ -244,7 +244,7 @@ def failure_message(failure: dict[str, Any] | None, error: BaseException, where:
     the last Python error named in ``error`` (what the executor ``where`` raised)."""
     if failure is None:
         text = str(error)
-        python_errors = re.findall(r"^(\w+(?:Error|Exception|Exit)\b.*)$", text, re.MULTILINE)
+        python_errors = re.findall(r"^([\w.]*(?:Error|Exception|Exit)\b.*)$", text, re.MULTILINE)
         lines = [line for line in text.splitlines() if line.strip()]
         cause = python_errors[-1] if python_errors else (lines[0] if lines else type(error).__name__)
         return f"The job failed in {where}: {cause}"

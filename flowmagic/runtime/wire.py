@@ -66,14 +66,34 @@ class ChannelOrder:
 
 
 def pickle_records(item: Any) -> bytes:
-    """Pickle without the memo (twice as fast for buffers of small records). Like Flink's
+    """Pickle records to hand them on (an exchange's buffer, a result for the driver).
+
+    Without the memo first (twice as fast for buffers of small records): like Flink's
     serializers, it copies an object each time a buffer refers to it; only a cyclic record
-    needs the memo."""
+    needs the memo. Records of classes no other process can import (defined in a notebook
+    cell or a script's ``__main__``, which PySpark ships to executors by value with the
+    functions) fail to pickle by reference; those are pickled as cloudpickle pickles them,
+    with their classes by value, once per buffer.
+    """
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, pickle.HIGHEST_PROTOCOL)
     pickler.fast = True
     try:
         pickler.dump(item)
     except (ValueError, RecursionError):
-        return pickle.dumps(item, pickle.HIGHEST_PROTOCOL)
+        try:
+            return pickle.dumps(item, pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, AttributeError, TypeError):
+            return _pickle_classes_by_value(item)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return _pickle_classes_by_value(item)
     return buffer.getvalue()
+
+
+def _pickle_classes_by_value(item: Any) -> bytes:
+    # PySpark's own cloudpickle: the one every executor has, and the one that shipped the
+    # classes, so that a class keeps its identity per process (cloudpickle tracks classes
+    # by id) and records of it compare equal on the driver and on executors.
+    from pyspark import cloudpickle
+
+    return cloudpickle.dumps(item, pickle.HIGHEST_PROTOCOL)

@@ -8,7 +8,7 @@ from typing import Any
 from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.runtime.metrics import MetricsServer
 from flowmagic.runtime.plan import VertexPlan, channel_orders
-from flowmagic.runtime.spark.shuffle import Frames, SlotFilter, exchange, lines_as_items
+from flowmagic.runtime.spark.shuffle import Frames, exchange, lines_as_items, sink_results
 from flowmagic.runtime.spark.subtask import SubtaskFunction
 from flowmagic.runtime.wire import RESULT_SLOT
 
@@ -63,10 +63,10 @@ def build_rdds(
             consumer = edge.consumer
             if plans[consumer].remote_text_path is not None:
                 # The monitor lists nothing for a remote path; it still runs, as a terminal.
-                terminal.append(output.mapPartitions(SlotFilter(RESULT_SLOT)))
+                terminal.append(sink_results(sc, output, RESULT_SLOT))
                 continue
             only = len(plan.out_edges) == 1 and not results
             inputs[consumer].append(output.mapPartitions(Frames(plan, edge.slot, orders[consumer], every_item=only)))
         if results:
-            terminal.append(output.mapPartitions(SlotFilter(RESULT_SLOT)))
+            terminal.append(sink_results(sc, output, RESULT_SLOT))
     return terminal[0] if len(terminal) == 1 else sc.union(terminal)

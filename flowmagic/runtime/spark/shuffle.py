@@ -13,7 +13,7 @@ from flowmagic.runtime.records import BATCH_SIZE
 from flowmagic.runtime.spark.subtask import failure_marker
 from flowmagic.runtime.wire import VALUES, ChannelOrder, pickle_records
 
-__all__ = ["Frames", "SlotFilter", "exchange", "lines_as_items"]
+__all__ = ["Frames", "ResultFrames", "exchange", "lines_as_items", "sink_results"]
 
 
 class Frames:
@@ -49,17 +49,31 @@ class Frames:
         return unpicklable_records(error, payload, self.operator, self.call_site, subtask, attempt, pickle_records)
 
 
-class SlotFilter:
-    """The ``(key, payload)`` of a subtask's items in one slot (its results, say)."""
+class ResultFrames:
+    """A subtask's items in the result slot, as :func:`sink_results` hands them to the driver."""
 
     def __init__(self, slot: int):
         self.slot = slot
 
-    def __call__(self, items: Iterator[Any]) -> Iterator[Any]:
+    def __call__(self, items: Iterator[Any]) -> Iterator[bytes]:
         slot = self.slot
         for item_slot, key, payload in items:
             if item_slot == slot:
-                yield key, payload
+                yield pickle_records((key, payload))
+
+
+def sink_results(sc: Any, output: Any, slot: int) -> Any:
+    """The RDD of ``(key, payload)`` of ``output``'s items in ``slot`` (the sinks' results).
+
+    They are pickled by :func:`~flowmagic.runtime.wire.pickle_records` rather than by the
+    SparkContext's serializer, which pickles by reference and so cannot return records of
+    classes defined in the notebook."""
+    from pyspark import RDD
+    from pyspark.serializers import CPickleSerializer
+
+    frames = output.mapPartitions(ResultFrames(slot))
+    frames._bypass_serializer = True
+    return RDD(frames._jrdd, sc, CPickleSerializer())
 
 
 def lines_as_items(lines: Iterator[str]) -> Iterator[Any]:
