@@ -267,3 +267,18 @@ def test_an_unbounded_job_with_a_function_that_cannot_be_pickled_fails_to_start_
     message = str(raised.value)
     assert message.startswith("The implementation of the function of 'holding' is not serializable.")
     assert f"File \"{__file__}\", line {line}, where operator 'holding' was created" in message
+
+
+def test_a_worker_error_of_a_dotted_exception_class_is_named() -> None:
+    from flowmagic.runtime.failures import failure_message
+
+    spark_text = (
+        "An exception was thrown from the Python worker:\nTraceback (most recent call last):\n"
+        '  File "wire.py", line 76, in pickle_records\n'
+        "_pickle.PicklingError: Can't pickle <class '__main__.Reading'>: attribute lookup Reading on __main__ failed"
+    )
+    message = failure_message(None, RuntimeError(spark_text), "Spark")
+    assert message == (
+        "The job failed in Spark: _pickle.PicklingError: Can't pickle <class '__main__.Reading'>: "
+        "attribute lookup Reading on __main__ failed"
+    )

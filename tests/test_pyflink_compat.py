@@ -1,0 +1,384 @@
+"""PyFlink programs run with only their imports changed: module layout, Types and Row,
+functions written as PyFlink writes them, and what the print sink prints.
+
+The expected print lines were recorded with PyFlink 2.3.0 (``pip install apache-flink``,
+outside the project) running the same programs with ``pyflink`` in their imports.
+"""
+
+from __future__ import annotations
+
+import pickle
+import re
+from collections.abc import Iterator
+
+import pytest
+
+import flowmagic
+from flowmagic.common import Row, RowKind, Time, Types, WatermarkStrategy
+from flowmagic.common.watermark_strategy import TimestampAssigner
+from flowmagic.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
+from flowmagic.datastream.functions import (
+    CoProcessFunction,
+    KeyedCoProcessFunction,
+    KeyedProcessFunction,
+    ProcessFunction,
+    ProcessWindowFunction,
+    RuntimeContext,
+    WindowFunction,
+)
+from flowmagic.datastream.state import ValueStateDescriptor
+from flowmagic.datastream.window import TimeWindow, TumblingEventTimeWindows
+from flowmagic.errors import FlowError, UnsupportedFeatureError
+
+
+def printed(env: flowmagic.StreamExecutionEnvironment) -> list[str]:
+    return [line for _stderr, line in env.execute(executor="local").printed]
+
+
+# -- module layout ----------------------------------------------------------------------------
+
+
+def test_pyflink_modules_hold_flowmagics_classes() -> None:
+    from flowmagic.common.serialization import Encoder, SimpleStringSchema
+    from flowmagic.common.time import Time
+    from flowmagic.common.typeinfo import Types as TypeinfoTypes
+    from flowmagic.common.types import Row as TypesRow
+    from flowmagic.datastream import KeyedStream, WindowedStream
+    from flowmagic.datastream.connectors import FileSink
+    from flowmagic.datastream.connectors.file_system import FileSink as FileSystemSink
+
+    assert TypeinfoTypes is Types and TypesRow is Row and Time is flowmagic.Time
+    assert Encoder is flowmagic.Encoder and FileSink is FileSystemSink is flowmagic.FileSink
+    assert SimpleStringSchema().deserialize(SimpleStringSchema().serialize("é")) == "é"
+    assert issubclass(StreamExecutionEnvironment, flowmagic.StreamExecutionEnvironment)
+    stream = StreamExecutionEnvironment.get_execution_environment().from_collection([1]).key_by(lambda x: x)
+    assert isinstance(stream, KeyedStream)
+    assert isinstance(stream.count_window(2), WindowedStream)
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "advice"),
+    [
+        ("flowmagic.datastream", "BroadcastProcessFunction", "connect() a broadcast() stream"),
+        ("flowmagic.datastream", "TimeCharacteristic", "WatermarkStrategy"),
+        ("flowmagic.datastream.functions", "AsyncFunction", "map() or process()"),
+        ("flowmagic.datastream.state", "ReducingStateDescriptor", "ValueStateDescriptor"),
+        ("flowmagic.datastream.state", "StateTtlConfig", "timer"),
+        ("flowmagic.datastream.window", "CountWindow", "count_window(size"),
+        ("flowmagic.common", "Instant", "milliseconds"),
+        ("flowmagic.datastream.connectors", "DeliveryGuarantee", "from_spark"),
+    ],
+)
+def test_unsupported_pyflink_names_say_what_to_use(module: str, name: str, advice: str) -> None:
+    with pytest.raises(UnsupportedFeatureError, match="not supported by flowmagic") as imported:
+        exec(f"from {module} import {name}", {})
+    assert advice in str(imported.value) and name in str(imported.value)
+    # Read as an attribute, the same error: a FlowError and an ImportError, never bare.
+    namespace: dict = {}
+    exec(f"import {module} as m", namespace)
+    with pytest.raises(UnsupportedFeatureError, match=re.escape(advice)):
+        getattr(namespace["m"], name)
+    assert issubclass(UnsupportedFeatureError, FlowError) and issubclass(UnsupportedFeatureError, ImportError)
+
+
+def test_a_misspelt_name_lists_what_the_module_has() -> None:
+    with pytest.raises(UnsupportedFeatureError, match=r"has no 'Tpyes'.*Types"):
+        exec("from flowmagic.common import Tpyes", {})
+    # Tools probe modules for private names: those stay plain AttributeErrors.
+    import flowmagic.datastream
+
+    assert not hasattr(flowmagic.datastream, "_repr_html_")
+
+
+def test_names_imported_on_paths_not_taken_fail_only_when_used() -> None:
+    from flowmagic.datastream.connectors import FileSource, OutputFileConfig, StreamFormat
+
+    with pytest.raises(UnsupportedFeatureError, match="read_text_file"):
+        FileSource.for_record_stream_format(StreamFormat.text_line_format(), "/tmp")
+    with pytest.raises(UnsupportedFeatureError, match="part files"):
+        OutputFileConfig()
+
+
+# -- Types and Row ----------------------------------------------------------------------------
+
+
+def test_types_are_described_as_pyflink_shows_them() -> None:
+    assert repr(Types.STRING()) == "String"
+    assert repr(Types.TUPLE([Types.STRING(), Types.INT()])) == "TupleTypeInfo(String, Integer)"
+    assert repr(Types.ROW_NAMED(["a"], [Types.INT()])) == "RowTypeInfo(a: Integer)"
+    assert repr(Types.ROW([Types.LONG()])) == "RowTypeInfo(f0: Long)"
+    assert repr(Types.LIST(Types.INT())) == "ListTypeInfo<Integer>"
+    assert repr(Types.MAP(Types.STRING(), Types.INT())) == "MapTypeInfo<String, Integer>"
+    assert repr(Types.PICKLED_BYTE_ARRAY()) == "PickledByteArrayTypeInfo"
+    assert Types.STRING() == Types.STRING() and Types.INT() != Types.LONG()
+    with pytest.raises(TypeError, match="list of types"):
+        Types.TUPLE(Types.STRING())  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="one str name per field"):
+        Types.ROW_NAMED(["a", "b"], [Types.INT()])
+    env = StreamExecutionEnvironment()
+    with pytest.raises(TypeError, match="expects a type"):
+        env.from_collection([1]).map(lambda x: x, output_type="int")  # type: ignore[arg-type]
+
+
+def test_row_by_position_and_by_name() -> None:
+    named = Row(name="a", n=1)
+    assert (named.name, named["n"], named[0], len(named), list(named)) == ("a", 1, "a", 2, ["a", 1])
+    assert named == Row(name="a", n=1) and named != Row(name="a", n=2) and named != ("a", 1)
+    assert hash(named) == hash(Row(name="a", n=1))
+    assert named.as_dict() == {"name": "a", "n": 1}
+    assert repr(named) == "Row(name='a', n=1)" and repr(Row("a", 1)) == "<Row('a', 1)>"
+    Person = Row("name", "age")
+    assert Person("b", 3) == Row(name="b", age=3)
+    copied = pickle.loads(pickle.dumps(named))
+    assert copied == named and copied.name == "a"
+    with pytest.raises(AttributeError):
+        _ = named.missing
+    named.set_row_kind(RowKind.UPDATE_AFTER)
+    assert named.get_row_kind() is RowKind.UPDATE_AFTER and named != Row(name="a", n=1)
+
+
+# PyFlink 2.3.0's print sink, for the program of test_print_writes_records_as_pyflink_does.
+PYFLINK_PRINTED = """
+untyped_tuple> ('a', 1)
+untyped_tuple> ('b', 2)
+typed_tuple> (a,1)
+typed_tuple> (b,2)
+untyped_row> <Row('a', 1)>
+untyped_row> <Row('b', 2)>
+typed_row> +I[a,1]
+typed_row> +I[b,2]
+named_row> +I[a,1]
+named_row> +I[b,2]
+untyped_named_row> Row(name='a', n=1)
+untyped_named_row> Row(name='b', n=2)
+list> ['a', 1]
+list> ['b', 2]
+dict> {'a': 1}
+dict> {'b': 2}
+none_float> None
+none_float> 1.5
+bool> True
+bool> True
+str> a
+str> b
+coll_row> +I[a,1]
+long_then_untyped> 2
+long_then_untyped> 4
+nested> (a,[1],{k=1})
+nested> (b,[2],{k=2})
+reduced_typed> (a,1)
+reduced_typed> (b,2)
+""".strip().splitlines()
+
+
+def _print_program(env: flowmagic.StreamExecutionEnvironment) -> None:
+    env.set_parallelism(1)
+    ds = env.from_collection([("a", 1), ("b", 2)])
+    pair = Types.TUPLE([Types.STRING(), Types.INT()])
+    ds.print("untyped_tuple")
+    ds.map(lambda x: x, output_type=pair).print("typed_tuple")
+    ds.map(lambda x: Row(x[0], x[1])).print("untyped_row")
+    ds.map(lambda x: Row(x[0], x[1]), output_type=Types.ROW([Types.STRING(), Types.INT()])).print("typed_row")
+    named = Types.ROW_NAMED(["name", "n"], [Types.STRING(), Types.INT()])
+    ds.map(lambda x: Row(name=x[0], n=x[1]), output_type=named).print("named_row")
+    ds.map(lambda x: Row(name=x[0], n=x[1])).print("untyped_named_row")
+    ds.map(lambda x: [x[0], x[1]]).print("list")
+    ds.map(lambda x: {x[0]: x[1]}).print("dict")
+    ds.map(lambda x: None if x[1] == 1 else 1.5).print("none_float")
+    ds.map(lambda x: True).print("bool")
+    ds.map(lambda x: x[0], output_type=Types.STRING()).print("str")
+    env.from_collection([("a", 1)], type_info=Types.ROW([Types.STRING(), Types.INT()])).print("coll_row")
+    env.from_collection([1, 2], type_info=Types.LONG()).map(lambda x: x * 2).print("long_then_untyped")
+    nested = Types.TUPLE([Types.STRING(), Types.LIST(Types.INT()), Types.MAP(Types.STRING(), Types.INT())])
+    ds.map(lambda x: (x[0], [x[1]], {"k": x[1]}), output_type=nested).print("nested")
+    ds.map(lambda x: x, output_type=pair).key_by(lambda x: x[0]).reduce(lambda a, b: a).print("reduced_typed")
+
+
+def test_print_writes_records_as_pyflink_does() -> None:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    _print_program(env)
+    assert sorted(printed(env)) == sorted(PYFLINK_PRINTED)
+
+
+def test_flowmagics_own_environment_prints_undeclared_records_as_java_values() -> None:
+    env = flowmagic.StreamExecutionEnvironment()
+    _print_program(env)
+    lines = printed(env)
+    assert "untyped_tuple> (a,1)" in lines and "untyped_named_row> +I[a,1]" in lines
+    assert "none_float> null" in lines and "bool> true" in lines and "dict> {a=1}" in lines
+
+
+def test_types_change_no_graph() -> None:
+    def program(typed: bool) -> flowmagic.StreamExecutionEnvironment:
+        env = StreamExecutionEnvironment(parallelism=2)
+        kw = {"output_type": Types.TUPLE([Types.STRING(), Types.INT()])} if typed else {}
+        stream = env.from_collection(["a b"], **({"type_info": Types.STRING()} if typed else {}))
+        pairs = stream.flat_map(lambda line: [(w, 1) for w in line.split()], **kw)
+        pairs.key_by(lambda p: p[0], **({"key_type": Types.STRING()} if typed else {})).sum(1).print()
+        return env
+
+    typed, untyped = program(True), program(False)
+    assert typed.get_execution_plan() == untyped.get_execution_plan()
+    assert [v.id for v in typed.get_job_graph().vertices.values()] == [
+        v.id for v in untyped.get_job_graph().vertices.values()
+    ]
+
+
+# -- functions as PyFlink writes them ------------------------------------------------------
+
+
+class _EventTime(TimestampAssigner):
+    def extract_timestamp(self, value, record_timestamp):
+        return value[2]
+
+
+class _CountWithTimer(KeyedProcessFunction):
+    def open(self, runtime_context: RuntimeContext) -> None:
+        self.count = runtime_context.get_state(ValueStateDescriptor("count", Types.INT()))
+
+    def process_element(self, value, ctx: KeyedProcessFunction.Context):
+        assert isinstance(ctx, KeyedProcessFunction.Context)
+        current = (self.count.value() or 0) + 1
+        self.count.update(current)
+        ctx.timer_service().register_event_time_timer(ctx.timestamp() + 10)
+        yield ctx.get_current_key(), current
+
+    def on_timer(self, timestamp, ctx: KeyedProcessFunction.OnTimerContext):
+        yield "timer", ctx.get_current_key(), timestamp
+
+
+class _WindowSum(ProcessWindowFunction[tuple, tuple, str, TimeWindow]):
+    def process(self, key, context: ProcessWindowFunction.Context, elements) -> Iterator[tuple]:
+        yield key, context.window().start, context.window().end, sum(e[1] for e in elements)
+
+
+class _Upper(ProcessFunction):
+    def process_element(self, value, ctx):
+        return [value[0].upper()]
+
+
+class _Sides(CoProcessFunction):
+    def process_element1(self, value, ctx):
+        yield "left", value
+
+    def process_element2(self, value, ctx):
+        yield "right", value
+
+
+def _timed(env: flowmagic.StreamExecutionEnvironment):
+    env.set_parallelism(1)
+    data = [("a", 1, 1), ("b", 2, 2), ("a", 3, 12), ("b", 4, 25)]
+    stream = env.from_collection(data, type_info=Types.TUPLE([Types.STRING(), Types.INT(), Types.LONG()]))
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(_EventTime())
+    return stream.assign_timestamps_and_watermarks(strategy)
+
+
+# PyFlink 2.3.0's output of the same program, as it printed it. PyFlink processes records in
+# bundles and so fires timers later than flowmagic, which fires them at each watermark:
+# each sink's lines are compared as a multiset.
+PYFLINK_PROCESS_PRINTED = """
+tag> A
+tag> B
+tag> A
+tag> B
+co> ('left', 'a')
+co> ('right', 1)
+co> ('left', 'b')
+co> ('right', 2)
+co> ('left', 'a')
+co> ('right', 3)
+co> ('left', 'b')
+co> ('right', 4)
+keyed> ('a', 1)
+keyed> ('b', 1)
+keyed> ('a', 2)
+keyed> ('b', 2)
+keyed> ('timer', 'a', 11)
+keyed> ('timer', 'b', 12)
+keyed> ('timer', 'a', 22)
+keyed> ('timer', 'b', 35)
+window> (a,0,10,1)
+window> (b,0,10,2)
+window> (a,10,20,3)
+window> (b,20,30,4)
+""".strip().splitlines()
+
+
+def test_process_functions_that_return_or_yield_as_in_pyflink() -> None:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    ds = _timed(env)
+    ds.key_by(lambda v: v[0]).process(_CountWithTimer()).print("keyed")
+    window_type = Types.TUPLE([Types.STRING(), Types.LONG(), Types.LONG(), Types.INT()])
+    windows = ds.key_by(lambda v: v[0], key_type=Types.STRING()).window(
+        TumblingEventTimeWindows.of(Time.milliseconds(10))
+    )
+    windows.process(_WindowSum(), window_type).print("window")
+    ds.process(_Upper(), output_type=Types.STRING()).print("tag")
+    ds.map(lambda v: v[0]).connect(ds.map(lambda v: v[1])).process(_Sides()).print("co")
+    lines = printed(env)
+    for sink in ("keyed", "window", "tag", "co"):
+        ours = [line for line in lines if line.startswith(sink + ">")]
+        theirs = [line for line in PYFLINK_PROCESS_PRINTED if line.startswith(sink + ">")]
+        assert sorted(ours) == sorted(theirs), sink
+
+
+def test_collector_style_functions_still_work_and_the_two_styles_mix() -> None:
+    class WithOut(KeyedCoProcessFunction):
+        def process_element1(self, value, ctx, out):
+            out.collect(("one", value))
+
+        def process_element2(self, value, ctx):
+            return [("two", value)]
+
+    class ApplyWithOut(WindowFunction):
+        def apply(self, key, window, inputs, out):
+            out.collect((key, len(list(inputs))))
+
+    class WindowWithOut(ProcessWindowFunction):
+        def process(self, key, context, elements, out):
+            out.collect((key, context.window().end))
+
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    ds = _timed(env)
+    left, right = ds.key_by(lambda v: v[0]), ds.key_by(lambda v: v[0])
+    co = left.map(lambda v: v[0]).key_by(lambda k: k).connect(right.map(lambda v: v[1]).key_by(lambda n: n % 2))
+    co.process(WithOut()).print("co")
+    windowed = ds.key_by(lambda v: v[0]).window(TumblingEventTimeWindows.of(Time.milliseconds(10)))
+    windowed.apply(ApplyWithOut()).print("apply")
+    windowed.process(WindowWithOut()).print("process")
+    ds.process(lambda value, ctx, out: out.collect(value[1])).print("lambda")
+    lines = printed(env)
+    ones = ["co> (one,a)", "co> (one,b)", "co> (one,a)", "co> (one,b)"]
+    twos = ["co> (two,1)", "co> (two,2)", "co> (two,3)", "co> (two,4)"]
+    assert sorted(line for line in lines if line.startswith("co>")) == sorted([*ones, *twos])
+    assert sorted(line for line in lines if line.startswith("apply>")) == sorted(
+        ["apply> (a,1)", "apply> (b,1)", "apply> (a,1)", "apply> (b,1)"]
+    )
+    assert "process> (a,10)" in lines and "process> (b,30)" in lines
+    assert [line for line in lines if line.startswith("lambda>")] == [f"lambda> {n}" for n in (1, 2, 3, 4)]
+
+
+def test_connected_map_takes_the_output_type_second_as_in_pyflink() -> None:
+    from flowmagic.datastream.functions import CoMapFunction
+
+    class Both(CoMapFunction):
+        def map1(self, value):
+            return Row(value, 1)
+
+        def map2(self, value):
+            return Row("n", value)
+
+    env = StreamExecutionEnvironment(parallelism=1)
+    a, b = env.from_collection(["x"]), env.from_collection([7])
+    a.connect(b).map(Both(), Types.ROW([Types.STRING(), Types.INT()])).print()
+    assert sorted(printed(env)) == ["+I[n,7]", "+I[x,1]"]
+
+
+def test_runtime_mode_and_pyflink_imports_together() -> None:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    env.set_parallelism(1)
+    env.from_collection(["a b a"]).flat_map(lambda line: line.split()).map(
+        lambda w: (w, 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()])
+    ).key_by(lambda p: p[0]).reduce(lambda x, y: (x[0], x[1] + y[1])).print()
+    assert sorted(printed(env)) == ["(a,2)", "(b,1)"]
