@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sys
 import threading
@@ -67,6 +68,10 @@ def _embedded_session() -> Any:
     with _jvm_stderr_filtered():
         session = builder.getOrCreate()
     session.sparkContext.setLogLevel("OFF")
+    # The embedded session's Python side is quiet too: a program that logs INFO to stdout
+    # (as PyFlink's examples do) would otherwise print py4j's connection notices among its
+    # output when the session closes at exit.
+    logging.getLogger("py4j").setLevel(logging.WARNING)
     return session
 
 
