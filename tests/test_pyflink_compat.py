@@ -141,6 +141,21 @@ def test_row_by_position_and_by_name() -> None:
     assert named.get_row_kind() is RowKind.UPDATE_AFTER and named != Row(name="a", n=1)
 
 
+def test_rolling_aggregations_on_rows_by_position_and_by_name() -> None:
+    env = StreamExecutionEnvironment(parallelism=1)
+    rows = env.from_collection([Row(name="a", n=1), Row(name="a", n=2), Row(name="b", n=5)])
+    by_name = rows.key_by(lambda r: r.name).sum("n")
+    assert list(by_name.execute_and_collect(executor="local")) == [
+        Row(name="a", n=1),
+        Row(name="a", n=3),
+        Row(name="b", n=5),
+    ]
+    by_position = rows.key_by(lambda r: r[0]).max(1)
+    assert [r.n for r in by_position.execute_and_collect(executor="local")] == [1, 2, 5]
+    with pytest.raises(FlowError, match='Unable to find field "m"'):
+        list(rows.key_by(lambda r: r.name).sum("m").execute_and_collect(executor="local"))
+
+
 # PyFlink 2.3.0's print sink, for the program of test_print_writes_records_as_pyflink_does.
 PYFLINK_PRINTED = """
 untyped_tuple> ('a', 1)

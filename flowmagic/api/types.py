@@ -256,6 +256,12 @@ class Row:
         else:
             raise AttributeError(f"Row fields are read-only as attributes; use row[{name!r}] = value")
 
+    def __copy__(self) -> Row:
+        copied = Row(*self._values)
+        copied._fields = None if self._fields is None else list(self._fields)
+        copied._row_kind = self._row_kind
+        return copied
+
     def __getstate__(self) -> tuple[Any, ...]:
         return self._fields, self._values, self._row_kind
 

@@ -16,6 +16,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from flowmagic.api.types import Row
 from flowmagic.errors import InvalidFieldReferenceError
 from flowmagic.runtime.wire import TIMESTAMPED, VALUES
 
@@ -204,7 +205,12 @@ def check_field_reference(record: Any, position: int | str) -> None:
     if isinstance(record, dict):
         if position not in record:
             raise InvalidFieldReferenceError(f'Unable to find field "{position}" in type {_type_of(record)}.')
-    elif isinstance(record, (tuple, list)):
+    elif isinstance(record, Row) and isinstance(position, str):
+        try:
+            record[position]
+        except KeyError:
+            raise InvalidFieldReferenceError(f'Unable to find field "{position}" in type {_type_of(record)}.') from None
+    elif isinstance(record, (tuple, list, Row)):
         if not isinstance(position, int) or not 0 <= position < len(record):
             raise InvalidFieldReferenceError(
                 f'Tried to select {position}. field on "{_type_of(record)}", which is an invalid index.'
@@ -217,7 +223,7 @@ def check_field_reference(record: Any, position: int | str) -> None:
 
 
 def _type_of(record: Any) -> str:
-    if isinstance(record, (tuple, list)):
+    if isinstance(record, (tuple, list, Row)):
         return f"{type(record).__name__} of {len(record)} fields"
     if isinstance(record, dict):
         return f"dict with keys {', '.join(map(repr, list(record)[:10]))}"

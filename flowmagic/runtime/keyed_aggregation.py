@@ -6,9 +6,11 @@ exchanges (see :mod:`flowmagic.runtime.exchange`).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
+from flowmagic.api.types import Row
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt
 from flowmagic.runtime.failures import check_field_reference
@@ -30,8 +32,9 @@ __all__ = [
 
 
 def field_of(value: Any, position: Any) -> Any:
-    """Field ``position`` of a record: tuple/list index, dict key, or the value itself at 0."""
-    if isinstance(value, (tuple, list, dict)):
+    """Field ``position`` of a record: tuple/list index, dict key, Row index or name, or the
+    value itself at 0."""
+    if isinstance(value, (tuple, list, dict, Row)):
         return value[position]
     if position != 0:
         raise IndexError(f"field {position} of a scalar record {value!r}; only position 0 exists")
@@ -42,10 +45,10 @@ def with_field(value: Any, position: Any, new: Any) -> Any:
     """A copy of ``value`` with field ``position`` replaced."""
     if isinstance(value, tuple):
         return (*value[:position], new, *value[position + 1 :])
-    if isinstance(value, (list, dict)):
-        copy = value.copy()
-        copy[position] = new
-        return copy
+    if isinstance(value, (list, dict, Row)):
+        copied = copy.copy(value)
+        copied[position] = new
+        return copied
     return new
 
 
