@@ -141,6 +141,16 @@ def test_row_by_position_and_by_name() -> None:
     assert named.get_row_kind() is RowKind.UPDATE_AFTER and named != Row(name="a", n=1)
 
 
+def test_collected_records_are_a_closeable_iterator_as_in_pyflink() -> None:
+    env = StreamExecutionEnvironment(parallelism=1)
+    with env.from_collection([1, 2, 3]).execute_and_collect(executor="local") as results:
+        assert next(results) == 1
+        assert list(results) == [2, 3]
+    results = env.from_collection([1, 2, 3]).execute_and_collect(executor="local")
+    results.close()
+    assert list(results) == []
+
+
 def test_rolling_aggregations_on_rows_by_position_and_by_name() -> None:
     env = StreamExecutionEnvironment(parallelism=1)
     rows = env.from_collection([Row(name="a", n=1), Row(name="a", n=2), Row(name="b", n=5)])

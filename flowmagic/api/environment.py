@@ -35,7 +35,28 @@ from flowmagic.graph.transformations import (
 if TYPE_CHECKING:
     from flowmagic.runtime import JobResult
 
-__all__ = ["StreamExecutionEnvironment"]
+__all__ = ["CollectedIterator", "StreamExecutionEnvironment"]
+
+
+class CollectedIterator(Iterator[Any]):
+    """The records of a bounded ``execute_and_collect()``: an iterator that is also a context
+    manager, as PyFlink's ``CloseableIterator`` (``with ds.execute_and_collect() as results:``).
+    The job has finished when it is returned, so closing only drops the records left."""
+
+    def __init__(self, records: list[Any]):
+        self._records = iter(records)
+
+    def __next__(self) -> Any:
+        return next(self._records)
+
+    def close(self) -> None:
+        self._records = iter(())
+
+    def __enter__(self) -> CollectedIterator:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 class StreamExecutionEnvironment:
@@ -434,4 +455,4 @@ class StreamExecutionEnvironment:
             return records_as_they_come if limit is None else records_as_they_come.limited(limit)
         result = execute(graph, executor=executor)
         records = result.collected(sink.id)
-        return iter(records if limit is None else records[:limit])
+        return CollectedIterator(records if limit is None else records[:limit])
