@@ -141,6 +141,30 @@ def test_row_by_position_and_by_name() -> None:
     assert named.get_row_kind() is RowKind.UPDATE_AFTER and named != Row(name="a", n=1)
 
 
+def test_execute_forgets_the_program_as_flink_does() -> None:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    numbers = env.from_collection([1, 2])
+    numbers.map(lambda n: n * 10).print()
+    assert printed(env) == ["10", "20"]
+    numbers.map(lambda n: -n).print()
+    assert printed(env) == ["-1", "-2"]
+    # flowmagic's own environment keeps its program, so that a notebook can run it again.
+    own = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    own.from_collection([1]).print()
+    assert printed(own) == printed(own) == ["1"]
+
+
+def test_tuples_declared_as_rows_become_rows() -> None:
+    env = StreamExecutionEnvironment(parallelism=1)
+    people = env.from_collection(
+        [(1, "ann"), (2, "bob")], type_info=Types.ROW_NAMED(["id", "name"], [Types.INT(), Types.STRING()])
+    )
+    assert list(people.map(lambda person: person.name).execute_and_collect(executor="local")) == ["ann", "bob"]
+    positional = env.from_collection([(1, "ann")], type_info=Types.ROW([Types.INT(), Types.STRING()]))
+    assert list(positional.execute_and_collect(executor="local")) == [Row(f0=1, f1="ann")]
+
+
 def test_collected_records_are_a_closeable_iterator_as_in_pyflink() -> None:
     env = StreamExecutionEnvironment(parallelism=1)
     with env.from_collection([1, 2, 3]).execute_and_collect(executor="local") as results:

@@ -18,7 +18,7 @@ from flowmagic.api.datastream import (
     check_parallelism,
 )
 from flowmagic.api.time import to_millis_text
-from flowmagic.api.types import TypeInformation, Types, check_type_info
+from flowmagic.api.types import TypeInformation, Types, as_row, check_type_info
 from flowmagic.compile.config import PipelineConfig, RuntimeExecutionMode
 from flowmagic.errors import ProgramError
 from flowmagic.graph.execution_graph import ExecutionGraph
@@ -244,13 +244,17 @@ class StreamExecutionEnvironment:
         return DataStream(self, t)
 
     def from_collection(self, collection: Iterable[Any], type_info: TypeInformation | None = None) -> DataStream:
-        """A bounded source of the given records, at parallelism 1; ``type_info`` declares their type."""
+        """A bounded source of the given records, at parallelism 1; ``type_info`` declares their
+        type. As in PyFlink, tuples declared ``Types.ROW_NAMED(...)`` (or ``Types.ROW``) become
+        Rows with those field names (``row.name``)."""
         check_type_info(type_info, "from_collection() type_info")
         if isinstance(collection, (str, bytes)) or not isinstance(collection, Iterable):
             raise ProgramError(f"from_collection() expects a list or other collection of records, got {collection!r}.")
         data = list(collection)
         if not data:
             raise ProgramError("Collection must not be empty")
+        if type_info is not None and type_info.field_names is not None:
+            data = [as_row(record, type_info.field_names) for record in data]
         return self._source(
             "Collection Source",
             OperatorSpec(OperatorKind.SOURCE_COLLECTION, {"data": data}),

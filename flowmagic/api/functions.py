@@ -55,7 +55,7 @@ class Context:
 
 
 class OnTimerContext(Context):
-    """``ctx`` of ``on_timer``: as :class:`Context`, and ``time_domain()``."""
+    """``ctx`` of ``on_timer``: as :class:`Context` (``timestamp()`` is the timer's time)."""
 
 
 @dataclass(frozen=True)

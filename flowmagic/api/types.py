@@ -14,7 +14,7 @@ from typing import Any
 
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError
 
-__all__ = ["PICKLED", "Row", "RowKind", "TypeInformation", "Types", "check_type_info"]
+__all__ = ["PICKLED", "Row", "RowKind", "TypeInformation", "Types", "as_row", "check_type_info"]
 
 
 @dataclass(frozen=True)
@@ -290,3 +290,11 @@ class Row:
         if self._fields is not None:
             return "Row(" + ", ".join(f"{k}={v!r}" for k, v in zip(self._fields, self._values, strict=True)) + ")"
         return "<Row(" + ", ".join(repr(v) for v in self._values) + ")>"
+
+
+def as_row(record: Any, field_names: Sequence[str]) -> Any:
+    """``record`` as a Row of ``field_names`` when it is a tuple or list of as many fields
+    (what PyFlink makes of it for a Row type); anything else as it is."""
+    if isinstance(record, (tuple, list)) and len(record) == len(field_names):
+        return Row(**dict(zip(field_names, record, strict=True)))
+    return record

@@ -5,6 +5,10 @@ flowmagic; a PyFlink name flowmagic does not support raises
 :class:`~flowmagic.errors.UnsupportedFeatureError` saying what to use instead.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from flowmagic.api import environment
 from flowmagic.api.checkpointing import CheckpointConfig, CheckpointingMode
 from flowmagic.api.datastream import ConnectedStreams, DataStream, DataStreamSink, KeyedStream
@@ -35,6 +39,9 @@ from flowmagic.api.windowed import AllWindowedStream, WindowedStream
 from flowmagic.api.windows import GlobalWindow, TimeWindow, Trigger, WindowAssigner
 from flowmagic.compile.config import RuntimeExecutionMode
 
+if TYPE_CHECKING:
+    from flowmagic.runtime import JobResult
+
 
 class StreamExecutionEnvironment(environment.StreamExecutionEnvironment):
     """PyFlink's environment: flowmagic's, with PyFlink's default record type. A stream that
@@ -43,6 +50,13 @@ class StreamExecutionEnvironment(environment.StreamExecutionEnvironment):
     environment prints them as Flink prints Java values (``(a,1)``)."""
 
     _undeclared_type = PICKLED
+
+    def execute(self, job_name: str | None = None, *, executor: str = "spark", **options: Any) -> JobResult:
+        """Run the program, then forget it, as Flink does: the next ``execute()`` runs only
+        what was added since (flowmagic's own environment keeps its program, for notebooks)."""
+        result = super().execute(job_name, executor=executor, **options)
+        self._transformations.clear()
+        return result
 
 
 __all__ = [
