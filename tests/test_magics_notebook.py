@@ -88,7 +88,7 @@ def test_the_flow_cell_displays_pictures_then_the_widget(executed) -> None:
 def test_list_and_explain(executed) -> None:
     [table] = outputs(executed, 2)
     assert table.output_type == "execute_result"
-    assert table.data["text/plain"].splitlines()[1].split() == ["wordcount", "STREAMING", "4", "3", "9", "1-4"]
+    assert table.data["text/plain"].splitlines()[1].split() == ["wordcount", "STREAMING", "4", "3", "9", "1-4", "-"]
     [text] = outputs(executed, 3)
     assert text.name == "stdout" and text.text.startswith("== Stream Graph ==\n")
 
