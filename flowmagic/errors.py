@@ -22,6 +22,7 @@ message carries Flink's wording so that users can search for it::
     └── JobError                      a job could not run to completion
         ├── UnsupportedSourceError    a source the runtime cannot run (yet)
         ├── SparkEnvironmentError     the SparkSession or its Python workers cannot run flowmagic
+        ├── NonRestoredStateError     savepoint state of an operator the program no longer has
         ├── JobFailedError            a task failed (operator, subtask, record, traceback)
         └── JobCancelledError         the job was cancelled
 
@@ -49,6 +50,7 @@ __all__ = [
     "KeyRoutingError",
     "KeyedStreamRequiredError",
     "MissingTimestampsError",
+    "NonRestoredStateError",
     "NotSerializableError",
     "ProgramError",
     "SparkEnvironmentError",
@@ -134,6 +136,11 @@ class JobError(FlowError):
 
 class UnsupportedSourceError(JobError):
     """The program reads a source the runtime cannot run (yet)."""
+
+
+class NonRestoredStateError(JobError):
+    """A savepoint holds state of an operator the new program does not have (Flink's
+    ``allowNonRestoredState`` case)."""
 
 
 class SparkEnvironmentError(JobError):

@@ -29,14 +29,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowmagic.errors import JobCancelledError, JobError, JobFailedError
+from flowmagic.errors import JobCancelledError, JobError, JobFailedError, NonRestoredStateError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction, is_bounded_source
 from flowmagic.runtime.continuous.sources import SocketLog, SourceDescriptor, source_frame
 from flowmagic.runtime.continuous.state_store import (
     Manifest,
-    NonRestoredStateError,
     OperatorState,
     copy_savepoint,
     read_manifest,

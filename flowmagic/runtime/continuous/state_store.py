@@ -25,7 +25,6 @@ from flowmagic.key_groups import assign_to_key_group
 
 __all__ = [
     "Manifest",
-    "NonRestoredStateError",
     "OperatorState",
     "StateFile",
     "copy_savepoint",
@@ -36,10 +35,6 @@ __all__ = [
 ]
 
 _MANIFEST = "_metadata.json"
-
-
-class NonRestoredStateError(JobError):
-    """A savepoint holds state of an operator the new program does not have."""
 
 
 @dataclass(frozen=True)
