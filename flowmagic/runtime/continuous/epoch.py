@@ -36,6 +36,8 @@ EPOCH_REPORT = "@epoch"
 
 # (run id, vertex id, subtask) -> (epoch it completed, the live subtask).
 _LIVE: dict[tuple[str, str, int], tuple[int, Subtask]] = {}
+# (run id, vertex id) -> the vertex's plan, unpickled once per worker.
+_PLANS: dict[tuple[str, str], VertexPlan] = {}
 
 
 @dataclass
@@ -190,11 +192,25 @@ def run_epoch(
     _LIVE[key] = (context.epoch, subtask)
 
 
-class EpochSubtaskFunction:
-    """What Spark runs for each partition (= subtask) of a vertex in one epoch."""
+def _plan(run_id: str, plan_id: str, payload: bytes) -> VertexPlan:
+    key = (run_id, plan_id)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _PLANS[key] = pickle.loads(payload)
+    return plan
 
-    def __init__(self, plan: VertexPlan, context: EpochContext):
-        self.plan = plan
+
+class EpochSubtaskFunction:
+    """What Spark runs for each partition (= subtask) of a vertex in one epoch.
+
+    The plan travels pickled once for the whole run (``payload``, made when the job
+    started), and a worker unpickles it once: pickling the user's functions again for every
+    epoch would cost tens of milliseconds of each epoch on the driver.
+    """
+
+    def __init__(self, plan: VertexPlan, payload: bytes, context: EpochContext):
+        self.plan_id, self.name, self.parallelism = plan.id, plan.name, plan.parallelism
+        self.payload = payload
         self.context = context
 
     def __call__(self, index: int, items: Iterator[Any]) -> Iterator[Any]:
@@ -203,7 +219,8 @@ class EpochSubtaskFunction:
         task = TaskContext.get()
         attempt = task.attemptNumber() if task is not None else 0
         try:
-            yield from run_epoch(self.plan, index, attempt, self.context, items)
+            plan = _plan(self.context.run_id, self.plan_id, self.payload)
+            yield from run_epoch(plan, index, attempt, self.context, items)
         except (UserFunctionError, SystemExit, KeyboardInterrupt) as error:
-            details = user_failure(error, self.plan.name, index, self.plan.parallelism, attempt)
+            details = user_failure(error, self.name, index, self.parallelism, attempt)
             raise RuntimeError(failure_marker(details)) from None

@@ -33,7 +33,7 @@ from flowmagic.errors import JobCancelledError, JobError, JobFailedError, NonRes
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction, is_bounded_source
-from flowmagic.runtime.continuous.sources import SocketLog, SourceDescriptor, source_frame
+from flowmagic.runtime.continuous.sources import SocketLog, SourceDescriptor, read_range, source_frame, split_range
 from flowmagic.runtime.continuous.state_store import (
     Manifest,
     OperatorState,
@@ -176,8 +176,11 @@ class ContinuousJob:
         self._ending = threading.Event()
         #: Held while an epoch runs.
         self._in_epoch = threading.Lock()
-        #: Per flowmagic source, the offset its epochs have read up to.
-        self._read_up_to: dict[int, int] = {}
+        #: Per flowmagic source, the offset its epochs have read up to (a resumed run's from
+        #: its checkpoint, since Spark goes on from the offsets it committed).
+        self._read_up_to: dict[int, int] = dict(self._previous.offsets) if self._own_previous and self._previous else {}
+        #: Per flowmagic source, where the planner records its batches' ranges, and its parallelism.
+        self._ranges_dirs: dict[int, tuple[str, int]] = {}
 
     # -- state to start from ------------------------------------------------------------------
 
@@ -212,17 +215,20 @@ class ContinuousJob:
         from flowmagic.runtime.spark.session import get_spark_session
         from flowmagic.runtime.spark.shipping import ship_flowmagic
 
-        # Every epoch ships the plans again: a function that cannot be pickled is named now,
-        # once, rather than by PySpark in the stream's thread.
-        for plan in self.plans.values():
-            pickle_plan(plan, cloudpickle.dumps)
+        # The plans are pickled once, here: a function that cannot be pickled is named now,
+        # rather than by PySpark in the stream's thread, and epochs ship the bytes.
+        self._payloads: dict[str, bytes] = {
+            plan_id: pickle_plan(plan, cloudpickle.dumps) for plan_id, plan in self.plans.items()
+        }
         session = get_spark_session(self.spark)
         ship_flowmagic(session.sparkContext, arrow=True)
         frames = [source_frame(session, SourceDescriptor("clock", _CLOCK_SOURCE, 1))]
         for plan in self._source_plans():
             spec = plan.nodes[plan.head].operator
             node_id = plan.head
+            ranges_dir = os.path.join(self.root, "sources", "ranges", str(node_id))
             if spec.kind is OperatorKind.SOURCE_DATAGEN and spec.params["count"] is None:
+                self._ranges_dirs[node_id] = (ranges_dir, plan.parallelism)
                 frames.append(
                     source_frame(
                         session,
@@ -232,6 +238,7 @@ class ContinuousJob:
                             plan.parallelism,
                             rows_per_second=spec.params["rows_per_second"],
                             max_per_epoch=MAX_RECORDS_PER_EPOCH,
+                            ranges_dir=ranges_dir,
                         ),
                     )
                 )
@@ -241,12 +248,11 @@ class ContinuousJob:
                 log = SocketLog(params["host"], params["port"], params["delimiter"], params["max_retry"], log_dir)
                 self._sockets[node_id] = log
                 self._source_logs[node_id] = log_dir
-                frames.append(
-                    source_frame(
-                        session,
-                        SourceDescriptor("socket", node_id, 1, max_per_epoch=MAX_RECORDS_PER_EPOCH, log_dir=log_dir),
-                    )
+                self._ranges_dirs[node_id] = (ranges_dir, 1)
+                descriptor = SourceDescriptor(
+                    "socket", node_id, 1, max_per_epoch=MAX_RECORDS_PER_EPOCH, log_dir=log_dir, ranges_dir=ranges_dir
                 )
+                frames.append(source_frame(session, descriptor))
             elif spec.kind is OperatorKind.SOURCE_SPARK:
                 frame = spec.params["frame"].value
                 if frame is None or not frame.isStreaming:
@@ -378,15 +384,7 @@ class ContinuousJob:
                 raise JobError(f"Socket source {log.host}:{log.port}: {log.error.__class__.__name__}: {log.error}")
         session = batch.sparkSession
         sc = session.sparkContext
-        ranges: dict[int, list[list[tuple[int, int]]]] = {}
-        for row in (
-            batch.where(functions.col("fm_subtask") >= 0)
-            .select("fm_source", "fm_subtask", "fm_start", "fm_end")
-            .collect()
-        ):
-            per_subtask = ranges.setdefault(row.fm_source, [[] for _ in range(self._parallelism_of(row.fm_source))])
-            per_subtask[row.fm_subtask].append((row.fm_start, row.fm_end))
-            self._read_up_to[row.fm_source] = max(self._read_up_to.get(row.fm_source, 0), row.fm_end)
+        ranges = self._epoch_ranges(batch)
         final = self._sources_ended()
         context = EpochContext(
             run_id=self.job_id,
@@ -424,7 +422,7 @@ class ContinuousJob:
             self.plans,
             sc,
             None,
-            subtask_function=lambda plan: EpochSubtaskFunction(plan, context),
+            subtask_function=lambda plan: EpochSubtaskFunction(plan, self._payloads[plan.id], context),
             source_input=source_input,
             every_vertex_reports=True,
         ).collect()
@@ -432,6 +430,34 @@ class ContinuousJob:
         if final:
             # Every source ended, and this epoch ended the job's input: the job is FINISHED.
             self._stop_query()
+
+    def _epoch_ranges(self, batch: Any) -> dict[int, list[list[tuple[int, int]]]]:
+        """Per flowmagic source, each subtask's offset ranges of this epoch.
+
+        The planner recorded them when Spark planned the batch, so no Spark job reads them;
+        if it did not (Spark planned no partitions of a source), the batch's rows say.
+        """
+        ranges: dict[int, list[list[tuple[int, int]]]] = {}
+        for node_id, (ranges_dir, parallelism) in self._ranges_dirs.items():
+            start = self._read_up_to.get(node_id, 0)
+            end = read_range(ranges_dir, start)
+            if end is None:
+                return self._collected_ranges(batch)
+            ranges[node_id] = split_range(start, end, parallelism)
+            self._read_up_to[node_id] = end
+        return ranges
+
+    def _collected_ranges(self, batch: Any) -> dict[int, list[list[tuple[int, int]]]]:
+        from pyspark.sql import functions
+
+        ranges: dict[int, list[list[tuple[int, int]]]] = {}
+        for node_id, (_ranges_dir, parallelism) in self._ranges_dirs.items():
+            ranges[node_id] = [[] for _ in range(parallelism)]
+        rows = batch.where(functions.col("fm_subtask") >= 0).select("fm_source", "fm_subtask", "fm_start", "fm_end")
+        for row in rows.collect():
+            ranges[row.fm_source][row.fm_subtask].append((row.fm_start, row.fm_end))
+            self._read_up_to[row.fm_source] = max(self._read_up_to.get(row.fm_source, 0), row.fm_end)
+        return ranges
 
     def _sources_ended(self) -> bool:
         """Whether every source has ended: only sockets can, once their reader ended and the
@@ -444,14 +470,8 @@ class ContinuousJob:
             for node_id, log in self._sockets.items()
         )
 
-    def _parallelism_of(self, node_id: int) -> int:
-        for plan in self.plans.values():
-            if plan.head == node_id:
-                return plan.parallelism
-        raise JobError(f"no source vertex heads node {node_id}")
-
     def _complete(self, epoch: int, now: int, began: float, items: list[tuple[Any, Any]]) -> None:
-        manifest = Manifest(epoch=epoch, time=now)
+        manifest = Manifest(epoch=epoch, time=now, offsets=dict(self._read_up_to))
         output = EpochOutput(epoch)
         nodes = self.graph.job_graph.stream_graph.nodes
         size = 0

@@ -31,8 +31,11 @@ __all__ = [
     "SocketLog",
     "SourceDescriptor",
     "read_log_range",
+    "read_range",
     "register_data_source",
     "source_frame",
+    "split_range",
+    "write_range",
 ]
 
 #: The columns of a flowmagic source's rows: the range of offsets one subtask reads.
@@ -56,6 +59,9 @@ class SourceDescriptor:
     log_dir: str | None = None
     #: clock: how often the offset moves, in ms.
     tick_ms: int = 200
+    #: Where the planner writes each batch's range (``<start>.json``: its end), so the
+    #: driver knows an epoch's ranges without a Spark job reading them.
+    ranges_dir: str | None = None
 
     def to_option(self) -> str:
         return json.dumps(asdict(self))
@@ -113,6 +119,8 @@ def _reader_class() -> type:
         def partitions(self, start: dict, end: dict) -> Sequence[InputPartition]:
             descriptor = self.descriptor
             first, last = start["records"], end["records"]
+            if descriptor.ranges_dir is not None:
+                write_range(descriptor.ranges_dir, first, last)
             if descriptor.kind == "clock" or first == last:
                 return [InputPartition((descriptor.node_id, -1, 0, 0))]
             return [
@@ -166,6 +174,36 @@ def source_frame(spark: Any, descriptor: SourceDescriptor) -> Any:
     """The streaming DataFrame of one flowmagic source's ranges."""
     register_data_source(spark)
     return spark.readStream.format("flowmagic").option("descriptor", descriptor.to_option()).load()
+
+
+def write_range(ranges_dir: str, start: int, end: int) -> None:
+    """Record that the batch starting at offset ``start`` ends at ``end``.
+
+    Spark plans a batch (here, on the driver) before ``foreachBatch`` runs it, and plans a
+    replayed batch with the offsets it logged, so the file is written again with the same
+    end; batches run one after the other, so the driver reads it before the next is planned.
+    """
+    os.makedirs(ranges_dir, exist_ok=True)
+    path = os.path.join(ranges_dir, f"{start}.json")
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "w") as file:
+        file.write(json.dumps({"end": end}))
+    os.replace(temporary, path)
+
+
+def read_range(ranges_dir: str, start: int) -> int | None:
+    """The end of the batch that starts at ``start`` (None: Spark planned no such batch)."""
+    try:
+        with open(os.path.join(ranges_dir, f"{start}.json")) as file:
+            end: int = json.load(file)["end"]
+    except FileNotFoundError:
+        return None
+    return end
+
+
+def split_range(start: int, end: int, parallelism: int) -> list[list[tuple[int, int]]]:
+    """Each subtask's share of the offsets ``start`` to ``end`` (as the planner splits them)."""
+    return [[_share(start, end, index, parallelism)] if end > start else [] for index in range(parallelism)]
 
 
 class SocketLog:

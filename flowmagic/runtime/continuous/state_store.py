@@ -70,6 +70,8 @@ class Manifest:
     time: int
     operators: dict[str, OperatorState] = field(default_factory=dict)
     progress: dict[str, list[str | None]] = field(default_factory=dict)
+    #: The run's own sources: per source node id, the offset its epochs read up to.
+    offsets: dict[int, int] = field(default_factory=dict)
     #: Flink's checkpoint counter: set on the epochs that complete a checkpoint.
     checkpoint: int | None = None
 
@@ -88,6 +90,7 @@ class Manifest:
                     for operator_id, state in self.operators.items()
                 },
                 "progress": self.progress,
+                "offsets": {str(node_id): offset for node_id, offset in self.offsets.items()},
             },
             indent=1,
         )
@@ -108,6 +111,7 @@ class Manifest:
                 for operator_id, state in data["operators"].items()
             },
             progress=data.get("progress", {}),
+            offsets={int(node_id): offset for node_id, offset in data.get("offsets", {}).items()},
         )
 
 
