@@ -224,6 +224,28 @@ def test_processing_time_timers_fire_without_input(spark) -> None:
         server.close()
 
 
+def test_epochs_with_nothing_to_do_run_no_spark_job_and_the_job_goes_on_from_its_live_state(spark) -> None:
+    server = _LineServer()
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.socket_text_stream("127.0.0.1", server.port).map(lambda w: (w, 1)).key_by(lambda p: p[0]).sum(1).print()
+    printed = _Printed()
+    job = _start(env, printed, "idle")
+    tracker = spark.sparkContext.statusTracker()
+    try:
+        server.send("a", "b", "a")
+        _wait_for(lambda: len(printed.pairs()) == 3, job)
+        jobs_before, epochs_before = len(tracker.getJobIdsForGroup(f"flowmagic-{job.job_id}")), job.epochs
+        _wait_for(lambda: job.epochs >= epochs_before + 5, job)
+        # No input and no timer: the epochs completed (manifests written) without a Spark job.
+        assert len(tracker.getJobIdsForGroup(f"flowmagic-{job.job_id}")) == jobs_before
+        server.send("a", "b")
+        _wait_for(lambda: len(printed.pairs()) == 5, job)
+    finally:
+        job.cancel()
+        server.close()
+    assert sorted(printed.pairs()) == [("a", 1), ("a", 2), ("a", 3), ("b", 1), ("b", 2)]
+
+
 def test_a_spark_rate_source_feeds_a_keyed_count(spark) -> None:
     rate = spark.readStream.format("rate").option("rowsPerSecond", 50).load()
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)

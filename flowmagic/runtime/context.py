@@ -296,6 +296,11 @@ class TimerService(functions.TimerService):
     def due_processing_timers(self, now: int) -> Iterator[tuple[int, Any]]:
         yield from self._due("processing", self._processing, now)
 
+    def next_processing_timer(self) -> int | None:
+        """When the earliest processing-time timer is due (None: none is set). A deleted
+        timer may still answer, which only wakes the operator early."""
+        return self._processing[0][0] if self._processing else None
+
     def _due(self, kind: str, heap: list, limit: int) -> Iterator[tuple[int, Any]]:
         while heap and heap[0][0] <= limit:
             timestamp, _sequence, key = heapq.heappop(heap)

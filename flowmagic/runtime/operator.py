@@ -20,6 +20,7 @@ from typing import Any
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.context import KeyedStateBackend, RuntimeContext
 from flowmagic.runtime.failures import call_site_frame, describe
+from flowmagic.runtime.records import MIN_WATERMARK
 
 __all__ = ["KeySelectorError", "Operator", "Output", "TaskInfo", "UserFunctionError", "user_traceback"]
 
@@ -224,6 +225,14 @@ class Operator:
 
     def advance_processing_time(self, now: int) -> None:
         """Processing time reached ``now``: fire the processing-time timers due by then."""
+
+    def next_processing_timer(self) -> int | None:
+        """When this operator has work to do without input: the processing time of its
+        earliest timer (None: never). An operator with processing-time behaviour that does
+        not say when is due at once, so that a continuous job never sleeps through it."""
+        if type(self).advance_processing_time is Operator.advance_processing_time:
+            return None
+        return MIN_WATERMARK
 
     def snapshot_progress(self) -> Any:
         """Where this subtask stands that is not keyed state (a watermark generator's last

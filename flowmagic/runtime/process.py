@@ -92,6 +92,9 @@ class ProcessOperator(FunctionOperator):
         for timestamp, key in self.timers.due_processing_timers(now):
             self._fire(timestamp, key)
 
+    def next_processing_timer(self) -> int | None:
+        return self.timers.next_processing_timer()
+
     def snapshot_keyed(self) -> dict[Any, dict[str, Any]]:
         entries = super().snapshot_keyed()
         for key, timers in self.timers.snapshot().items():

@@ -234,6 +234,11 @@ class Subtask:
             self.chain.operators[node_id].advance_processing_time(now)
         yield from self._drain()
 
+    def next_processing_timer(self) -> int | None:
+        """When the chain's earliest processing-time timer is due (None: none is set)."""
+        due = [self.chain.operators[node_id].next_processing_timer() for node_id in self.plan.chain_order]
+        return min((timestamp for timestamp in due if timestamp is not None), default=None)
+
     def emit_watermark(self, watermark: int) -> Iterator[tuple[int, Any, Any]]:
         """A source's watermark (``MAX_WATERMARK`` at its end) into the chain."""
         self.chain.head.output.emit_watermark(watermark)

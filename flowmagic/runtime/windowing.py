@@ -312,6 +312,10 @@ class WindowOperator(Operator):
     def advance_processing_time(self, now: int) -> None:
         self._run_timers(("processing", "processing-cleanup"), now)
 
+    def next_processing_timer(self) -> int | None:
+        due = [timestamp for timestamp, _sequence, kind, _key, _window in self.timers if kind.startswith("processing")]
+        return min(due) if due else None
+
     def process_watermark(self, watermark: int) -> None:
         self.watermark = watermark
         self._run_timers(("event", "event-cleanup"), watermark)

@@ -65,6 +65,8 @@ class EpochContext:
     source_logs: dict[int, str] = field(default_factory=dict)
     #: The job's last epoch: every source has ended, so the job's input ends with it.
     final: bool = False
+    #: The epoch a live subtask must have completed to go on (the last that ran a job).
+    after_epoch: int = -1
 
 
 def _restore(subtask: Subtask, context: EpochContext) -> None:
@@ -159,7 +161,7 @@ def run_epoch(
     key = (context.run_id, plan.id, index)
     live = _LIVE.pop(key, None)
     stats = SubtaskStats()
-    if live is not None and live[0] == context.epoch - 1 and attempt == 0:
+    if live is not None and live[0] == context.after_epoch and attempt == 0:
         subtask = live[1]
         subtask.rebind(stats)
         subtask.info.clock.time = context.start_time  # type: ignore[attr-defined]
@@ -187,6 +189,7 @@ def run_epoch(
         records_in=subtask.records_in_before,
         records_out=subtask.records_out_before + subtask.chain.records_out,
         watermark=subtask.watermark,
+        wakeup=subtask.next_processing_timer(),
     )
     yield (RESULT_SLOT, (EPOCH_REPORT, plan.id, index), report)
     _LIVE[key] = (context.epoch, subtask)

@@ -15,6 +15,7 @@ It is also the job's client, with Flink's ``JobClient`` methods: ``get_job_statu
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import glob
 import os
@@ -26,7 +27,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from flowmagic.errors import JobCancelledError, JobError, JobFailedError, NonRestoredStateError
@@ -179,6 +180,8 @@ class ContinuousJob:
         #: Per flowmagic source, the offset its epochs have read up to (a resumed run's from
         #: its checkpoint, since Spark goes on from the offsets it committed).
         self._read_up_to: dict[int, int] = dict(self._previous.offsets) if self._own_previous and self._previous else {}
+        #: The earliest processing-time timer of the job's subtasks after the last epoch.
+        self._wakeup: int | None = None
         #: Per flowmagic source, where the planner records its batches' ranges, and its parallelism.
         self._ranges_dirs: dict[int, tuple[str, int]] = {}
 
@@ -386,6 +389,12 @@ class ContinuousJob:
         sc = session.sparkContext
         ranges = self._epoch_ranges(batch)
         final = self._sources_ended()
+        if self._idle(ranges, now, final):
+            assert own is not None
+            manifest = replace(own, epoch=epoch, time=now, offsets=dict(self._read_up_to), checkpoint=None)
+            manifest.ran = own.state_epoch
+            self._finish_epoch(manifest, began, EpochOutput(epoch))
+            return
         context = EpochContext(
             run_id=self.job_id,
             epoch=epoch,
@@ -401,6 +410,7 @@ class ContinuousJob:
             read_bounded=self.epochs == 0 and not self._resumed_run,
             source_logs=self._source_logs,
             final=final,
+            after_epoch=own.state_epoch if own is not None else -1,
         )
 
         def source_input(plan: VertexPlan) -> Any:
@@ -459,6 +469,16 @@ class ContinuousJob:
             self._read_up_to[row.fm_source] = max(self._read_up_to.get(row.fm_source, 0), row.fm_end)
         return ranges
 
+    def _idle(self, ranges: dict[int, list[list[tuple[int, int]]]], now: int, final: bool) -> bool:
+        """Whether the epoch has nothing to do, so that no Spark job runs for it: no input
+        came, no timer is due, and the job's input does not end (a Spark stream's batch is
+        not known to be empty without a job reading it)."""
+        if self.epochs == 0 or final or self._spark_frames or not self._own_previous:
+            return False
+        if any(share for shares in ranges.values() for share in shares):
+            return False
+        return self._wakeup is None or now < self._wakeup
+
     def _sources_ended(self) -> bool:
         """Whether every source has ended: only sockets can, once their reader ended and the
         epochs read all it logged (a generator and a Spark stream never end)."""
@@ -474,7 +494,7 @@ class ContinuousJob:
         manifest = Manifest(epoch=epoch, time=now, offsets=dict(self._read_up_to))
         output = EpochOutput(epoch)
         nodes = self.graph.job_graph.stream_graph.nodes
-        size = 0
+        wakeups = []
         for key, payload in items:
             if key[0] == EPOCH_REPORT:
                 _tag, vertex_id, index = key
@@ -484,9 +504,10 @@ class ContinuousJob:
                         operator_id, OperatorState(plan.parallelism, plan.max_parallelism)
                     )
                     state.files.append(state_file)
-                    size += os.path.getsize(os.path.join(self.root, state_file.path))
                 progress = manifest.progress.setdefault(vertex_id, [None] * plan.parallelism)
                 progress[index] = payload["progress"]
+                if payload["wakeup"] is not None:
+                    wakeups.append(payload["wakeup"])
                 self.monitor.update(
                     {
                         "vertex": vertex_id,
@@ -505,34 +526,53 @@ class ContinuousJob:
                 output.printed.append(payload)
             elif operator is not None and operator.kind is OperatorKind.COLLECT:
                 output.collected.setdefault(node_id, []).append(payload)
+        self._wakeup = min(wakeups, default=None)
+        self._finish_epoch(manifest, began, output)
+
+    def _finish_epoch(self, manifest: Manifest, began: float, output: EpochOutput) -> None:
+        """Write the epoch's manifest (which completes it), then hand on what it made."""
         if self.checkpoint_interval_ms is not None and (time.time() - self._last_checkpoint_time) * 1000 >= (
             self.checkpoint_interval_ms
         ):
             self.checkpoints.completed += 1
             manifest.checkpoint = self.checkpoints.completed
             self.checkpoints.last_duration_ms = (time.time() - began) * 1000
-            self.checkpoints.last_size_bytes = size
+            self.checkpoints.last_size_bytes = sum(
+                os.path.getsize(os.path.join(self.root, path)) for path in manifest.files()
+            )
             self.checkpoints.last_completed_at = time.time()
             self._last_checkpoint_time = time.time()
+        epoch = manifest.epoch
         write_manifest(self.root, manifest, os.path.join("manifests", f"{epoch:010d}.json"))
+        previous_offsets = self._previous.offsets if self._previous is not None and self._own_previous else {}
         self._previous = manifest
         self._own_previous = True
         self._restore_root = self.root
         self.epochs += 1
         self.printed_total += len(output.printed)
         self.printed_tail.extend(line for _to_stderr, line in output.printed)
-        self._forget_old_epochs(epoch)
+        self._forget_old_epochs(epoch, previous_offsets)
         if self.on_output is not None and (output.printed or output.collected):
             self.on_output(output)
         self._serve_requests(manifest)
 
-    def _forget_old_epochs(self, epoch: int) -> None:
-        for folder in glob.glob(os.path.join(self.root, "state", "epoch-*")):
-            if int(folder.rsplit("-", 1)[1]) <= epoch - _KEPT_EPOCHS:
-                shutil.rmtree(folder, ignore_errors=True)
+    def _forget_old_epochs(self, epoch: int, consumed: dict[int, int]) -> None:
+        """Delete the manifests of all but the newest epochs, and the state no kept
+        manifest needs (a kept one may need state an older epoch wrote), and the ranges of
+        batches now completed (a replay of them never runs)."""
+        kept = []
         for path in glob.glob(os.path.join(self.root, "manifests", "*.json")):
             if int(os.path.basename(path)[:-5]) <= epoch - _KEPT_EPOCHS:
                 os.remove(path)
+            else:
+                kept.append(path)
+        needed = {os.path.normpath(path).split(os.sep)[1] for path in kept for path in read_manifest(path).files()}
+        for folder in glob.glob(os.path.join(self.root, "state", "epoch-*")):
+            if os.path.basename(folder) not in needed and int(folder.rsplit("-", 1)[1]) <= epoch:
+                shutil.rmtree(folder, ignore_errors=True)
+        for node_id, (ranges_dir, _parallelism) in self._ranges_dirs.items():
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(ranges_dir, f"{consumed.get(node_id, 0)}.json"))
 
     def _serve_requests(self, manifest: Manifest) -> None:
         with self._lock:

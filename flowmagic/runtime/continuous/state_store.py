@@ -74,6 +74,19 @@ class Manifest:
     offsets: dict[int, int] = field(default_factory=dict)
     #: Flink's checkpoint counter: set on the epochs that complete a checkpoint.
     checkpoint: int | None = None
+    #: The epoch whose Spark job wrote this state: an epoch with nothing to do runs none
+    #: and keeps the state of the one before (None: this epoch's own).
+    ran: int | None = None
+
+    @property
+    def state_epoch(self) -> int:
+        """The epoch whose subtasks hold this state (what a live subtask must have done)."""
+        return self.epoch if self.ran is None else self.ran
+
+    def files(self) -> list[str]:
+        """Every file this snapshot needs, relative to its root."""
+        paths = [state_file.path for state in self.operators.values() for state_file in state.files]
+        return paths + [path for files in self.progress.values() for path in files if path is not None]
 
     def to_json(self) -> str:
         return json.dumps(
@@ -81,6 +94,7 @@ class Manifest:
                 "epoch": self.epoch,
                 "time": self.time,
                 "checkpoint": self.checkpoint,
+                "ran": self.ran,
                 "operators": {
                     operator_id: {
                         "parallelism": state.parallelism,
@@ -102,6 +116,7 @@ class Manifest:
             epoch=data["epoch"],
             time=data["time"],
             checkpoint=data.get("checkpoint"),
+            ran=data.get("ran"),
             operators={
                 operator_id: OperatorState(
                     state["parallelism"],
