@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import heapq
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from flowmagic.api import functions, state
@@ -83,18 +83,36 @@ class KeyedStateBackend:
     """Per-key state of one operator subtask; ``current_key`` scopes every state access."""
 
     def __init__(self) -> None:
-        self.current_key: Any = None
+        self._current_key: Any = None
         self._tables: dict[str, dict[Any, Any]] = {}
+        #: When a set, every key made current is added to it: a key's state can change only
+        #: while it is current, so these are the keys an incremental snapshot writes.
+        self.touched: set[Any] | None = None
+
+    @property
+    def current_key(self) -> Any:
+        return self._current_key
+
+    @current_key.setter
+    def current_key(self, key: Any) -> None:
+        self._current_key = key
+        if self.touched is not None:
+            self.touched.add(key)
 
     def table(self, name: str) -> dict[Any, Any]:
         return self._tables.setdefault(name, {})
 
-    def snapshot(self) -> dict[Any, dict[str, Any]]:
-        """Every key's state, as ``{key: {state name: value}}``."""
+    def snapshot(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
+        """Every key's state (or the state of ``keys``), as ``{key: {state name: value}}``."""
         entries: dict[Any, dict[str, Any]] = {}
         for name, table in self._tables.items():
-            for key, value in table.items():
-                entries.setdefault(key, {})[name] = value
+            if keys is None:
+                for key, value in table.items():
+                    entries.setdefault(key, {})[name] = value
+                continue
+            for key in keys:
+                if key in table:
+                    entries.setdefault(key, {})[name] = table[key]
         return entries
 
     def restore(self, entries: dict[Any, dict[str, Any]]) -> None:

@@ -7,7 +7,7 @@ exchanges (see :mod:`flowmagic.runtime.exchange`).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from flowmagic.api.types import Row
@@ -108,6 +108,9 @@ class KeyedFolder:
     value unless a subclass has a faster loop.
     """
 
+    #: When a set, the folds add the keys whose state they changed (incremental snapshots).
+    touched: set[Any] | None = None
+
     def __init__(self, params: dict[str, Any]):
         self.key_of = adapt(params["key_selector"], "get_key")
 
@@ -141,8 +144,8 @@ class KeyedFolder:
         """Every key's result, keys in the order they first came."""
         raise NotImplementedError
 
-    def snapshot(self) -> dict[Any, Any]:
-        """Every key's state (what a checkpoint stores)."""
+    def snapshot(self, keys: Iterable[Any] | None = None) -> dict[Any, Any]:
+        """Every key's state, or the state of ``keys`` (what a checkpoint stores)."""
         raise NotImplementedError
 
     def restore(self, states: dict[Any, Any]) -> None:
@@ -172,6 +175,8 @@ class ReduceFolder(KeyedFolder):
         state = states.get(key, _MISSING)
         state = self.start(value) if state is _MISSING else self.combine(state, value)
         states[key] = state
+        if self.touched is not None:
+            self.touched.add(key)
         return self.record(state)
 
     def fold_batch(self, values: list[Any]) -> None:
@@ -190,8 +195,8 @@ class ReduceFolder(KeyedFolder):
         record = self.record
         return [record(state) for state in self.states.values()]
 
-    def snapshot(self) -> dict[Any, Any]:
-        return dict(self.states)
+    def snapshot(self, keys: Iterable[Any] | None = None) -> dict[Any, Any]:
+        return _of_keys(self.states, keys)
 
     def restore(self, states: dict[Any, Any]) -> None:
         self.states.update(states)
@@ -244,8 +249,8 @@ class SumFolder(KeyedFolder):
         firsts, position = self.firsts, self.position
         return [with_field(firsts[key], position, total) for key, total in self.totals.items()]
 
-    def snapshot(self) -> dict[Any, Any]:
-        return {key: (self.firsts[key], total) for key, total in self.totals.items()}
+    def snapshot(self, keys: Iterable[Any] | None = None) -> dict[Any, Any]:
+        return {key: (self.firsts[key], total) for key, total in _of_keys(self.totals, keys).items()}
 
     def restore(self, states: dict[Any, Any]) -> None:
         for key, (first, total) in states.items():
@@ -268,6 +273,8 @@ class SumUpdater(KeyedFolder):
             position = self.position
             value = with_field(previous, position, field_of(previous, position) + field_of(value, position))
         self.latest[key] = value
+        if self.touched is not None:
+            self.touched.add(key)
         return value
 
     def fold_all(self, values: list[Any]) -> list[Any]:
@@ -275,6 +282,7 @@ class SumUpdater(KeyedFolder):
         if not values or not isinstance(values[0], tuple) or not isinstance(position, int):
             return super().fold_all(values)
         key_of, latest, get = self.key_of, self.latest, self.latest.get
+        touch = None if self.touched is None else self.touched.add
         after = position + 1
         # Pairs summing their second field (Tuple2 word counts) get a record built directly.
         pairs = position == 1
@@ -284,6 +292,8 @@ class SumUpdater(KeyedFolder):
         try:
             for value in values:
                 key = key_of(value)
+                if touch is not None:
+                    touch(key)
                 previous = get(key)  # a tuple, never None, once the key has a record
                 if previous is None:
                     latest[key] = value
@@ -302,8 +312,8 @@ class SumUpdater(KeyedFolder):
     def results(self) -> list[Any]:
         return list(self.latest.values())
 
-    def snapshot(self) -> dict[Any, Any]:
-        return dict(self.latest)
+    def snapshot(self, keys: Iterable[Any] | None = None) -> dict[Any, Any]:
+        return _of_keys(self.latest, keys)
 
     def restore(self, states: dict[Any, Any]) -> None:
         self.latest.update(states)
@@ -318,6 +328,12 @@ def keyed_folder(params: dict[str, Any], updates: bool) -> KeyedFolder:
 
 
 _MISSING = object()
+
+
+def _of_keys(states: dict[Any, Any], keys: Iterable[Any] | None) -> dict[Any, Any]:
+    if keys is None:
+        return dict(states)
+    return {key: states[key] for key in keys if key in states}
 
 
 class FoldError(Exception):
@@ -344,6 +360,7 @@ class KeyedReduceOperator(Operator):
 
     keyed = True
     combinable = True
+    tracks_changes = True
 
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         super().__init__(name, params, task)
@@ -386,9 +403,14 @@ class KeyedReduceOperator(Operator):
         if self.task.batch:
             self.output.collect_batch(self.folder.results())
 
-    def snapshot_keyed(self) -> dict[Any, dict[str, Any]]:
-        entries = super().snapshot_keyed()
-        for key, state in self.folder.snapshot().items():
+    def track_changes(self) -> bool:
+        tracked = super().track_changes()
+        self.folder.touched = self.changed_keys
+        return tracked
+
+    def snapshot_keyed(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
+        entries = super().snapshot_keyed(keys)
+        for key, state in self.folder.snapshot(keys).items():
             entries.setdefault(key, {})["@fold"] = state
         return entries
 

@@ -127,6 +127,11 @@ class Operator:
     combinable = False
     #: Given by the task to operators that emit results: hands a result to the driver.
     emit_result: Callable[[Any], None]
+    #: Operators whose keyed state changes only for keys they record (see
+    #: :meth:`track_changes`) set this: their snapshots can be incremental.
+    tracks_changes = False
+    #: The keys whose state changed since the last snapshot (None: not recorded).
+    changed_keys: set[Any] | None = None
 
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         self.name = name
@@ -242,15 +247,38 @@ class Operator:
     def restore_progress(self, progress: Any) -> None:
         """Take up the position of :meth:`snapshot_progress`."""
 
-    def snapshot_keyed(self) -> dict[Any, dict[str, Any]]:
-        """This subtask's keyed state, key by key (what a checkpoint stores by key group).
+    def track_changes(self) -> bool:
+        """Start recording which keys' state changes, for incremental snapshots; False when
+        this operator cannot say (its snapshots are then always whole).
+
+        Operators whose every change of a key's state happens while the key is current
+        (set on the keyed state backend) opt in with ``tracks_changes``; one with state of
+        its own records its keys into :attr:`changed_keys` too.
+        """
+        if not self.tracks_changes:
+            return False
+        self.changed_keys = set()
+        if self.backend is not None:
+            self.backend.touched = self.changed_keys
+        return True
+
+    def take_changed_keys(self) -> set[Any]:
+        """The keys whose state changed since the last call (after :meth:`track_changes`)."""
+        assert self.changed_keys is not None, "track_changes() first"
+        changed = set(self.changed_keys)
+        self.changed_keys.clear()
+        return changed
+
+    def snapshot_keyed(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
+        """This subtask's keyed state, key by key (what a checkpoint stores by key group):
+        of every key, or of ``keys`` only (those without state are left out).
 
         The default covers the state a user function reached through the runtime context;
         operators with state of their own add theirs.
         """
         if self.backend is None:
             return {}
-        return self.backend.snapshot()
+        return self.backend.snapshot(keys)
 
     def restore_keyed(self, entries: dict[Any, dict[str, Any]]) -> None:
         """Take over the keyed state of ``entries`` (keys of this subtask's key groups)."""

@@ -7,7 +7,7 @@ API (``process_element(value, ctx, out)``); its signature says which.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from flowmagic.graph.operators import OperatorKind
@@ -41,6 +41,8 @@ class ProcessOperator(FunctionOperator):
     #: Whether the function may register timers: Flink's ProcessOperator rejects them even on a
     #: KeyedStream; only keyed process operators have a keyed timer service.
     keyed_timers = False
+    #: Keyed state and timers change only for the current key (records' and timers').
+    tracks_changes = True
 
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         self.keyed = "key_selector" in params
@@ -95,10 +97,12 @@ class ProcessOperator(FunctionOperator):
     def next_processing_timer(self) -> int | None:
         return self.timers.next_processing_timer()
 
-    def snapshot_keyed(self) -> dict[Any, dict[str, Any]]:
-        entries = super().snapshot_keyed()
+    def snapshot_keyed(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
+        entries = super().snapshot_keyed(keys)
+        wanted = None if keys is None else set(keys)
         for key, timers in self.timers.snapshot().items():
-            entries.setdefault(key, {})["@timers"] = timers
+            if wanted is None or key in wanted:
+                entries.setdefault(key, {})["@timers"] = timers
         return entries
 
     def restore_keyed(self, entries: dict[Any, dict[str, Any]]) -> None:

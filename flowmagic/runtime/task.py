@@ -162,6 +162,8 @@ class Subtask:
         self.records_out_before = 0
         #: Key -> key group of the keys this subtask snapshots (a continuous job's epochs).
         self.groups_of_keys: dict[Any, int] = {}
+        #: Snapshots of changes written since the last whole one (None: none written yet).
+        self.deltas_since_full: int | None = None
         self.pacer = _Pacer()
         # BATCH keyed input is held until it is complete, then replayed key by key.
         self.sorter = SortedInputs(plan.sorted_inputs, self.chain.head) if plan.sorted_inputs else None

@@ -10,6 +10,7 @@ allowed_lateness`` are dropped or sent to the late-data side output.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterable
 from typing import Any
 
 from flowmagic.api import functions
@@ -335,7 +336,8 @@ class WindowOperator(Operator):
 
     # -- checkpoints --------------------------------------------------------------------------
 
-    def snapshot_keyed(self) -> dict[Any, dict[str, Any]]:
+    def snapshot_keyed(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
+        # Window contents change in ways not recorded by key (no tracks_changes): whole.
         entries = super().snapshot_keyed()
 
         def of(key: Any) -> dict[str, Any]:

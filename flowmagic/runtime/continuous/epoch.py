@@ -29,10 +29,20 @@ from flowmagic.runtime.spark.subtask import failure_marker
 from flowmagic.runtime.task import Subtask, SubtaskStats
 from flowmagic.runtime.wire import RESULT_SLOT
 
-__all__ = ["EPOCH_REPORT", "EpochContext", "EpochSubtaskFunction", "is_bounded_source", "run_epoch"]
+__all__ = [
+    "EPOCH_REPORT",
+    "WHOLE_SNAPSHOT_EVERY",
+    "EpochContext",
+    "EpochSubtaskFunction",
+    "is_bounded_source",
+    "run_epoch",
+]
 
 #: The result key's first element of a subtask's epoch report (its state files and counters).
 EPOCH_REPORT = "@epoch"
+#: How often a subtask writes its whole state rather than its changes: a restore reads at
+#: most this many files of one subtask's operator.
+WHOLE_SNAPSHOT_EVERY = 10
 
 # (run id, vertex id, subtask) -> (epoch it completed, the live subtask).
 _LIVE: dict[tuple[str, str, int], tuple[int, Subtask]] = {}
@@ -91,25 +101,36 @@ def _restore(subtask: Subtask, context: EpochContext) -> None:
 
 
 def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str, Any]:
+    """Write the subtask's state: whole in its first epoch and every ``WHOLE_SNAPSHOT_EVERY``
+    epochs, else the keys that changed (of operators that record them)."""
     plan, index = subtask.plan, subtask.index
     key_groups = compute_key_group_range(plan.max_parallelism, plan.parallelism, index)
-    files: dict[str, StateFile] = {}
+    whole = subtask.deltas_since_full is None or subtask.deltas_since_full + 1 >= WHOLE_SNAPSHOT_EVERY
+    state: dict[str, tuple[StateFile | None, bool]] = {}
     positions = {}
     for node_id, operator in subtask.chain.operators.items():
-        entries = operator.snapshot_keyed()
+        changed = operator.take_changed_keys() if operator.changed_keys is not None else None
+        delta = changed is not None and not whole
+        entries: dict[Any, dict[str, Any] | None] = dict(operator.snapshot_keyed(changed if delta else None))
+        if delta:
+            assert changed is not None
+            entries.update((key, None) for key in changed if key not in entries)
         operator_id = context.operator_ids.get(node_id)
-        if entries and operator_id is not None:
-            files[operator_id] = write_keyed(
-                context.root,
-                context.folder,
-                operator_id,
-                index,
-                attempt,
-                key_groups,
-                plan.max_parallelism,
-                entries,
-                subtask.groups_of_keys,
-            )
+        if operator_id is not None:
+            written = None
+            if entries:
+                written = write_keyed(
+                    context.root,
+                    context.folder,
+                    operator_id,
+                    index,
+                    attempt,
+                    key_groups,
+                    plan.max_parallelism,
+                    entries,
+                    subtask.groups_of_keys,
+                )
+            state[operator_id] = (written, delta)
         position = operator.snapshot_progress()
         if position is not None:
             positions[node_id] = position
@@ -126,7 +147,8 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
             },
             file,
         )
-    return {"files": files, "progress": progress}
+    subtask.deltas_since_full = 0 if whole else (subtask.deltas_since_full or 0) + 1
+    return {"state": state, "progress": progress}
 
 
 def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) -> Iterator[list[Any]]:
@@ -169,6 +191,8 @@ def run_epoch(
         subtask = Subtask(plan, index, attempt, stats, EpochClock(context.start_time))
         subtask.open()
         _restore(subtask, context)
+        for operator in subtask.chain.operators.values():
+            operator.track_changes()
     clock: EpochClock = subtask.info.clock  # type: ignore[assignment]
     if subtask.chain.source is not None:
         inputs = list(items)

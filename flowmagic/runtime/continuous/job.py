@@ -33,11 +33,13 @@ from typing import Any
 from flowmagic.errors import JobCancelledError, JobError, JobFailedError, NonRestoredStateError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
 from flowmagic.graph.operators import OperatorKind
+from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction, is_bounded_source
 from flowmagic.runtime.continuous.sources import SocketLog, SourceDescriptor, read_range, source_frame, split_range
 from flowmagic.runtime.continuous.state_store import (
     Manifest,
     OperatorState,
+    StateFile,
     copy_savepoint,
     read_manifest,
     write_manifest,
@@ -499,11 +501,15 @@ class ContinuousJob:
             if key[0] == EPOCH_REPORT:
                 _tag, vertex_id, index = key
                 plan = self.plans[vertex_id]
-                for operator_id, state_file in payload["files"].items():
-                    state = manifest.operators.setdefault(
-                        operator_id, OperatorState(plan.parallelism, plan.max_parallelism)
-                    )
-                    state.files.append(state_file)
+                for operator_id, (state_file, delta) in payload["state"].items():
+                    files = self._chain(operator_id, plan, index) if delta else []
+                    if state_file is not None:
+                        files.append(state_file)
+                    if files:
+                        state = manifest.operators.setdefault(
+                            operator_id, OperatorState(plan.parallelism, plan.max_parallelism)
+                        )
+                        state.files.extend(files)
                 progress = manifest.progress.setdefault(vertex_id, [None] * plan.parallelism)
                 progress[index] = payload["progress"]
                 if payload["wakeup"] is not None:
@@ -528,6 +534,16 @@ class ContinuousJob:
                 output.collected.setdefault(node_id, []).append(payload)
         self._wakeup = min(wakeups, default=None)
         self._finish_epoch(manifest, began, output)
+
+    def _chain(self, operator_id: str, plan: VertexPlan, index: int) -> list[StateFile]:
+        """The files of the last epoch's state of ``operator_id`` at subtask ``index``,
+        which the subtask's changes of this epoch follow."""
+        previous = self._previous
+        if previous is None or not self._own_previous or operator_id not in previous.operators:
+            return []
+        key_groups = compute_key_group_range(plan.max_parallelism, plan.parallelism, index)
+        first, last = key_groups.start, key_groups.stop - 1
+        return [file for file in previous.operators[operator_id].files if (file.first, file.last) == (first, last)]
 
     def _finish_epoch(self, manifest: Manifest, began: float, output: EpochOutput) -> None:
         """Write the epoch's manifest (which completes it), then hand on what it made."""

@@ -1,13 +1,16 @@
 """Snapshots of a continuous job's state, by operator ID and key group, as Flink lays out its own.
 
 At the end of every epoch each subtask writes, per stateful operator of its chain, one file
-of the keyed state it holds, grouped by key group (``<operator id>/<subtask>-<attempt>.pkl``
-under the epoch's folder), and one file of its own progress (its input channels' watermarks),
-which only the same run resumes from. The driver then writes the epoch's *manifest*: per
-operator ID, its parallelism, max parallelism and the files with the key-group range of
-each. A manifest is what a later epoch, a restarted job or a savepoint restores from: a new
-subtask loads the files whose ranges meet its own and keeps the keys of its key groups, so
-state follows its keys to any parallelism, as in Flink.
+of keyed state, grouped by key group (``<operator id>/<subtask>-<attempt>.pkl`` under the
+epoch's folder), and one file of its own progress (its input channels' watermarks), which
+only the same run resumes from. The file is the whole state, or, incrementally, the state
+of the keys that changed since the subtask's last file (a key whose state went is written
+as ``None``). The driver then writes the epoch's *manifest*: per operator ID, its
+parallelism, max parallelism and the files with the key-group range of each, each whole
+file followed by the changes written after it. A manifest is what a later epoch, a
+restarted job or a savepoint restores from: a new subtask reads, in order, the files whose
+ranges meet its own and keeps the keys of its key groups, so state follows its keys to any
+parallelism, as in Flink.
 """
 
 from __future__ import annotations
@@ -138,16 +141,17 @@ def write_keyed(
     attempt: int,
     key_groups: range,
     max_parallelism: int,
-    entries: dict[Any, dict[str, Any]],
+    entries: dict[Any, dict[str, Any] | None],
     groups_of_keys: dict[Any, int] | None = None,
 ) -> StateFile:
-    """Write one subtask's keyed state of one operator, grouped by key group.
+    """Write one subtask's keyed state of one operator, grouped by key group (a key's state
+    is ``None`` in a file of changes when the key has none left).
 
     ``groups_of_keys`` remembers each key's group from epoch to epoch (computing one takes
     microseconds, which add up at every epoch for a large state).
     """
     known = {} if groups_of_keys is None else groups_of_keys
-    grouped: dict[int, dict[Any, dict[str, Any]]] = {}
+    grouped: dict[int, dict[Any, dict[str, Any] | None]] = {}
     for key, states in entries.items():
         group = known.get(key)
         if group is None:
@@ -162,16 +166,22 @@ def write_keyed(
 
 
 def load_keyed(root: str, files: Iterable[StateFile], key_groups: range) -> dict[Any, dict[str, Any]]:
-    """The keyed state of the keys in ``key_groups``, from every file that holds some."""
+    """The keyed state of the keys in ``key_groups``, from every file that holds some, read
+    in order (a later file's changes replace what an earlier one said)."""
     entries: dict[Any, dict[str, Any]] = {}
     for state_file in files:
         if not state_file.meets(key_groups):
             continue
         with open(os.path.join(root, state_file.path), "rb") as file:
-            grouped: dict[int, dict[Any, dict[str, Any]]] = pickle.load(file)
+            grouped: dict[int, dict[Any, dict[str, Any] | None]] = pickle.load(file)
         for key_group, keyed in grouped.items():
-            if key_group in key_groups:
-                entries.update(keyed)
+            if key_group not in key_groups:
+                continue
+            for key, states in keyed.items():
+                if states is None:
+                    entries.pop(key, None)
+                else:
+                    entries[key] = states
     return entries
 
 

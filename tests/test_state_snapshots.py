@@ -1,0 +1,84 @@
+"""Incremental snapshots of keyed state (the continuous mode's checkpoints), in process.
+
+A keyed operator records the keys whose state changes; a snapshot of changes holds those
+keys only (``None`` for a key whose state went), and reading a whole snapshot followed by
+its changes, in order, gives the state as it was, at any parallelism.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flowmagic.api.functions import KeyedProcessFunction
+from flowmagic.api.state import ValueStateDescriptor
+from flowmagic.graph.operators import OperatorKind
+from flowmagic.key_groups import compute_key_group_range
+from flowmagic.runtime.continuous.state_store import load_keyed, write_keyed
+from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.registry import implementation
+
+MAX_PARALLELISM = 128
+
+
+def _operator(kind: OperatorKind, params: dict[str, Any]) -> Operator:
+    task = TaskInfo("vertex", 0, 1, MAX_PARALLELISM, 0, batch=False)
+    operator = implementation(kind)("op", params, task)
+    operator.open()
+    return operator
+
+
+def test_a_keyed_sum_records_the_keys_it_changed_and_snapshots_only_those() -> None:
+    operator = _operator(
+        OperatorKind.KEYED_AGGREGATION, {"key_selector": lambda p: p[0], "aggregation": "sum", "position": 1}
+    )
+    assert operator.track_changes()
+    operator.process_batch([("a", 1), ("b", 1), ("a", 1)])
+    assert operator.take_changed_keys() == {"a", "b"}
+    operator.process_batch([("c", 5)])
+    changed = operator.take_changed_keys()
+    assert changed == {"c"}
+    assert operator.snapshot_keyed(changed) == {"c": {"@fold": ("c", 5)}}
+    assert set(operator.snapshot_keyed()) == {"a", "b", "c"}
+
+
+class _ClearsOnSecond(KeyedProcessFunction):
+    def open(self, runtime_context) -> None:
+        self.seen = runtime_context.get_state(ValueStateDescriptor("seen", None))
+
+    def process_element(self, value, ctx, out):
+        if self.seen.value() is None:
+            self.seen.update(value)
+        else:
+            self.seen.clear()
+
+
+def test_keyed_state_reached_through_the_runtime_context_is_recorded_by_its_current_key() -> None:
+    function = _ClearsOnSecond()
+    operator = _operator(OperatorKind.KEYED_PROCESS, {"function": function, "key_selector": str})
+    assert operator.track_changes()
+    for value in ("x", "y", "x"):
+        operator.process(value, None)
+    changed = operator.take_changed_keys()
+    assert changed == {"x", "y"}
+    # x's state went: its snapshot of changes says so by leaving it out.
+    assert operator.snapshot_keyed(changed) == {"y": {"value:seen": "y"}}
+
+
+def test_changes_read_after_their_whole_snapshot_give_the_state_at_any_parallelism(tmp_path) -> None:
+    root = str(tmp_path)
+    whole = {f"k{i}": {"count": i} for i in range(200)}
+    changes: dict[Any, dict[str, Any] | None] = {"k1": None, "k2": {"count": 20}, "new": {"count": 7}}
+    everything = range(0, MAX_PARALLELISM)
+    files = [
+        write_keyed(root, "epoch-0", "op", 0, 0, everything, MAX_PARALLELISM, dict(whole)),
+        write_keyed(root, "epoch-1", "op", 0, 0, everything, MAX_PARALLELISM, changes),
+    ]
+    expected = {key: states for key, states in whole.items() if key != "k1"}
+    expected.update(k2={"count": 20}, new={"count": 7})
+    assert load_keyed(root, files, everything) == expected
+    restored: dict[Any, Any] = {}
+    for index in range(3):
+        part = load_keyed(root, files, compute_key_group_range(MAX_PARALLELISM, 3, index))
+        assert not set(part) & set(restored)
+        restored.update(part)
+    assert restored == expected
