@@ -246,6 +246,36 @@ def test_epochs_with_nothing_to_do_run_no_spark_job_and_the_job_goes_on_from_its
     assert sorted(printed.pairs()) == [("a", 1), ("a", 2), ("a", 3), ("b", 1), ("b", 2)]
 
 
+def test_an_idle_subtask_stops_holding_back_event_time_windows(spark) -> None:
+    server = _LineServer()
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    strategy = (
+        flowmagic.WatermarkStrategy.for_monotonous_timestamps()
+        .with_timestamp_assigner(lambda event, _ts: event[1])
+        .with_idleness(flowmagic.Duration.of_millis(300))
+    )
+    (
+        env.socket_text_stream("127.0.0.1", server.port)
+        .map(lambda line: (line.split(",")[0], int(line.split(",")[1]), 1))
+        # Every event goes to the first subtask: the second never sees one.
+        .partition_custom(lambda key, partitions: 0, lambda event: event[0])
+        .assign_timestamps_and_watermarks(strategy)
+        .key_by(lambda event: event[0])
+        .window(flowmagic.TumblingEventTimeWindows.of(flowmagic.Time.seconds(5)))
+        .sum(2)
+        .print()
+    )
+    printed = _Printed()
+    job = _start(env, printed, "idleness")
+    try:
+        server.send("a,1000", "a,2000", "b,3000", "a,6000")
+        _wait_for(lambda: len(printed.lines) >= 2, job)
+    finally:
+        job.cancel()
+        server.close()
+    assert sorted(line.split("> ", 1)[-1] for line in printed.lines) == ["(a,1000,2)", "(b,3000,1)"]
+
+
 def test_a_spark_rate_source_feeds_a_keyed_count(spark) -> None:
     rate = spark.readStream.format("rate").option("rowsPerSecond", 50).load()
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)

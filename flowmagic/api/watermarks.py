@@ -55,6 +55,10 @@ class WatermarkStrategy:
         return replace(self, timestamp_assigner=assigner)
 
     def with_idleness(self, idle_timeout: Duration | int) -> WatermarkStrategy:
+        """Mark a subtask's output idle after ``idle_timeout`` without records (processing
+        time), so that downstream watermarks stop waiting for it (Flink's
+        ``WatermarksWithIdleness``); its next record makes it active again. Bounded jobs
+        never go idle: their input is all there."""
         return replace(self, idleness_ms=to_millis(idle_timeout, "idle_timeout"))
 
     @property

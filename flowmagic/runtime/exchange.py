@@ -19,7 +19,7 @@ from flowmagic.runtime.context import adapt
 from flowmagic.runtime.operator import KeySelectorError, Operator
 from flowmagic.runtime.plan import EdgePlan
 from flowmagic.runtime.registry import implementation
-from flowmagic.runtime.wire import TIMESTAMPED, VALUES, WATERMARK
+from flowmagic.runtime.wire import TIMESTAMPED, VALUES, WATERMARK, WATERMARK_STATUS
 
 __all__ = ["RecordWriter"]
 
@@ -239,6 +239,13 @@ class RecordWriter:
         for target in self.channels:
             self._flush_channel(target)
             self.sink.append((self.slot, self._key(target), (WATERMARK, watermark)))
+
+    def emit_watermark_status(self, idle: bool) -> None:
+        if not self.streaming:
+            return
+        for target in self.channels:
+            self._flush_channel(target)
+            self.sink.append((self.slot, self._key(target), (WATERMARK_STATUS, idle)))
 
     def flush(self) -> None:
         """Hand on every buffered record."""

@@ -90,6 +90,7 @@ class Output:
         self.batch_targets: list[Callable[[list[Any]], None]] = []
         self.side_targets: dict[str, list[Callable[[Any, int | None], None]]] = {}
         self.watermark_targets: list[Callable[[int], None]] = []
+        self.status_targets: list[Callable[[bool], None]] = []
         self.collect: Callable[[Any, int | None], None] = self._fan_out
         self.collect_batch: Callable[[list[Any]], None] = self._fan_out_batch
 
@@ -115,6 +116,11 @@ class Output:
     def emit_watermark(self, watermark: int) -> None:
         for target in self.watermark_targets:
             target(watermark)
+
+    def emit_watermark_status(self, idle: bool) -> None:
+        """Flink's ``WatermarkStatus``: idle (True) or active again (False)."""
+        for target in self.status_targets:
+            target(idle)
 
 
 class Operator:
@@ -220,6 +226,11 @@ class Operator:
 
     def process_watermark(self, watermark: int) -> None:
         self.output.emit_watermark(watermark)
+
+    def process_watermark_status(self, idle: bool) -> None:
+        """The input went idle (True) or active again (False): passed on, as Flink's
+        one-input operators do (the task combines a subtask's channels first)."""
+        self.output.emit_watermark_status(idle)
 
     def finish_key(self) -> None:
         """BATCH, sorted input: every record of the current key has been processed (see

@@ -20,7 +20,7 @@ from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import BATCH_SIZE, MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.sorting import SortedInputs
-from flowmagic.runtime.wire import RESULT_SLOT, VALUES, WATERMARK
+from flowmagic.runtime.wire import RESULT_SLOT, VALUES, WATERMARK, WATERMARK_STATUS
 
 __all__ = ["Subtask", "SubtaskStats", "run_subtask"]
 
@@ -91,11 +91,13 @@ class _Chain:
                 target = self.operators[target_id]
                 self._connect(output, tag, target.process, target.process_batch)
                 output.watermark_targets.append(target.process_watermark)
+                output.status_targets.append(target.process_watermark_status)
             for edge in node.edges:
                 writer = RecordWriter(edge, info.index, streaming, buffer, self.operators[node.id])
                 self.writers.append(writer)
                 self._connect(output, edge.output_tag, writer.emit, writer.emit_batch)
                 output.watermark_targets.append(writer.emit_watermark)
+                output.status_targets.append(writer.emit_watermark_status)
             output.seal()
         self.head = self.operators[plan.head]
 
@@ -156,6 +158,12 @@ class Subtask:
             for producer in input_plan.partitions[index]
         }
         self.watermark = MIN_WATERMARK
+        #: Flink's StatusWatermarkValve: channels whose producer went idle, channels whose
+        #: watermark is not counted (idle, or active again but behind the subtask's), and
+        #: whether the subtask itself is idle (every channel is).
+        self.idle_channels: set[tuple[int, int]] = set()
+        self.unaligned: set[tuple[int, int]] = set()
+        self.idle = False
         #: Records read and emitted before this object's life (a continuous job's subtask
         #: restored from an epoch's snapshot goes on counting from there).
         self.records_in_before = 0
@@ -206,12 +214,14 @@ class Subtask:
                 continue
             if kind == WATERMARK:
                 channel = (key[1], key[2])
-                if data > channels.get(channel, MIN_WATERMARK):
+                if channel not in self.idle_channels and data > channels.get(channel, MIN_WATERMARK):
                     channels[channel] = data
-                    combined = min(channels.values())
-                    if combined > self.watermark:
-                        self.watermark = stats.watermark = combined
-                        head.process_watermark(combined)
+                    if channel in self.unaligned and data >= self.watermark:
+                        self.unaligned.discard(channel)
+                    self._advance_watermark()
+                continue
+            if kind == WATERMARK_STATUS:
+                self._channel_status((key[1], key[2]), data)
                 continue
             if kind == VALUES:
                 for chunk in self.pacer.slices(data) if side == 0 else (data,):
@@ -229,6 +239,37 @@ class Subtask:
             # Records leave as soon as they are made: serialized while still in the CPU cache,
             # and a subtask never holds more than a batch's worth.
             yield from self._drain()
+
+    def _advance_watermark(self) -> None:
+        """The minimum over the aligned channels, when it moves forward."""
+        unaligned = self.unaligned
+        counted = [watermark for channel, watermark in self.channels.items() if channel not in unaligned]
+        if counted and min(counted) > self.watermark:
+            self.watermark = self.stats.watermark = min(counted)
+            self.chain.head.process_watermark(self.watermark)
+
+    def _channel_status(self, channel: tuple[int, int], idle: bool) -> None:
+        """A producer went idle or active again (as Flink's StatusWatermarkValve takes it)."""
+        channels, head = self.channels, self.chain.head
+        if idle and channel not in self.idle_channels:
+            self.idle_channels.add(channel)
+            self.unaligned.add(channel)
+            if len(self.idle_channels) == len(channels):
+                # No channel will move on: the most advanced one's watermark is the subtask's.
+                if channels[channel] == self.watermark and max(channels.values()) > self.watermark:
+                    self.watermark = self.stats.watermark = max(channels.values())
+                    head.process_watermark(self.watermark)
+                self.idle = True
+                head.process_watermark_status(True)
+            elif channels[channel] == self.watermark:
+                self._advance_watermark()
+        elif not idle and channel in self.idle_channels:
+            self.idle_channels.discard(channel)
+            if channels[channel] >= self.watermark:
+                self.unaligned.discard(channel)
+            if self.idle:
+                self.idle = False
+                head.process_watermark_status(False)
 
     def advance_processing_time(self, now: int) -> Iterator[tuple[int, Any, Any]]:
         """Fire every operator's processing-time timers due by ``now``, head first."""

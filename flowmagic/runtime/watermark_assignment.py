@@ -15,7 +15,13 @@ __all__ = ["TimestampsAndWatermarksOperator"]
 
 @register(OperatorKind.TIMESTAMPS_WATERMARKS)
 class TimestampsAndWatermarksOperator(Operator):
-    """Assigns event timestamps; emits a watermark after every record that advances it."""
+    """Assigns event timestamps; emits a watermark after every record that advances it.
+
+    With ``with_idleness(timeout)``, a subtask that saw no record for ``timeout`` of
+    processing time marks its output idle (Flink's ``WatermarksWithIdleness``), so that
+    downstream watermarks stop waiting for it, until its next record. Only a continuous
+    job's processing time moves while input is missing; a bounded job never goes idle.
+    """
 
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         super().__init__(name, params, task)
@@ -25,8 +31,16 @@ class TimestampsAndWatermarksOperator(Operator):
         self.lag = None if task.batch else strategy.out_of_orderness_ms
         self.max_timestamp = MIN_WATERMARK
         self.current = MIN_WATERMARK
+        self.idleness = None if task.batch else getattr(strategy, "idleness_ms", None)
+        self.idle = False
+        self.last_activity = task.clock.now()
 
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        if self.idleness is not None:
+            self.last_activity = self.task.clock.now()
+            if self.idle:
+                self.idle = False
+                self.output.emit_watermark_status(False)
         if self.assigner is not None:
             try:
                 timestamp = int(self.assigner(value, MIN_WATERMARK if timestamp is None else timestamp))
@@ -40,11 +54,21 @@ class TimestampsAndWatermarksOperator(Operator):
                 self.current = watermark
                 self.output.emit_watermark(watermark)
 
+    def advance_processing_time(self, now: int) -> None:
+        if self.idleness is not None and not self.idle and now - self.last_activity >= self.idleness:
+            self.idle = True
+            self.output.emit_watermark_status(True)
+
+    def next_processing_timer(self) -> int | None:
+        if self.idleness is None or self.idle:
+            return None
+        return self.last_activity + self.idleness
+
     def snapshot_progress(self) -> Any:
-        return (self.max_timestamp, self.current)
+        return (self.max_timestamp, self.current, self.idle, self.last_activity)
 
     def restore_progress(self, progress: Any) -> None:
-        self.max_timestamp, self.current = progress
+        self.max_timestamp, self.current, self.idle, self.last_activity = progress
 
     def process_watermark(self, watermark: int) -> None:
         # Like Flink's TimestampsAndWatermarksOperator: upstream watermarks are replaced by

@@ -7,7 +7,9 @@ A running subtask yields items ``(slot, key, payload)``:
 * ``key`` is, for an exchange item, its channel and place in it: ``(consumer subtask,
   consumer input, producer subtask, sequence number)``; for a result, ``(node id, subtask)``;
 * ``payload`` is ``(kind, data)``: :data:`VALUES` (a list of values), :data:`TIMESTAMPED` (a
-  list of ``(value, timestamp)`` pairs) or :data:`WATERMARK` (an int).
+  list of ``(value, timestamp)`` pairs), :data:`WATERMARK` (an int) or
+  :data:`WATERMARK_STATUS` (True when the channel went idle, False when active again:
+  Flink's ``WatermarkStatus``).
 
 Every executor delivers a consumer subtask's items in :class:`ChannelOrder`: channel by
 channel (input by input, producer by producer), each channel whole and in sequence, so
@@ -20,9 +22,9 @@ import io
 import pickle
 from typing import Any
 
-__all__ = ["RESULT_SLOT", "TIMESTAMPED", "VALUES", "WATERMARK", "ChannelOrder", "pickle_records"]
+__all__ = ["RESULT_SLOT", "TIMESTAMPED", "VALUES", "WATERMARK", "WATERMARK_STATUS", "ChannelOrder", "pickle_records"]
 
-VALUES, TIMESTAMPED, WATERMARK = 0, 1, 2
+VALUES, TIMESTAMPED, WATERMARK, WATERMARK_STATUS = 0, 1, 2, 3
 
 #: Slot of items that are results for the driver (sink output) instead of exchange records.
 RESULT_SLOT = -1

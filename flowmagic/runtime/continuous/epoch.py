@@ -94,6 +94,7 @@ def _restore(subtask: Subtask, context: EpochContext) -> None:
             progress = pickle.load(file)
         subtask.channels.update(progress["channels"])
         subtask.watermark = progress["watermark"]
+        subtask.idle_channels, subtask.unaligned, subtask.idle = progress["statuses"]
         subtask.records_in_before = progress["records_in"]
         subtask.records_out_before = progress["records_out"]
         for node_id, position in progress["operators"].items():
@@ -141,6 +142,7 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
             {
                 "channels": subtask.channels,
                 "watermark": subtask.watermark,
+                "statuses": (subtask.idle_channels, subtask.unaligned, subtask.idle),
                 "records_in": subtask.records_in_before,
                 "records_out": subtask.records_out_before + subtask.chain.records_out,
                 "operators": positions,
