@@ -88,6 +88,15 @@ def test_a_keyed_running_count_over_a_data_generator_loses_and_repeats_nothing(s
     assert (tmp_path / "savepoint" / "_metadata.json").exists() and savepoint == str(tmp_path / "savepoint")
     vertices = job.monitor.snapshot()["vertices"]
     assert vertices[-1]["records_in"] == len(printed.pairs())
+    # The view shows each subtask's watermark and load (Flink's busy and back-pressured time).
+    from flowmagic.widgets.job_view import JobView
+
+    snapshot = job.snapshot()
+    load = snapshot["continuous"]["load"]
+    assert all(figures is not None and 0 < figures[0] <= 1000 for figures in load[vertices[-1]["id"]])
+    view = JobView(job.graph.job_graph)
+    view.update(snapshot)
+    assert "Busy (ms/s)" in view.to_html() and "Back-pressured (ms/s)" in view.to_html()
 
 
 def _counting_program(env: flowmagic.StreamExecutionEnvironment, edited: bool) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 
 from flowmagic.graph.job_graph import JobGraph
 from flowmagic.render import STATE_FILLS, dot_to_svg, job_graph_to_dot, picture_html, printable, set_titles
+from flowmagic.runtime.records import MIN_WATERMARK
 
 __all__ = ["RATE_SPAN", "RATE_WINDOW", "JobView", "RateWindow"]
 
@@ -97,8 +98,25 @@ def _bytes(size: int | None) -> str:
     return "-"
 
 
-def _continuous_html(continuous: dict[str, Any]) -> str:
-    """A continuous job's epochs and checkpoints (Flink's Checkpoints tab) and its newest output."""
+def _load_html(vertices: list[dict[str, Any]], load: dict[str, list[Any]]) -> str:
+    """Per subtask of a continuous job: its watermark, and its busy and back-pressured time
+    per second in its last epoch (Flink's BackPressure tab)."""
+    rows = ["<tr><th>Subtask</th><th>Watermark</th><th>Busy (ms/s)</th><th>Back-pressured (ms/s)</th></tr>"]
+    for vertex in vertices:
+        for subtask, figures in zip(vertex["subtasks"], load.get(vertex["id"], []), strict=False):
+            watermark = subtask.get("watermark")
+            shown = "-" if watermark is None or watermark <= MIN_WATERMARK else _number(watermark)
+            busy, pressured = ("-", "-") if figures is None else (f"{figures[0]:.0f}", f"{figures[1]:.0f}")
+            rows.append(
+                f"<tr><td>{html.escape(printable(subtask['name']))}</td><td class='n'>{shown}</td>"
+                f"<td class='n'>{busy}</td><td class='n'>{pressured}</td></tr>"
+            )
+    return f"<table>{''.join(rows)}</table>"
+
+
+def _continuous_html(continuous: dict[str, Any], vertices: list[dict[str, Any]]) -> str:
+    """A continuous job's epochs and checkpoints (Flink's Checkpoints tab), its subtasks' load
+    and watermarks, and its newest output."""
     checkpoints = continuous["checkpoints"]
     last = checkpoints["last_duration_ms"]
     rows = [
@@ -112,7 +130,7 @@ def _continuous_html(continuous: dict[str, Any]) -> str:
         f"<td>{html.escape(printable(checkpoints['last_savepoint'] or '-'))}</td>"
         "</tr>",
     ]
-    parts = [f"<table>{''.join(rows)}</table>"]
+    parts = [f"<table>{''.join(rows)}</table>", _load_html(vertices, continuous.get("load", {}))]
     if continuous.get("error"):
         parts.append(f'<pre class="missing">{html.escape(printable(continuous["error"]))}</pre>')
     total, tail = continuous["printed_total"], continuous["printed_tail"]
@@ -268,6 +286,6 @@ class JobView:
             parts.append(f"<table>{''.join(rows)}</table>")
         continuous = snapshot.get("continuous")
         if continuous is not None:
-            parts.append(_continuous_html(continuous))
+            parts.append(_continuous_html(continuous, snapshot["vertices"]))
         parts.append("</div>")
         return "".join(parts)

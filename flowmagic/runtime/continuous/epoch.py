@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -178,10 +179,55 @@ def is_bounded_source(plan: VertexPlan) -> bool:
     return spec.kind not in (OperatorKind.SOURCE_SOCKET, OperatorKind.SOURCE_SPARK)
 
 
+class _Load:
+    """Where an epoch's task spent its time: waiting for input (idle), handing its output on
+    to Spark (back-pressured: the exchange's serialization and writes), or in between, in the
+    operators (busy), as Flink's busy, idle and back-pressured time of a task."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.idle = 0.0
+        self.backpressured = 0.0
+
+    def input(self, items: Iterator[Any]) -> Iterator[Any]:
+        clock, iterator = time.perf_counter, iter(items)
+        while True:
+            waited = clock()
+            item = next(iterator, _END)
+            self.idle += clock() - waited
+            if item is _END:
+                return
+            yield item
+
+    def output(self, items: Iterator[Any]) -> Iterator[Any]:
+        clock = time.perf_counter
+        for item in items:
+            handed = clock()
+            yield item
+            self.backpressured += clock() - handed
+
+    def report(self) -> dict[str, float]:
+        total = time.perf_counter() - self.started
+        return {
+            "busy_ms": max(total - self.idle - self.backpressured, 0.0) * 1000,
+            "backpressured_ms": self.backpressured * 1000,
+        }
+
+
+_END = object()
+
+
 def run_epoch(
     plan: VertexPlan, index: int, attempt: int, context: EpochContext, items: Iterator[Any]
 ) -> Iterator[tuple[int, Any, Any]]:
     """Run subtask ``index`` of ``plan`` over its input of epoch ``context.epoch``."""
+    load = _Load()
+    yield from load.output(_run_epoch(plan, index, attempt, context, load.input(items), load))
+
+
+def _run_epoch(
+    plan: VertexPlan, index: int, attempt: int, context: EpochContext, items: Iterator[Any], load: _Load
+) -> Iterator[tuple[int, Any, Any]]:
     key = (context.run_id, plan.id, index)
     live = _LIVE.pop(key, None)
     stats = SubtaskStats()
@@ -216,6 +262,7 @@ def run_epoch(
         records_out=subtask.records_out_before + subtask.chain.records_out,
         watermark=subtask.watermark,
         wakeup=subtask.next_processing_timer(),
+        **load.report(),
     )
     yield (RESULT_SLOT, (EPOCH_REPORT, plan.id, index), report)
     _LIVE[key] = (context.epoch, subtask)

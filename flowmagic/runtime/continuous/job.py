@@ -182,6 +182,10 @@ class ContinuousJob:
         #: Per flowmagic source, the offset its epochs have read up to (a resumed run's from
         #: its checkpoint, since Spark goes on from the offsets it committed).
         self._read_up_to: dict[int, int] = dict(self._previous.offsets) if self._own_previous and self._previous else {}
+        #: Per (vertex id, subtask): busy and back-pressured time, in ms per second of the
+        #: last epoch that ran (Flink's busyTimeMsPerSecond, backPressuredTimeMsPerSecond).
+        self.load: dict[tuple[str, int], tuple[float, float]] = {}
+        self._last_run_end = time.time()
         #: The earliest processing-time timer of the job's subtasks after the last epoch.
         self._wakeup: int | None = None
         #: Per flowmagic source, where the planner records its batches' ranges, and its parallelism.
@@ -514,6 +518,11 @@ class ContinuousJob:
                 progress[index] = payload["progress"]
                 if payload["wakeup"] is not None:
                     wakeups.append(payload["wakeup"])
+                period = max(time.time() - self._last_run_end, 1e-3)
+                self.load[(vertex_id, index)] = (
+                    min(payload["busy_ms"] / period, 1000.0),
+                    min(payload["backpressured_ms"] / period, 1000.0),
+                )
                 self.monitor.update(
                     {
                         "vertex": vertex_id,
@@ -533,6 +542,7 @@ class ContinuousJob:
             elif operator is not None and operator.kind is OperatorKind.COLLECT:
                 output.collected.setdefault(node_id, []).append(payload)
         self._wakeup = min(wakeups, default=None)
+        self._last_run_end = time.time()
         self._finish_epoch(manifest, began, output)
 
     def _chain(self, operator_id: str, plan: VertexPlan, index: int) -> list[StateFile]:
@@ -620,6 +630,10 @@ class ContinuousJob:
                 "last_size_bytes": self.checkpoints.last_size_bytes,
                 "last_completed_at": self.checkpoints.last_completed_at,
                 "last_savepoint": self.checkpoints.last_savepoint,
+            },
+            "load": {
+                vertex["id"]: [self.load.get((vertex["id"], index)) for index in range(len(vertex["subtasks"]))]
+                for vertex in snapshot["vertices"]
             },
             "printed_total": self.printed_total,
             "printed_tail": list(self.printed_tail),
