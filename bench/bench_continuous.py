@@ -9,6 +9,10 @@ compared by their medians:
   update printed (each one travels to the notebook);
 - PySpark Structured Streaming doing the same count by hand: rate source ->
   ``groupBy(key).count()`` in update mode into the ``noop`` sink (processed rows/s);
+- the same count as a Python stateful processor, ``transformWithStateInPandas`` (RocksDB state);
+- latency: from a line entering a socket (10,000 lines/s) to its printed update reaching the
+  notebook, median and p95; and how long after its end a 5 s processing-time window's result
+  arrives;
 - the epoch overhead: epochs of a job whose source brings nothing (the clock alone);
 - the state snapshot of an epoch at 100,000 keys (pickled by key group, written, as an epoch does):
   whole, and of the 1,000 keys an epoch changed (what epochs write between whole snapshots).
@@ -82,6 +86,151 @@ def pyspark_count(spark, seconds: float) -> float:
         query.stop()
 
 
+def pyspark_transform_with_state(spark, seconds: float) -> float:
+    """The same running count as a Python stateful processor (``transformWithStateInPandas``,
+    RocksDB state), emitting every update (vectorized per key and batch): rows/s processed."""
+    import numpy
+    import pandas
+    from pyspark.sql import functions
+    from pyspark.sql.streaming import StatefulProcessor
+
+    class RunningCount(StatefulProcessor):
+        def init(self, handle) -> None:
+            self.count = handle.getValueState("count", "count LONG")
+
+        def handleInputRows(self, key, rows, timerValues):
+            # Every update, as the Flink job emits them: the running count after each row.
+            count = (self.count.get() or (0,))[0]
+            for frame in rows:
+                counts = numpy.arange(count + 1, count + len(frame) + 1)
+                count += len(frame)
+                yield pandas.DataFrame({"key": key[0], "count": counts})
+            self.count.update((count,))
+
+        def close(self) -> None:
+            pass
+
+    spark.conf.set(
+        "spark.sql.streaming.stateStore.providerClass",
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+    )
+    rate = spark.readStream.format("rate").option("rowsPerSecond", 100_000).option("numPartitions", 2).load()
+    counts = (
+        rate.select((functions.col("value") % KEYS).alias("key"))
+        .groupBy("key")
+        .transformWithStateInPandas(RunningCount(), "key LONG, count LONG", "Update", "None")
+    )
+    checkpoint = tempfile.mkdtemp(prefix="bench-tws-")
+    query = counts.writeStream.outputMode("update").format("noop").option("checkpointLocation", checkpoint).start()
+    try:
+        time.sleep(seconds)
+        rates = [p["processedRowsPerSecond"] for p in query.recentProgress if p.get("numInputRows")]
+        return statistics.median(rates[1:] or rates) if rates else 0.0
+    finally:
+        query.stop()
+
+
+class _Sender:
+    """Sends ``rate`` lines per second to one client of a TCP server on 127.0.0.1, each line
+    its number and the wall-clock time it was sent (ms)."""
+
+    def __init__(self, rate: int):
+        import socket
+        import threading
+
+        self.rate = rate
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.stop = threading.Event()
+        threading.Thread(target=self._send, daemon=True).start()
+
+    def _send(self) -> None:
+        client, _address = self.server.accept()
+        sent, started = 0, time.time()
+        with client:
+            while not self.stop.is_set():
+                due = int((time.time() - started) * self.rate)
+                lines = "".join(f"{index},{int(time.time() * 1000)}\n" for index in range(sent, due))
+                if lines:
+                    client.sendall(lines.encode())
+                sent = due
+                time.sleep(0.005)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.server.close()
+
+
+def latency(seconds: float, rate: int = 10_000) -> tuple[float, float]:
+    """Median and p95 seconds from a line entering the socket to its printed update reaching
+    the notebook (the job's output callback), for a keyed running count at ``rate`` lines/s."""
+    sender = _Sender(rate)
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    (
+        env.socket_text_stream("127.0.0.1", sender.port)
+        .map(lambda line: (int(line.split(",")[0]) % KEYS, int(line.split(",")[1]), 1))
+        .key_by(lambda event: event[0])
+        .reduce(lambda total, event: (event[0], event[1], total[2] + event[2]))
+        .print()
+    )
+    graph = passes.build(env.get_stream_graph("latency")).execution_graph
+    delays: list[float] = []
+    measuring = [False]
+
+    def arrived(output) -> None:
+        now = time.time() * 1000
+        if measuring[0]:
+            delays.extend((now - int(line.split(",")[1])) / 1000 for _err, line in output.printed)
+
+    job = start_continuous(graph, on_output=arrived)
+    try:
+        while job.epochs < 5:
+            time.sleep(0.05)
+        measuring[0] = True
+        time.sleep(seconds)
+    finally:
+        job.cancel()
+        sender.close()
+    delays.sort()
+    return statistics.median(delays), delays[int(len(delays) * 0.95)]
+
+
+def window_delay(windows: int = 3) -> float:
+    """Median seconds from the end of a 5 s processing-time window to its result reaching the
+    notebook, with a trickle of input (a line every 100 ms)."""
+    sender = _Sender(10)
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+
+    class WindowEnd(flowmagic.ProcessWindowFunction):
+        def process(self, key, context, elements):
+            yield (key, context.window().end)
+
+    (
+        env.socket_text_stream("127.0.0.1", sender.port)
+        .map(lambda line: (0, 1))
+        .key_by(lambda pair: pair[0])
+        .window(flowmagic.TumblingProcessingTimeWindows.of(flowmagic.Time.seconds(5)))
+        .process(WindowEnd())
+        .print()
+    )
+    graph = passes.build(env.get_stream_graph("window delay")).execution_graph
+    delays: list[float] = []
+
+    def arrived(output) -> None:
+        now = time.time() * 1000
+        delays.extend((now - int(line.strip(")").split(",")[1])) / 1000 for _err, line in output.printed)
+
+    job = start_continuous(graph, on_output=arrived)
+    try:
+        while len(delays) < windows + 1:
+            time.sleep(0.05)
+    finally:
+        job.cancel()
+        sender.close()
+    # The first window started before the job: only later ones are whole.
+    return statistics.median(delays[1:])
+
+
 def epoch_overhead(seconds: float) -> float:
     """Median seconds between epochs of a job that reads nothing (a socket nobody writes to)."""
     import socket
@@ -150,6 +299,13 @@ def main() -> None:
         results.setdefault("flowmagic count, updates to a sink", []).append(flowmagic_count(args.seconds, False))
         results.setdefault("flowmagic count, every update printed", []).append(flowmagic_count(args.seconds, True))
         results.setdefault("PySpark groupBy().count(), update mode", []).append(pyspark_count(spark, args.seconds))
+        results.setdefault("PySpark transformWithStateInPandas count", []).append(
+            pyspark_transform_with_state(spark, args.seconds)
+        )
+        median, p95 = latency(args.seconds)
+        results.setdefault("socket to printed update, median (s)", []).append(median)
+        results.setdefault("socket to printed update, p95 (s)", []).append(p95)
+        results.setdefault("5 s processing-time window, result after its end (s)", []).append(window_delay())
         results.setdefault("epoch period, no input (s)", []).append(epoch_overhead(args.seconds / 2))
         results.setdefault("snapshot of 100,000 keys, whole (s)", []).append(snapshot_seconds(100_000, None))
         results.setdefault("snapshot of 100,000 keys, 1,000 changed (s)", []).append(snapshot_seconds(100_000, 1_000))
@@ -160,6 +316,10 @@ def main() -> None:
     if baseline:
         ratio = medians["flowmagic count, updates to a sink"] / baseline
         print(f"ratio flowmagic (sink) / PySpark count: {ratio:.2f}")
+    stateful = medians["PySpark transformWithStateInPandas count"]
+    if stateful:
+        ratio = medians["flowmagic count, updates to a sink"] / stateful
+        print(f"ratio flowmagic (sink) / transformWithStateInPandas: {ratio:.2f}")
 
 
 if __name__ == "__main__":

@@ -285,6 +285,18 @@ def test_an_idle_subtask_stops_holding_back_event_time_windows(spark) -> None:
     assert sorted(line.split("> ", 1)[-1] for line in printed.lines) == ["(a,1000,2)", "(b,3000,1)"]
 
 
+def test_admission_keeps_the_epochs_of_a_slow_pipeline_short(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.from_datagen(lambda i: i).map(lambda i: time.sleep(0.002) or i).add_sink(lambda i: None)
+    job = _start(env, _Printed(), "slow")
+    _wait_for(lambda: job.epochs >= 4, job)
+    started = time.time()
+    job.cancel()
+    # A data generator as fast as admitted, at 2 ms a record: epochs stay within seconds.
+    assert time.time() - started < 5
+    assert job.get_job_status() is JobStatus.CANCELED
+
+
 def test_a_spark_rate_source_feeds_a_keyed_count(spark) -> None:
     rate = spark.readStream.format("rate").option("rowsPerSecond", 50).load()
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)

@@ -35,7 +35,14 @@ from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction, is_bounded_source
-from flowmagic.runtime.continuous.sources import SocketLog, SourceDescriptor, read_range, source_frame, split_range
+from flowmagic.runtime.continuous.sources import (
+    SocketLog,
+    SourceDescriptor,
+    read_range,
+    source_frame,
+    split_range,
+    write_admission,
+)
 from flowmagic.runtime.continuous.state_store import (
     Manifest,
     OperatorState,
@@ -52,7 +59,12 @@ from flowmagic.runtime.result import JobResult
 __all__ = ["CheckpointStats", "CollectedRecords", "ContinuousJob", "EpochOutput", "JobStatus"]
 
 #: The most records one epoch takes from one of flowmagic's sources (bounded memory).
-MAX_RECORDS_PER_EPOCH = 100_000
+MAX_RECORDS_PER_EPOCH = 500_000
+#: Admission control: epochs start admitting this many records per source, twice as many
+#: after an epoch shorter than ``_SHORT_EPOCH`` s, half as many after one over ``_LONG_EPOCH`` s
+#: (so that a slow pipeline still answers a stop or a savepoint within seconds).
+_FIRST_ADMISSION = 1_000
+_SHORT_EPOCH, _LONG_EPOCH = 1.0, 2.0
 #: How many of the newest printed lines a job keeps for its live view.
 PRINTED_TAIL = 40
 _CLOCK_SOURCE = 0
@@ -186,6 +198,8 @@ class ContinuousJob:
         #: last epoch that ran (Flink's busyTimeMsPerSecond, backPressuredTimeMsPerSecond).
         self.load: dict[tuple[str, int], tuple[float, float]] = {}
         self._last_run_end = time.time()
+        #: How many records an epoch admits from each flowmagic source (see ``_admit``).
+        self._admission = _FIRST_ADMISSION
         #: The earliest processing-time timer of the job's subtasks after the last epoch.
         self._wakeup: int | None = None
         #: Per flowmagic source, where the planner records its batches' ranges, and its parallelism.
@@ -268,6 +282,8 @@ class ContinuousJob:
                     raise JobError(f"{plan.name!r}: from_spark() needs a streaming DataFrame (spark.readStream...).")
                 self._spark_frames[node_id] = list(frame.columns)
                 frames.append(frame.withColumn("fm_source", functions.lit(node_id)))
+        for ranges_dir, _parallelism in self._ranges_dirs.values():
+            write_admission(ranges_dir, self._admission)
         union = frames[0]
         for frame in frames[1:]:
             union = union.unionByName(frame, allowMissingColumns=True)
@@ -543,7 +559,20 @@ class ContinuousJob:
                 output.collected.setdefault(node_id, []).append(payload)
         self._wakeup = min(wakeups, default=None)
         self._last_run_end = time.time()
+        self._admit(self._last_run_end - began)
         self._finish_epoch(manifest, began, output)
+
+    def _admit(self, took: float) -> None:
+        """Adapt how many records the next epochs admit to how long this one took."""
+        admission = self._admission
+        if took < _SHORT_EPOCH:
+            admission = min(admission * 2, MAX_RECORDS_PER_EPOCH)
+        elif took > _LONG_EPOCH:
+            admission = max(admission // 2, _FIRST_ADMISSION)
+        if admission != self._admission:
+            self._admission = admission
+            for ranges_dir, _parallelism in self._ranges_dirs.values():
+                write_admission(ranges_dir, admission)
 
     def _chain(self, operator_id: str, plan: VertexPlan, index: int) -> list[StateFile]:
         """The files of the last epoch's state of ``operator_id`` at subtask ``index``,

@@ -30,11 +30,13 @@ __all__ = [
     "SCHEMA",
     "SocketLog",
     "SourceDescriptor",
+    "read_admission",
     "read_log_range",
     "read_range",
     "register_data_source",
     "source_frame",
     "split_range",
+    "write_admission",
     "write_range",
 ]
 
@@ -53,7 +55,8 @@ class SourceDescriptor:
     parallelism: int
     #: datagen: rows per second over all subtasks (None: as fast as admitted).
     rows_per_second: float | None = None
-    #: The most records one epoch admits (bounded memory for fast sources).
+    #: The most records one epoch admits (bounded memory for fast sources); the driver may
+    #: admit fewer (see :func:`write_admission`).
     max_per_epoch: int = 100_000
     #: socket: the directory of the line log.
     log_dir: str | None = None
@@ -100,17 +103,18 @@ def _reader_class() -> type:
 
         def _available(self, start: int) -> int:
             descriptor = self.descriptor
+            admitted = read_admission(descriptor.ranges_dir, descriptor.max_per_epoch)
             if descriptor.kind == "socket":
                 assert descriptor.log_dir is not None
                 available = _count(descriptor.log_dir)
             elif descriptor.kind == "datagen":
                 if descriptor.rows_per_second is None:
-                    available = start + descriptor.max_per_epoch
+                    available = start + admitted
                 else:
                     available = int((time.time() - self.started) * descriptor.rows_per_second)
             else:
                 return start
-            return max(start, min(available, start + descriptor.max_per_epoch))
+            return max(start, min(available, start + admitted))
 
         def latestOffset(self, start: dict | None = None, limit: Any = None) -> dict:
             begin = start["records"] if start else 0
@@ -189,6 +193,27 @@ def write_range(ranges_dir: str, start: int, end: int) -> None:
     with open(temporary, "w") as file:
         file.write(json.dumps({"end": end}))
     os.replace(temporary, path)
+
+
+def write_admission(ranges_dir: str, records: int) -> None:
+    """Admit at most ``records`` records into each of the source's next epochs."""
+    os.makedirs(ranges_dir, exist_ok=True)
+    path = os.path.join(ranges_dir, "admission")
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "w") as file:
+        file.write(str(records))
+    os.replace(temporary, path)
+
+
+def read_admission(ranges_dir: str | None, default: int) -> int:
+    """How many records the driver admits into the next epoch (``default`` if it did not say)."""
+    if ranges_dir is None:
+        return default
+    try:
+        with open(os.path.join(ranges_dir, "admission")) as file:
+            return min(int(file.read()), default)
+    except (FileNotFoundError, ValueError):
+        return default
 
 
 def read_range(ranges_dir: str, start: int) -> int | None:
