@@ -19,7 +19,6 @@ from typing import Any
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.clock import EpochClock
-from flowmagic.runtime.continuous.sources import read_log_range
 from flowmagic.runtime.continuous.state_store import OperatorState, StateFile, load_keyed, write_keyed
 from flowmagic.runtime.failures import user_failure
 from flowmagic.runtime.operator import UserFunctionError
@@ -72,8 +71,6 @@ class EpochContext:
     restore_progress: dict[str, list[str | None]] | None = None
     #: Bounded sources are read in a run's first epoch.
     read_bounded: bool = False
-    #: Socket source node id -> the directory of its line log.
-    source_logs: dict[int, str] = field(default_factory=dict)
     #: The job's last epoch: every source has ended, so the job's input ends with it.
     final: bool = False
     #: The epoch a live subtask must have completed to go on (the last that ran a job).
@@ -160,11 +157,9 @@ def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) 
     if kind is OperatorKind.SOURCE_DATAGEN and params["count"] is None:
         for start, end in inputs:
             yield from chunks(generate(params, index) for index in range(start, end))
-    elif kind is OperatorKind.SOURCE_SOCKET:
-        log = context.source_logs[subtask.plan.head]
-        for start, end in inputs:
-            yield from chunks(read_log_range(log, start, end))
-    elif kind is OperatorKind.SOURCE_SPARK:
+    elif kind in (OperatorKind.SOURCE_SOCKET, OperatorKind.SOURCE_SPARK):
+        # A socket's lines come from the driver's log with the task; a Spark stream's rows
+        # from its batch.
         yield from chunks(inputs)
     elif context.read_bounded:
         assert subtask.chain.source is not None

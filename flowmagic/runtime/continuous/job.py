@@ -38,6 +38,7 @@ from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, Epoch
 from flowmagic.runtime.continuous.sources import (
     SocketLog,
     SourceDescriptor,
+    read_log_range,
     read_range,
     source_frame,
     split_range,
@@ -430,7 +431,6 @@ class ContinuousJob:
             restore_progress=own.progress if own is not None else None,
             # A resumed run's bounded sources were read by the run that wrote its checkpoint.
             read_bounded=self.epochs == 0 and not self._resumed_run,
-            source_logs=self._source_logs,
             final=final,
             after_epoch=own.state_epoch if own is not None else -1,
         )
@@ -444,6 +444,11 @@ class ContinuousJob:
                     rows.coalesce(plan.parallelism) if count >= plan.parallelism else rows.repartition(plan.parallelism)
                 )
             shares = ranges.get(node_id) or [[] for _ in range(plan.parallelism)]
+            if node_id in self._source_logs:
+                # The driver reads the epoch's lines from its log and ships them with the
+                # task, so executors need no access to the driver's disk.
+                log = self._source_logs[node_id]
+                shares = [[line for span in share for line in read_log_range(log, *span)] for share in shares]
             return sc.parallelize(shares, plan.parallelism).flatMap(_identity)
 
         from flowmagic.runtime.spark.rdd_graph import build_rdds
