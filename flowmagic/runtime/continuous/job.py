@@ -448,7 +448,8 @@ class ContinuousJob:
                 # The driver reads the epoch's lines from its log and ships them with the
                 # task, so executors need no access to the driver's disk.
                 log = self._source_logs[node_id]
-                shares = [[line for span in share for line in read_log_range(log, *span)] for share in shares]
+                lines = [[line for span in share for line in read_log_range(log, *span)] for share in shares]
+                return sc.parallelize(lines, plan.parallelism).flatMap(_identity)
             return sc.parallelize(shares, plan.parallelism).flatMap(_identity)
 
         from flowmagic.runtime.spark.rdd_graph import build_rdds
