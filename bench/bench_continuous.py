@@ -256,6 +256,7 @@ def snapshot_seconds(keys: int, changed: int | None) -> float:
     (``changed`` None), or of the ``changed`` keys an epoch updated, as epochs write them."""
     from flowmagic.graph.operators import OperatorKind
     from flowmagic.runtime.continuous.state_store import write_keyed
+    from flowmagic.runtime.continuous.storage import Storage
     from flowmagic.runtime.operator import TaskInfo
     from flowmagic.runtime.registry import implementation
 
@@ -263,7 +264,7 @@ def snapshot_seconds(keys: int, changed: int | None) -> float:
     operator = implementation(OperatorKind.KEYED_AGGREGATION)("sum", params, TaskInfo("v", 0, 1, 128, 0, False))
     operator.track_changes()
     operator.process_batch([(key, 1) for key in range(keys)])
-    root = tempfile.mkdtemp(prefix="bench-state-")
+    root = Storage(tempfile.mkdtemp(prefix="bench-state-"))
     groups: dict = {}
     # The first snapshot is whole, and learns every key's group.
     write_keyed(root, "first", "op", 0, 0, range(0, 128), 128, operator.snapshot_keyed(), groups)

@@ -14,6 +14,7 @@ from flowmagic.api.state import ValueStateDescriptor
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.continuous.state_store import load_keyed, write_keyed
+from flowmagic.runtime.continuous.storage import Storage
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.registry import implementation
 
@@ -65,7 +66,7 @@ def test_keyed_state_reached_through_the_runtime_context_is_recorded_by_its_curr
 
 
 def test_changes_read_after_their_whole_snapshot_give_the_state_at_any_parallelism(tmp_path) -> None:
-    root = str(tmp_path)
+    root = Storage(str(tmp_path))
     whole = {f"k{i}": {"count": i} for i in range(200)}
     changes: dict[Any, dict[str, Any] | None] = {"k1": None, "k2": {"count": 20}, "new": {"count": 7}}
     everything = range(0, MAX_PARALLELISM)

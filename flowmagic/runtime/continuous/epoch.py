@@ -9,8 +9,8 @@ then moves processing time to its own logged time, which fires the timers due by
 
 from __future__ import annotations
 
-import os
 import pickle
+import posixpath
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,6 +20,7 @@ from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.clock import EpochClock
 from flowmagic.runtime.continuous.state_store import OperatorState, StateFile, load_keyed, write_keyed
+from flowmagic.runtime.continuous.storage import Storage
 from flowmagic.runtime.failures import user_failure
 from flowmagic.runtime.operator import UserFunctionError
 from flowmagic.runtime.plan import VertexPlan
@@ -60,13 +61,13 @@ class EpochContext:
     start_time: int
     time: int
     #: The checkpoint directory, and this epoch's folder in it.
-    root: str
+    storage: Storage
     folder: str
     #: Node id -> operator id (hex) of every stateful operator.
     operator_ids: dict[int, str]
     #: What to restore a subtask from when it is not live here: operator id -> state, the
-    #: root those files are under, and the run's progress files (None for another run's).
-    restore_root: str | None = None
+    #: storage those files are in, and the run's progress files (None for another run's).
+    restore_storage: Storage | None = None
     restore_operators: dict[str, OperatorState] = field(default_factory=dict)
     restore_progress: dict[str, list[str | None]] | None = None
     #: Bounded sources are read in a run's first epoch.
@@ -79,17 +80,16 @@ class EpochContext:
 
 def _restore(subtask: Subtask, context: EpochContext) -> None:
     plan, index = subtask.plan, subtask.index
-    if context.restore_root is not None:
+    if context.restore_storage is not None:
         key_groups = compute_key_group_range(plan.max_parallelism, plan.parallelism, index)
         for node_id, operator in subtask.chain.operators.items():
             state = context.restore_operators.get(context.operator_ids.get(node_id, ""))
             if state is not None:
-                operator.restore_keyed(load_keyed(context.restore_root, state.files, key_groups))
+                operator.restore_keyed(load_keyed(context.restore_storage, state.files, key_groups))
     progress_files = (context.restore_progress or {}).get(plan.id) or []
     progress_file = progress_files[index] if index < len(progress_files) else None
     if progress_file is not None:
-        with open(os.path.join(context.root, progress_file), "rb") as file:
-            progress = pickle.load(file)
+        progress = pickle.loads(context.storage.read(progress_file))
         subtask.channels.update(progress["channels"])
         subtask.watermark = progress["watermark"]
         subtask.idle_channels, subtask.unaligned, subtask.idle = progress["statuses"]
@@ -119,7 +119,7 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
             written = None
             if entries:
                 written = write_keyed(
-                    context.root,
+                    context.storage,
                     context.folder,
                     operator_id,
                     index,
@@ -133,20 +133,16 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
         position = operator.snapshot_progress()
         if position is not None:
             positions[node_id] = position
-    progress = os.path.join(context.folder, "progress", f"{plan.id}-{index}-{attempt}.pkl")
-    os.makedirs(os.path.dirname(os.path.join(context.root, progress)), exist_ok=True)
-    with open(os.path.join(context.root, progress), "wb") as file:
-        pickle.dump(
-            {
-                "channels": subtask.channels,
-                "watermark": subtask.watermark,
-                "statuses": (subtask.idle_channels, subtask.unaligned, subtask.idle),
-                "records_in": subtask.records_in_before,
-                "records_out": subtask.records_out_before + subtask.chain.records_out,
-                "operators": positions,
-            },
-            file,
-        )
+    progress = posixpath.join(context.folder, "progress", f"{plan.id}-{index}-{attempt}.pkl")
+    position = {
+        "channels": subtask.channels,
+        "watermark": subtask.watermark,
+        "statuses": (subtask.idle_channels, subtask.unaligned, subtask.idle),
+        "records_in": subtask.records_in_before,
+        "records_out": subtask.records_out_before + subtask.chain.records_out,
+        "operators": positions,
+    }
+    context.storage.write(progress, pickle.dumps(position))
     subtask.deltas_since_full = 0 if whole else (subtask.deltas_since_full or 0) + 1
     return {"state": state, "progress": progress}
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import glob
 import os
 import queue
 import shutil
@@ -52,6 +51,7 @@ from flowmagic.runtime.continuous.state_store import (
     read_manifest,
     write_manifest,
 )
+from flowmagic.runtime.continuous.storage import Storage, s3a_options
 from flowmagic.runtime.failures import failure_message
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.plan import VertexPlan, build_plans, pickle_plan
@@ -119,17 +119,6 @@ class _Request:
     error: BaseException | None = None
 
 
-def _local(path: str) -> str:
-    if path.startswith("file://"):
-        return path[len("file://") :]
-    if "://" in path:
-        raise JobError(
-            f"Checkpoint storage {path!r}: the continuous mode keeps its state on a local or shared file system "
-            "path (or file://) for now."
-        )
-    return path
-
-
 class ContinuousJob:
     """An unbounded job running as epochs on Spark, and its client."""
 
@@ -149,8 +138,13 @@ class ContinuousJob:
         self.job_id = uuid.uuid4().hex
         self.spark = spark
         self.checkpoint_interval_ms = checkpoint_interval_ms
-        self.root = _local(checkpoint_storage) if checkpoint_storage else tempfile.mkdtemp(prefix="flowmagic-job-")
         self._temporary_root = checkpoint_storage is None
+        self.storage = self._storage(checkpoint_storage or tempfile.mkdtemp(prefix="flowmagic-job-"))
+        #: The driver's own files (socket logs, the planner's ranges): in the checkpoint
+        #: directory when it is on this machine's file system, else beside it here.
+        self.local_dir = (
+            self.storage.local_path if self.storage.is_local else tempfile.mkdtemp(prefix="flowmagic-job-local-")
+        )
         self.on_output = on_output
         self.monitor = monitor or JobMonitor(graph.job_name)
         for vertex in graph.vertices.values():
@@ -173,7 +167,7 @@ class ContinuousJob:
         self.plans = build_plans(graph)
         self.operator_ids = {node_id: digest.hex() for node_id, digest in stream_graph.operator_hashes.items()}
         #: Where the state to restore lies: this job's checkpoint directory, or a savepoint's.
-        self._restore_root = self.root
+        self._restore_storage = self.storage
         self._previous = self._initial_state(savepoint_path, allow_non_restored_state)
         #: Whether ``_previous`` is this job's own (an earlier epoch, or the checkpoint of an
         #: earlier run it resumes) rather than a savepoint's.
@@ -208,15 +202,29 @@ class ContinuousJob:
 
     # -- state to start from ------------------------------------------------------------------
 
+    def _storage(self, location: str) -> Storage:
+        """``location``'s storage, with the S3A settings of the job's Spark session."""
+        storage = Storage(location)
+        if storage.is_local:
+            return storage
+        from flowmagic.runtime.spark.session import get_spark_session
+
+        # The session's settings (spark.hadoop.* set in the builder or at run time).
+        return Storage(location, s3a_options(get_spark_session(self.spark).conf.getAll))
+
+    def _manifests(self) -> list[str]:
+        return [name for name in self.storage.list("manifests") if name.endswith(".json")]
+
     def _latest_manifest(self) -> Manifest | None:
-        manifests = sorted(glob.glob(os.path.join(self.root, "manifests", "*.json")))
-        return read_manifest(manifests[-1]) if manifests else None
+        manifests = self._manifests()
+        return read_manifest(self.storage, f"manifests/{manifests[-1]}") if manifests else None
 
     def _initial_state(self, savepoint_path: str | None, allow_non_restored: bool) -> Manifest | None:
         if savepoint_path is None:
             # A checkpoint directory of an earlier run of this job resumes it.
             return self._latest_manifest()
-        manifest = read_manifest(_local(savepoint_path))
+        savepoint = self._storage(savepoint_path)
+        manifest = read_manifest(savepoint)
         known = set(self.operator_ids.values())
         for operator_id in manifest.operators:
             if operator_id not in known and not allow_non_restored:
@@ -226,7 +234,7 @@ class ContinuousJob:
                     "the new program. If you want to allow to skip this, you can set the --allowNonRestoredState "
                     "option on the CLI."
                 )
-        self._restore_root = _local(savepoint_path)
+        self._restore_storage = savepoint
         return manifest
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -250,7 +258,7 @@ class ContinuousJob:
         for plan in self._source_plans():
             spec = plan.nodes[plan.head].operator
             node_id = plan.head
-            ranges_dir = os.path.join(self.root, "sources", "ranges", str(node_id))
+            ranges_dir = os.path.join(self.local_dir, "sources", "ranges", str(node_id))
             if spec.kind is OperatorKind.SOURCE_DATAGEN and spec.params["count"] is None:
                 self._ranges_dirs[node_id] = (ranges_dir, plan.parallelism)
                 frames.append(
@@ -267,7 +275,7 @@ class ContinuousJob:
                     )
                 )
             elif spec.kind is OperatorKind.SOURCE_SOCKET:
-                log_dir = os.path.join(self.root, "sources", str(node_id))
+                log_dir = os.path.join(self.local_dir, "sources", str(node_id))
                 params = spec.params
                 log = SocketLog(params["host"], params["port"], params["delimiter"], params["max_retry"], log_dir)
                 self._sockets[node_id] = log
@@ -294,12 +302,26 @@ class ContinuousJob:
         self.monitor.state = ExecutionState.RUNNING
         self.monitor.start_time = time.time()
         self.monitor.mark(ExecutionState.RUNNING)
-        self._query = (
+        spark_checkpoint = self.storage.child("spark").location
+        writer = (
             union.writeStream.foreachBatch(self._run_epoch)
-            .option("checkpointLocation", os.path.join(self.root, "spark"))
+            .option("checkpointLocation", spark_checkpoint)
             .queryName(f"flowmagic-{self.graph.job_name}-{self.job_id[:8]}")
-            .start()
         )
+        try:
+            self._query = writer.start()
+        except Exception as error:
+            if "CHECKPOINT_FILE_MANAGER" not in str(error):
+                raise
+            self.error = JobError(
+                f"Checkpoint storage {self.storage.location!r}: Spark keeps its stream's offsets there too "
+                f"({spark_checkpoint}) and cannot open it. Give Spark the connector of this file system (for "
+                "s3a://, the hadoop-aws package of Spark's Hadoop version), or keep checkpoints on a shared path "
+                "and savepoints on S3."
+            )
+            self.status = JobStatus.FAILED
+            self._end()
+            raise self.error from None
         threading.Thread(target=self._watch, name=f"flowmagic-watch-{self.job_id[:8]}", daemon=True).start()
         return self
 
@@ -347,20 +369,17 @@ class ContinuousJob:
             self._requests.clear()
         self._finished.set()
         if self._temporary_root and self.status is not JobStatus.FAILED:
-            shutil.rmtree(self.root, ignore_errors=True)
+            shutil.rmtree(self.local_dir, ignore_errors=True)
 
     # -- one epoch ----------------------------------------------------------------------------
 
     def _epoch_time(self, epoch: int) -> int:
         """The epoch's processing time: logged before it first runs, so a replay reads the same."""
-        path = os.path.join(self.root, "epochs", str(epoch))
-        if os.path.exists(path):
-            with open(path) as file:
-                return int(file.read())
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        path = f"epochs/{epoch}"
+        if self.storage.exists(path):
+            return int(self.storage.read(path))
         now = int(time.time() * 1000)
-        with open(path, "w") as file:
-            file.write(str(now))
+        self.storage.write(path, str(now).encode())
         return now
 
     def _run_epoch(self, batch: Any, batch_id: int) -> None:
@@ -410,7 +429,7 @@ class ContinuousJob:
                 raise JobError(f"Socket source {log.host}:{log.port}: {log.error.__class__.__name__}: {log.error}")
         session = batch.sparkSession
         sc = session.sparkContext
-        ranges = self._epoch_ranges(batch)
+        ranges = self._epoch_ranges()
         final = self._sources_ended()
         if self._idle(ranges, now, final):
             assert own is not None
@@ -423,10 +442,10 @@ class ContinuousJob:
             epoch=epoch,
             start_time=start_time,
             time=now,
-            root=self.root,
-            folder=os.path.join("state", f"epoch-{epoch:010d}"),
+            storage=self.storage,
+            folder=f"state/epoch-{epoch:010d}",
             operator_ids=self.operator_ids,
-            restore_root=self._restore_root if previous is not None else None,
+            restore_storage=self._restore_storage if previous is not None else None,
             restore_operators=dict(previous.operators) if previous is not None else {},
             restore_progress=own.progress if own is not None else None,
             # A resumed run's bounded sources were read by the run that wrote its checkpoint.
@@ -469,32 +488,19 @@ class ContinuousJob:
             # Every source ended, and this epoch ended the job's input: the job is FINISHED.
             self._stop_query()
 
-    def _epoch_ranges(self, batch: Any) -> dict[int, list[list[tuple[int, int]]]]:
+    def _epoch_ranges(self) -> dict[int, list[list[tuple[int, int]]]]:
         """Per flowmagic source, each subtask's offset ranges of this epoch.
 
-        The planner recorded them when Spark planned the batch, so no Spark job reads them;
-        if it did not (Spark planned no partitions of a source), the batch's rows say.
+        The planner recorded them when Spark planned the batch, so no Spark job reads them.
+        Spark plans no partitions of a source whose offsets did not move (it reads nothing
+        from it): then there is no record of the batch, and the source has no input.
         """
         ranges: dict[int, list[list[tuple[int, int]]]] = {}
         for node_id, (ranges_dir, parallelism) in self._ranges_dirs.items():
             start = self._read_up_to.get(node_id, 0)
             end = read_range(ranges_dir, start)
-            if end is None:
-                return self._collected_ranges(batch)
-            ranges[node_id] = split_range(start, end, parallelism)
-            self._read_up_to[node_id] = end
-        return ranges
-
-    def _collected_ranges(self, batch: Any) -> dict[int, list[list[tuple[int, int]]]]:
-        from pyspark.sql import functions
-
-        ranges: dict[int, list[list[tuple[int, int]]]] = {}
-        for node_id, (_ranges_dir, parallelism) in self._ranges_dirs.items():
-            ranges[node_id] = [[] for _ in range(parallelism)]
-        rows = batch.where(functions.col("fm_subtask") >= 0).select("fm_source", "fm_subtask", "fm_start", "fm_end")
-        for row in rows.collect():
-            ranges[row.fm_source][row.fm_subtask].append((row.fm_start, row.fm_end))
-            self._read_up_to[row.fm_source] = max(self._read_up_to.get(row.fm_source, 0), row.fm_end)
+            ranges[node_id] = split_range(start, start if end is None else end, parallelism)
+            self._read_up_to[node_id] = start if end is None else end
         return ranges
 
     def _idle(self, ranges: dict[int, list[list[tuple[int, int]]]], now: int, final: bool) -> bool:
@@ -598,17 +604,15 @@ class ContinuousJob:
             self.checkpoints.completed += 1
             manifest.checkpoint = self.checkpoints.completed
             self.checkpoints.last_duration_ms = (time.time() - began) * 1000
-            self.checkpoints.last_size_bytes = sum(
-                os.path.getsize(os.path.join(self.root, path)) for path in manifest.files()
-            )
+            self.checkpoints.last_size_bytes = sum(self.storage.size(path) for path in manifest.files())
             self.checkpoints.last_completed_at = time.time()
             self._last_checkpoint_time = time.time()
         epoch = manifest.epoch
-        write_manifest(self.root, manifest, os.path.join("manifests", f"{epoch:010d}.json"))
+        write_manifest(self.storage, manifest, f"manifests/{epoch:010d}.json")
         previous_offsets = self._previous.offsets if self._previous is not None and self._own_previous else {}
         self._previous = manifest
         self._own_previous = True
-        self._restore_root = self.root
+        self._restore_storage = self.storage
         self.epochs += 1
         self.printed_total += len(output.printed)
         self.printed_tail.extend(line for _to_stderr, line in output.printed)
@@ -622,15 +626,17 @@ class ContinuousJob:
         manifest needs (a kept one may need state an older epoch wrote), and the ranges of
         batches now completed (a replay of them never runs)."""
         kept = []
-        for path in glob.glob(os.path.join(self.root, "manifests", "*.json")):
-            if int(os.path.basename(path)[:-5]) <= epoch - _KEPT_EPOCHS:
-                os.remove(path)
+        for name in self._manifests():
+            if int(name[:-5]) <= epoch - _KEPT_EPOCHS:
+                self.storage.remove(f"manifests/{name}")
             else:
-                kept.append(path)
-        needed = {os.path.normpath(path).split(os.sep)[1] for path in kept for path in read_manifest(path).files()}
-        for folder in glob.glob(os.path.join(self.root, "state", "epoch-*")):
-            if os.path.basename(folder) not in needed and int(folder.rsplit("-", 1)[1]) <= epoch:
-                shutil.rmtree(folder, ignore_errors=True)
+                kept.append(name)
+        needed = {
+            path.split("/")[1] for name in kept for path in read_manifest(self.storage, f"manifests/{name}").files()
+        }
+        for folder in self.storage.list("state"):
+            if folder.startswith("epoch-") and folder not in needed and int(folder.rsplit("-", 1)[1]) <= epoch:
+                self.storage.remove_dir(f"state/{folder}")
         for node_id, (ranges_dir, _parallelism) in self._ranges_dirs.items():
             with contextlib.suppress(FileNotFoundError):
                 os.remove(os.path.join(ranges_dir, f"{consumed.get(node_id, 0)}.json"))
@@ -641,7 +647,7 @@ class ContinuousJob:
         stop = False
         for request in requests:
             try:
-                request.result = copy_savepoint(self.root, manifest, _local(request.path))
+                request.result = copy_savepoint(self.storage, manifest, self._storage(request.path))
                 self.checkpoints.last_savepoint = request.result
             except BaseException as error:
                 request.error = error

@@ -217,7 +217,8 @@ def read_admission(ranges_dir: str | None, default: int) -> int:
 
 
 def read_range(ranges_dir: str, start: int) -> int | None:
-    """The end of the batch that starts at ``start`` (None: Spark planned no such batch)."""
+    """The end of the batch that starts at ``start`` (None: Spark planned nothing of this
+    source for the batch, as it does when the source's offsets did not move)."""
     try:
         with open(os.path.join(ranges_dir, f"{start}.json")) as file:
             end: int = json.load(file)["end"]

@@ -16,15 +16,15 @@ parallelism, as in Flink.
 from __future__ import annotations
 
 import json
-import os
 import pickle
-import shutil
+import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from flowmagic.errors import JobError
 from flowmagic.key_groups import assign_to_key_group
+from flowmagic.runtime.continuous.storage import Storage
 
 __all__ = [
     "Manifest",
@@ -134,7 +134,7 @@ class Manifest:
 
 
 def write_keyed(
-    root: str,
+    storage: Storage,
     folder: str,
     operator_id: str,
     subtask: int,
@@ -157,23 +157,19 @@ def write_keyed(
         if group is None:
             group = known[key] = assign_to_key_group(key, max_parallelism)
         grouped.setdefault(group, {})[key] = states
-    relative = os.path.join(folder, operator_id, f"{subtask}-{attempt}.pkl")
-    path = os.path.join(root, relative)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as file:
-        pickle.dump(grouped, file, pickle.HIGHEST_PROTOCOL)
+    relative = posixpath.join(folder, operator_id, f"{subtask}-{attempt}.pkl")
+    storage.write(relative, pickle.dumps(grouped, pickle.HIGHEST_PROTOCOL))
     return StateFile(relative, key_groups.start, key_groups.stop - 1)
 
 
-def load_keyed(root: str, files: Iterable[StateFile], key_groups: range) -> dict[Any, dict[str, Any]]:
+def load_keyed(storage: Storage, files: Iterable[StateFile], key_groups: range) -> dict[Any, dict[str, Any]]:
     """The keyed state of the keys in ``key_groups``, from every file that holds some, read
     in order (a later file's changes replace what an earlier one said)."""
     entries: dict[Any, dict[str, Any]] = {}
     for state_file in files:
         if not state_file.meets(key_groups):
             continue
-        with open(os.path.join(root, state_file.path), "rb") as file:
-            grouped: dict[int, dict[Any, dict[str, Any] | None]] = pickle.load(file)
+        grouped: dict[int, dict[Any, dict[str, Any] | None]] = pickle.loads(storage.read(state_file.path))
         for key_group, keyed in grouped.items():
             if key_group not in key_groups:
                 continue
@@ -185,37 +181,25 @@ def load_keyed(root: str, files: Iterable[StateFile], key_groups: range) -> dict
     return entries
 
 
-def write_manifest(root: str, manifest: Manifest, name: str) -> None:
-    """Write ``manifest`` as ``name`` under ``root``, atomically (readers never see half of it)."""
-    path = os.path.join(root, name)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    temporary = path + ".tmp"
-    with open(temporary, "w") as file:
-        file.write(manifest.to_json())
-    os.replace(temporary, path)
+def write_manifest(storage: Storage, manifest: Manifest, name: str = _MANIFEST) -> None:
+    """Write ``manifest`` as ``name`` in ``storage``, whole (readers never see half of it)."""
+    storage.write(name, manifest.to_json().encode())
 
 
-def read_manifest(path: str) -> Manifest:
-    """The manifest of a savepoint or checkpoint directory (or of a manifest file)."""
-    target = os.path.join(path, _MANIFEST) if os.path.isdir(path) else path
+def read_manifest(storage: Storage, name: str = _MANIFEST) -> Manifest:
+    """The manifest ``name`` of a checkpoint directory, or a savepoint's."""
     try:
-        with open(target) as file:
-            return Manifest.from_json(file.read())
+        return Manifest.from_json(storage.read(name).decode())
     except FileNotFoundError:
-        raise JobError(f"Cannot find a savepoint or checkpoint in {path!r} (no {_MANIFEST}).") from None
+        raise JobError(f"Cannot find a savepoint or checkpoint in {storage.location!r} (no {name}).") from None
 
 
-def copy_savepoint(root: str, manifest: Manifest, target: str) -> str:
+def copy_savepoint(source: Storage, manifest: Manifest, target: Storage) -> str:
     """Copy the state ``manifest`` names into ``target``, self-contained, as a savepoint."""
-    os.makedirs(target, exist_ok=True)
     copied = Manifest(epoch=manifest.epoch, time=manifest.time)
     for operator_id, state in manifest.operators.items():
-        files = []
         for state_file in state.files:
-            destination = os.path.join(target, state_file.path)
-            os.makedirs(os.path.dirname(destination), exist_ok=True)
-            shutil.copyfile(os.path.join(root, state_file.path), destination)
-            files.append(state_file)
-        copied.operators[operator_id] = OperatorState(state.parallelism, state.max_parallelism, files)
-    write_manifest(target, copied, _MANIFEST)
-    return target
+            target.write(state_file.path, source.read(state_file.path))
+        copied.operators[operator_id] = OperatorState(state.parallelism, state.max_parallelism, list(state.files))
+    write_manifest(target, copied)
+    return target.location
