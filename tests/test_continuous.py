@@ -129,6 +129,29 @@ def test_savepoint_edit_and_restore_at_another_parallelism_keeps_keyed_state(spa
         assert values == list(range(last[key] + 1, last[key] + 1 + len(values))), key
 
 
+def test_a_new_run_over_the_same_checkpoint_directory_resumes_the_job(spark, tmp_path) -> None:
+    # As a restarted notebook does: the same program, the same checkpoint storage.
+    def program() -> flowmagic.StreamExecutionEnvironment:
+        env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+        env.enable_checkpointing(200)
+        env.get_checkpoint_config().set_checkpoint_storage(f"file://{tmp_path / 'checkpoints'}")
+        _counting_program(env, edited=False)
+        return env
+
+    printed = _Printed()
+    job = _start(program(), printed, "first run")
+    _wait_for(lambda: job.epochs >= 3 and len(printed.pairs()) >= 30, job)
+    job.cancel()
+    last = {key: values[-1] for key, values in _running_counts(printed.pairs()).items()}
+    printed_again = _Printed()
+    resumed = _start(program(), printed_again, "second run")
+    _wait_for(lambda: set(_running_counts(printed_again.pairs())) == set(last), resumed)
+    resumed.cancel()
+    for key, values in _running_counts(printed_again.pairs()).items():
+        # Nothing lost and nothing repeated across the two runs: each key goes on by one.
+        assert values == list(range(last[key] + 1, last[key] + 1 + len(values))), key
+
+
 @pytest.fixture
 def s3(spark):
     """A real S3 endpoint on 127.0.0.1 (moto's server) with a bucket, set as the session's S3A
