@@ -129,6 +129,30 @@ def test_savepoint_edit_and_restore_at_another_parallelism_keeps_keyed_state(spa
         assert values == list(range(last[key] + 1, last[key] + 1 + len(values))), key
 
 
+class _Huge:
+    """State whose snapshot needs more memory than there is (as a state too large would)."""
+
+    def __reduce__(self):
+        raise MemoryError
+
+
+class _KeepsHugeState(flowmagic.KeyedProcessFunction):
+    def open(self, runtime_context) -> None:
+        self.state = runtime_context.get_state(flowmagic.ValueStateDescriptor("huge", None))
+
+    def process_element(self, value, ctx, out):
+        self.state.update(_Huge())
+
+
+def test_state_that_does_not_fit_in_memory_fails_the_job_naming_its_operator(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    env.from_datagen(lambda i: i % 3).key_by(lambda i: i).process(_KeepsHugeState()).name("huge state").print()
+    job = _start(env, _Printed(), "huge")
+    with pytest.raises(errors.JobFailedError) as failure:
+        job.wait(120)
+    assert "huge state" in str(failure.value) and "does not fit in the Python worker's memory" in str(failure.value)
+
+
 def test_a_new_run_over_the_same_checkpoint_directory_resumes_the_job(spark, tmp_path) -> None:
     # As a restarted notebook does: the same program, the same checkpoint storage.
     def program() -> flowmagic.StreamExecutionEnvironment:

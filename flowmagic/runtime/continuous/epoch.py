@@ -118,17 +118,26 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
         if operator_id is not None:
             written = None
             if entries:
-                written = write_keyed(
-                    context.storage,
-                    context.folder,
-                    operator_id,
-                    index,
-                    attempt,
-                    key_groups,
-                    plan.max_parallelism,
-                    entries,
-                    subtask.groups_of_keys,
-                )
+                try:
+                    written = write_keyed(
+                        context.storage,
+                        context.folder,
+                        operator_id,
+                        index,
+                        attempt,
+                        key_groups,
+                        plan.max_parallelism,
+                        entries,
+                        subtask.groups_of_keys,
+                    )
+                except MemoryError:
+                    raise operator.fail(
+                        MemoryError(
+                            f"the snapshot of the state of {len(entries):,} keys does not fit in the Python "
+                            "worker's memory (spark.executor.pyspark.memory, or the executor's memory)"
+                        ),
+                        has_record=False,
+                    ) from None
             state[operator_id] = (written, delta)
         position = operator.snapshot_progress()
         if position is not None:
