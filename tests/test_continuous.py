@@ -413,6 +413,37 @@ def test_admission_keeps_the_epochs_of_a_slow_pipeline_short(spark) -> None:
     assert job.get_job_status() is JobStatus.CANCELED
 
 
+def test_watermarks_are_periodic_so_records_out_of_order_within_an_interval_are_not_late(spark) -> None:
+    server = _LineServer()
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    strategy = flowmagic.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+        lambda event, _ts: event[1]
+    )
+    (
+        env.socket_text_stream("127.0.0.1", server.port)
+        .map(lambda line: (line.split(",")[0], int(line.split(",")[1]), 1))
+        .assign_timestamps_and_watermarks(strategy)
+        .key_by(lambda event: event[0])
+        .window(flowmagic.TumblingEventTimeWindows.of(flowmagic.Time.seconds(5)))
+        .sum(2)
+        .print()
+    )
+    printed = _Printed()
+    job = _start(env, printed, "periodic watermarks")
+    try:
+        # Together, as within one watermark interval in Flink: 1000 comes after 6000 but before
+        # the watermark 6000 brings, so it is not late (a watermark after every record would
+        # have closed its window); that watermark then closes the window of 1000.
+        server.send("a,6000", "a,1000")
+        _wait_for(lambda: len(printed.lines) >= 1, job)
+        server.send("a,11000")
+        _wait_for(lambda: len(printed.lines) >= 2, job)
+    finally:
+        job.cancel()
+        server.close()
+    assert [line.split("> ", 1)[-1] for line in printed.lines] == ["(a,1000,1)", "(a,6000,1)"]
+
+
 def test_a_spark_rate_source_feeds_a_keyed_count(spark) -> None:
     rate = spark.readStream.format("rate").option("rowsPerSecond", 50).load()
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)

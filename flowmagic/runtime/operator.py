@@ -42,6 +42,10 @@ class TaskInfo:
     batch: bool
     #: Where processing time comes from (the wall clock, or a continuous job's epoch time).
     clock: Clock = field(default=WALL_CLOCK, compare=False)
+    #: Whether watermark generators emit when processing time moves on (a continuous job,
+    #: as Flink's periodic emission) rather than after every record (a bounded job's
+    #: deterministic schedule).
+    periodic_watermarks: bool = False
 
     @property
     def subtask_name(self) -> str:

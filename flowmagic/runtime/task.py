@@ -144,11 +144,22 @@ class Subtask:
     job keeps it from epoch to epoch and runs it over each epoch's input.
     """
 
-    def __init__(self, plan: VertexPlan, index: int, attempt: int, stats: SubtaskStats, clock: Clock = WALL_CLOCK):
+    def __init__(
+        self,
+        plan: VertexPlan,
+        index: int,
+        attempt: int,
+        stats: SubtaskStats,
+        clock: Clock = WALL_CLOCK,
+        *,
+        periodic_watermarks: bool = False,
+    ):
         self.plan = plan
         self.index = index
         self.stats = stats
-        self.info = TaskInfo(plan.name, index, plan.parallelism, plan.max_parallelism, attempt, plan.batch, clock)
+        self.info = TaskInfo(
+            plan.name, index, plan.parallelism, plan.max_parallelism, attempt, plan.batch, clock, periodic_watermarks
+        )
         self.buffer: list[tuple[int, Any, Any]] = []
         self.chain = _Chain(plan, self.info, not plan.batch, self.buffer)
         self.sides = [input_plan.side for input_plan in plan.inputs]

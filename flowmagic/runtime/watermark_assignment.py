@@ -15,7 +15,9 @@ __all__ = ["TimestampsAndWatermarksOperator"]
 
 @register(OperatorKind.TIMESTAMPS_WATERMARKS)
 class TimestampsAndWatermarksOperator(Operator):
-    """Assigns event timestamps; emits a watermark after every record that advances it.
+    """Assigns event timestamps and generates watermarks: in a continuous job when processing
+    time moves on (Flink's periodic emission, at epoch ends), in a bounded job after every
+    record that advances the watermark (a deterministic schedule).
 
     With ``with_idleness(timeout)``, a subtask that saw no record for ``timeout`` of
     processing time marks its output idle (Flink's ``WatermarksWithIdleness``), so that
@@ -49,12 +51,18 @@ class TimestampsAndWatermarksOperator(Operator):
         self.output.collect(value, timestamp)
         if self.lag is not None and timestamp is not None and timestamp > self.max_timestamp:
             self.max_timestamp = timestamp
-            watermark = timestamp - self.lag - 1
-            if watermark > self.current:
-                self.current = watermark
-                self.output.emit_watermark(watermark)
+            if not self.task.periodic_watermarks:
+                self._emit()
+
+    def _emit(self) -> None:
+        watermark = self.max_timestamp - self.lag - 1 if self.lag is not None else MIN_WATERMARK
+        if watermark > self.current:
+            self.current = watermark
+            self.output.emit_watermark(watermark)
 
     def advance_processing_time(self, now: int) -> None:
+        if self.task.periodic_watermarks and not self.idle:
+            self._emit()
         if self.idleness is not None and not self.idle and now - self.last_activity >= self.idleness:
             self.idle = True
             self.output.emit_watermark_status(True)

@@ -236,7 +236,7 @@ def _run_epoch(
         subtask.rebind(stats)
         subtask.info.clock.time = context.start_time  # type: ignore[attr-defined]
     else:
-        subtask = Subtask(plan, index, attempt, stats, EpochClock(context.start_time))
+        subtask = Subtask(plan, index, attempt, stats, EpochClock(context.start_time), periodic_watermarks=True)
         subtask.open()
         _restore(subtask, context)
         for operator in subtask.chain.operators.values():
