@@ -15,7 +15,8 @@ PACKAGE = Path(flowmagic.__file__).parent
 def test_all_is_pinned() -> None:
     assert sorted(flowmagic.__all__) == sorted(
         [
-            "AggregateFunction", "CoFlatMapFunction", "CoMapFunction", "CoProcessFunction", "CountEvictor",
+            "AggregateFunction", "CoFlatMapFunction", "CoGroupFunction", "CoMapFunction", "CoProcessFunction",
+            "CountEvictor", "FlatJoinFunction", "JoinFunction", "ProcessJoinFunction",
             "CountTrigger", "Duration", "Encoder", "EventTimeSessionWindows", "FileSink", "FilterFunction",
             "FlatMapFunction", "FlowError", "GlobalWindows", "KeySelector", "KeyedCoProcessFunction",
             "ListStateDescriptor", "MapStateDescriptor", "ValueStateDescriptor",

@@ -26,6 +26,7 @@ from flowmagic.api.functions import (
     SinkFunction,
     WindowFunction,
 )
+from flowmagic.api.joins import CoGroupFunction, FlatJoinFunction, JoinFunction, ProcessJoinFunction
 from flowmagic.api.sinks import Encoder, FileSink
 from flowmagic.api.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
 from flowmagic.api.time import Duration, Time
@@ -51,6 +52,7 @@ __all__ = [
     "AggregateFunction",
     "AllWindowedStream",
     "CoFlatMapFunction",
+    "CoGroupFunction",
     "CoMapFunction",
     "CoProcessFunction",
     "ConnectedStreams",
@@ -64,8 +66,10 @@ __all__ = [
     "EventTimeTrigger",
     "FileSink",
     "FilterFunction",
+    "FlatJoinFunction",
     "FlatMapFunction",
     "GlobalWindows",
+    "JoinFunction",
     "KeySelector",
     "KeyedCoProcessFunction",
     "KeyedProcessFunction",
@@ -76,6 +80,7 @@ __all__ = [
     "OutputTag",
     "Partitioner",
     "ProcessFunction",
+    "ProcessJoinFunction",
     "ProcessWindowFunction",
     "ProcessingTimeSessionWindows",
     "ProcessingTimeTrigger",

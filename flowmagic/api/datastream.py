@@ -54,6 +54,7 @@ from flowmagic.graph.transformations import (
 
 if TYPE_CHECKING:
     from flowmagic.api.environment import StreamExecutionEnvironment
+    from flowmagic.api.joins import CoGroupedStreams, IntervalJoin, JoinedStreams
     from flowmagic.api.windowed import AllWindowedStream, WindowedStream
     from flowmagic.api.windows import WindowAssigner
 
@@ -405,6 +406,18 @@ class DataStream:
         self._check_same_env(stream, "connect")
         return ConnectedStreams(self._env, self, stream)
 
+    def join(self, stream: DataStream) -> JoinedStreams:
+        """Window join: ``join(other).where(k1).equal_to(k2).window(assigner).apply(JoinFunction)``."""
+        from flowmagic.api.joins import JoinedStreams
+
+        return JoinedStreams(self, stream)
+
+    def co_group(self, stream: DataStream) -> CoGroupedStreams:
+        """Window coGroup: ``co_group(other).where(k1).equal_to(k2).window(assigner).apply(CoGroupFunction)``."""
+        from flowmagic.api.joins import CoGroupedStreams
+
+        return CoGroupedStreams(self, stream)
+
     # -- side outputs ---------------------------------------------------------------------
 
     def get_side_output(self, tag: OutputTag) -> DataStream:
@@ -582,6 +595,12 @@ class KeyedStream(DataStream):
         from flowmagic.api.windowed import WindowedStream
 
         return WindowedStream.count(self, size, slide)
+
+    def interval_join(self, other: KeyedStream) -> IntervalJoin:
+        """Interval join with another keyed stream: ``.between(lower, upper).process(ProcessJoinFunction)``."""
+        from flowmagic.api.joins import IntervalJoin
+
+        return IntervalJoin(self, other)
 
 
 class ConnectedStreams:

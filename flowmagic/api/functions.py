@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -30,6 +31,7 @@ __all__ = [
     "TimerService",
     "WindowFunction",
     "function_name",
+    "takes_collector",
 ]
 
 IN = TypeVar("IN")
@@ -233,3 +235,18 @@ class Partitioner(Function):
 
     def partition(self, key: Any, num_partitions: int) -> int:
         raise NotImplementedError
+
+
+def takes_collector(function: Any, arguments: int) -> bool:
+    """Whether ``function`` takes an ``out`` collector after its ``arguments`` (Flink's Java
+    style: ``process_element(value, ctx, out)``) instead of returning or yielding its records
+    (PyFlink's: ``process_element(value, ctx)``). A signature that cannot tell (``*args``,
+    a builtin) keeps the collector, flowmagic's first style."""
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    if any(parameter.kind is inspect.Parameter.VAR_POSITIONAL for parameter in parameters):
+        return True
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(parameter.kind in positional for parameter in parameters) > arguments

@@ -51,6 +51,7 @@ class OperatorKind(enum.StrEnum):
     CO_FLAT_MAP = "co_flat_map"
     CO_PROCESS = "co_process"
     CO_KEYED_PROCESS = "co_keyed_process"
+    INTERVAL_JOIN = "interval_join"
     PRINT = "print"
     COLLECT = "collect"
     SINK_FUNCTION = "sink_function"

@@ -7,11 +7,11 @@ Mirrors PyFlink's ``RuntimeContext``, ``ValueState``/``ListState``/``MapState``,
 from __future__ import annotations
 
 import heapq
-import inspect
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from flowmagic.api import functions, state
+from flowmagic.api.functions import takes_collector
 from flowmagic.api.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
 from flowmagic.errors import ProgramError
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
@@ -43,21 +43,6 @@ def emit_all(result: Any, collect: Callable[[Any], None]) -> None:
         return
     for value in result:
         collect(value)
-
-
-def takes_collector(function: Any, arguments: int) -> bool:
-    """Whether ``function`` takes an ``out`` collector after its ``arguments`` (Flink's Java
-    style: ``process_element(value, ctx, out)``) instead of returning or yielding its records
-    (PyFlink's: ``process_element(value, ctx)``). A signature that cannot tell (``*args``,
-    a builtin) keeps the collector, flowmagic's first style."""
-    try:
-        parameters = list(inspect.signature(function).parameters.values())
-    except (TypeError, ValueError):
-        return True
-    if any(parameter.kind is inspect.Parameter.VAR_POSITIONAL for parameter in parameters):
-        return True
-    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return sum(parameter.kind in positional for parameter in parameters) > arguments
 
 
 class _DropCollector:

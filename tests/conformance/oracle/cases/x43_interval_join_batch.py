@@ -1,0 +1,15 @@
+# Interval join with exclusive bounds in BATCH mode: the same graph as in STREAMING.
+env.set_parallelism(2)
+env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+class Within(ProcessJoinFunction):
+    def process_element(self, left, right, ctx): yield (left[0], left[2], right[2], ctx.get_timestamp())
+strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, ts: e[1])
+a = env.from_collection([("k1", 1000, "a1"), ("k2", 1500, "a2")]).assign_timestamps_and_watermarks(strategy)
+b = env.from_collection([("k1", 2000, "b1")]).assign_timestamps_and_watermarks(strategy)
+(a.key_by(lambda t: t[0])
+  .interval_join(b.key_by(lambda t: t[0]))
+  .between(Time.milliseconds(-2000), Time.seconds(1))
+  .lower_bound_exclusive()
+  .upper_bound_exclusive()
+  .process(Within())
+  .print())

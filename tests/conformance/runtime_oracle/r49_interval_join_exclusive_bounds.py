@@ -1,0 +1,21 @@
+# Interval join with both bounds exclusive: pairs exactly -2 s or +1 s apart are left out.
+env.set_parallelism(1)
+
+class Within(ProcessJoinFunction):
+    def process_element(self, left, right, ctx):
+        yield (left[0], left[2], right[2], ctx.get_timestamp())
+
+
+strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, ts: e[1])
+a = (env.from_collection([("k1", 1000, "a1"), ("k2", 1500, "a2"), ("k1", 3000, "a3"),
+                          ("k1", 6000, "a4"), ("k2", 7000, "a5"), ("k3", 8000, "a6")])
+     .assign_timestamps_and_watermarks(strategy))
+b = (env.from_collection([("k1", 2000, "b1"), ("k1", 4000, "b2"), ("k2", 6500, "b3"),
+                          ("k1", 7500, "b4"), ("k3", 12000, "b5")])
+     .assign_timestamps_and_watermarks(strategy))
+result = (a.key_by(lambda t: t[0])
+          .interval_join(b.key_by(lambda t: t[0]))
+          .between(Time.milliseconds(-2000), Time.seconds(1))
+          .lower_bound_exclusive()
+          .upper_bound_exclusive()
+          .process(Within()))

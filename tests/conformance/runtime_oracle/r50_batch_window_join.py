@@ -1,0 +1,19 @@
+# BATCH window join: keys in sorted order, a key's windows fire when its input ends.
+env.set_parallelism(1)
+env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+
+class PairUp(JoinFunction):
+    def join(self, first, second):
+        return (first[0], first[2], second[2])
+
+
+strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, ts: e[1])
+a = (env.from_collection([("k1", 1000, "a1"), ("k2", 1500, "a2"), ("k1", 3000, "a3"),
+                          ("k1", 6000, "a4"), ("k2", 7000, "a5"), ("k3", 8000, "a6")])
+     .assign_timestamps_and_watermarks(strategy))
+b = (env.from_collection([("k1", 2000, "b1"), ("k1", 4000, "b2"), ("k2", 6500, "b3"),
+                          ("k1", 7500, "b4"), ("k3", 12000, "b5")])
+     .assign_timestamps_and_watermarks(strategy))
+result = (a.join(b).where(lambda t: t[0]).equal_to(lambda t: t[0])
+          .window(TumblingEventTimeWindows.of(Time.seconds(5)))
+          .apply(PairUp()))
