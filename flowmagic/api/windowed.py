@@ -69,7 +69,7 @@ class _Windowed:
         """Replace the assigner's default trigger."""
         if not isinstance(trigger, Trigger):
             raise ProgramError(f"trigger() expects a Trigger, got {trigger!r}.")
-        if self._assigner.is_merging and isinstance(trigger, CountTrigger):
+        if self._assigner.is_merging and not trigger.can_merge():
             raise ProgramError("A merging window assigner cannot be used with a trigger that does not support merging.")
         self._trigger = trigger
         return self

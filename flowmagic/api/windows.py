@@ -9,12 +9,16 @@ here and one registration there).
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
+from typing import Any
 
 from flowmagic.api.time import Duration, to_millis
 from flowmagic.errors import InvalidArgumentError
 
 __all__ = [
+    "ContinuousEventTimeTrigger",
+    "ContinuousProcessingTimeTrigger",
     "CountEvictor",
     "CountTrigger",
     "EventTimeSessionWindows",
@@ -31,6 +35,7 @@ __all__ = [
     "SlidingWindowAssigner",
     "TimeWindow",
     "Trigger",
+    "TriggerResult",
     "TumblingEventTimeWindows",
     "TumblingProcessingTimeWindows",
     "TumblingWindowAssigner",
@@ -78,12 +83,56 @@ class GlobalWindow:
 # -- triggers -----------------------------------------------------------------------------
 
 
+class TriggerResult(enum.Enum):
+    """What a trigger decides: fire the window's function, purge its contents, both or neither."""
+
+    CONTINUE = (False, False)
+    FIRE_AND_PURGE = (True, True)
+    FIRE = (True, False)
+    PURGE = (False, True)
+
+    def is_fire(self) -> bool:
+        return self.value[0]
+
+    def is_purge(self) -> bool:
+        return self.value[1]
+
+
 class Trigger:
-    """Base of triggers; ``class_name`` is what window descriptions show."""
+    """Base of triggers; ``class_name`` is what window descriptions show.
+
+    A trigger of your own subclasses it with PyFlink's methods: ``on_element(element,
+    timestamp, window, ctx)``, ``on_event_time(time, window, ctx)`` and
+    ``on_processing_time(time, window, ctx)`` return a :class:`TriggerResult`;
+    ``clear(window, ctx)`` drops its timers and state when the window goes; ``can_merge()``
+    and ``on_merge(window, ctx)`` for session windows. ``ctx`` registers and deletes timers
+    (``register_event_time_timer(t)`` ...), reads ``get_current_watermark()`` and
+    ``get_current_processing_time()``, and holds state per key and window
+    (``get_partitioned_state(descriptor)``, ``merge_partitioned_state(descriptor)``).
+    """
 
     @property
     def class_name(self) -> str:
         return type(self).__name__
+
+    def on_element(self, element: Any, timestamp: int, window: Any, ctx: Any) -> TriggerResult:
+        raise NotImplementedError(f"{self.class_name} does not implement on_element()")
+
+    def on_event_time(self, time: int, window: Any, ctx: Any) -> TriggerResult:
+        raise NotImplementedError(f"{self.class_name} does not implement on_event_time()")
+
+    def on_processing_time(self, time: int, window: Any, ctx: Any) -> TriggerResult:
+        raise NotImplementedError(f"{self.class_name} does not implement on_processing_time()")
+
+    def can_merge(self) -> bool:
+        """Whether the trigger supports merging windows (sessions)."""
+        return False
+
+    def on_merge(self, window: Any, ctx: Any) -> None:
+        raise NotImplementedError(f"{self.class_name} does not implement on_merge()")
+
+    def clear(self, window: Any, ctx: Any) -> None:
+        raise NotImplementedError(f"{self.class_name} does not implement clear()")
 
     def __str__(self) -> str:
         return f"{self.class_name}()"
@@ -92,13 +141,65 @@ class Trigger:
 class EventTimeTrigger(Trigger):
     """Fires when the watermark passes the end of the window."""
 
+    @classmethod
+    def create(cls) -> EventTimeTrigger:
+        return cls()
+
+    def can_merge(self) -> bool:
+        return True
+
 
 class ProcessingTimeTrigger(Trigger):
     """Fires when the wall clock passes the end of the window."""
 
+    @classmethod
+    def create(cls) -> ProcessingTimeTrigger:
+        return cls()
+
+    def can_merge(self) -> bool:
+        return True
+
 
 class NeverTrigger(Trigger):
     """``GlobalWindows``' default: never fires."""
+
+    def can_merge(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True, eq=False)
+class ContinuousEventTimeTrigger(Trigger):
+    """Fires every ``interval`` ms of event time within the window (aligned to multiples of
+    the interval), and when the watermark passes the end of the window."""
+
+    interval: int
+
+    @classmethod
+    def of(cls, interval: Duration | int) -> ContinuousEventTimeTrigger:
+        return cls(_positive_millis(interval, "trigger interval"))
+
+    def can_merge(self) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return f"ContinuousEventTimeTrigger({self.interval})"
+
+
+@dataclass(frozen=True, eq=False)
+class ContinuousProcessingTimeTrigger(Trigger):
+    """Fires every ``interval`` ms of processing time (aligned to multiples of the interval)."""
+
+    interval: int
+
+    @classmethod
+    def of(cls, interval: Duration | int) -> ContinuousProcessingTimeTrigger:
+        return cls(_positive_millis(interval, "trigger interval"))
+
+    def can_merge(self) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return f"ContinuousProcessingTimeTrigger({self.interval})"
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,6 +227,9 @@ class PurgingTrigger(Trigger):
     @classmethod
     def of(cls, nested: Trigger) -> PurgingTrigger:
         return cls(nested)
+
+    def can_merge(self) -> bool:
+        return self.nested.can_merge()
 
     def __str__(self) -> str:
         return f"PurgingTrigger({self.nested})"

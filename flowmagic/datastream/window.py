@@ -2,6 +2,8 @@
 
 from flowmagic.api.pyflink import missing_names
 from flowmagic.api.windows import (
+    ContinuousEventTimeTrigger,
+    ContinuousProcessingTimeTrigger,
     CountEvictor,
     CountTrigger,
     EventTimeSessionWindows,
@@ -16,12 +18,15 @@ from flowmagic.api.windows import (
     SlidingProcessingTimeWindows,
     TimeWindow,
     Trigger,
+    TriggerResult,
     TumblingEventTimeWindows,
     TumblingProcessingTimeWindows,
     WindowAssigner,
 )
 
 __all__ = [
+    "ContinuousEventTimeTrigger",
+    "ContinuousProcessingTimeTrigger",
     "CountEvictor",
     "CountTrigger",
     "EventTimeSessionWindows",
@@ -36,15 +41,13 @@ __all__ = [
     "SlidingProcessingTimeWindows",
     "TimeWindow",
     "Trigger",
+    "TriggerResult",
     "TumblingEventTimeWindows",
     "TumblingProcessingTimeWindows",
     "WindowAssigner",
 ]
 
 _COUNT = "use key_by(...).count_window(size[, slide]) (count windows are GlobalWindows with a count trigger)"
-_CUSTOM_TRIGGER = (
-    "custom triggers are not supported; use EventTimeTrigger, ProcessingTimeTrigger, CountTrigger, PurgingTrigger"
-)
 
 __getattr__ = missing_names(
     "flowmagic.datastream.window",
@@ -52,9 +55,6 @@ __getattr__ = missing_names(
         "CountWindow": _COUNT,
         "CountTumblingWindowAssigner": _COUNT,
         "CountSlidingWindowAssigner": _COUNT,
-        "ContinuousEventTimeTrigger": _CUSTOM_TRIGGER,
-        "ContinuousProcessingTimeTrigger": _CUSTOM_TRIGGER,
-        "TriggerResult": _CUSTOM_TRIGGER,
         "DynamicEventTimeSessionWindows": "use EventTimeSessionWindows.with_gap(gap) (a fixed gap)",
         "DynamicProcessingTimeSessionWindows": "use ProcessingTimeSessionWindows.with_gap(gap) (a fixed gap)",
         "SessionWindowTimeGapExtractor": "session gaps are fixed: EventTimeSessionWindows.with_gap(gap)",

@@ -11,7 +11,10 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
+from flowmagic.api.state import ValueStateDescriptor
 from flowmagic.api.windows import (
+    ContinuousEventTimeTrigger,
+    ContinuousProcessingTimeTrigger,
     CountEvictor,
     CountTrigger,
     EventTimeTrigger,
@@ -24,21 +27,24 @@ from flowmagic.api.windows import (
     SlidingWindowAssigner,
     TimeWindow,
     Trigger,
+    TriggerResult,
     TumblingWindowAssigner,
     WindowAssigner,
 )
 
 if TYPE_CHECKING:
-    from flowmagic.runtime.windowing import WindowOperator
+    from flowmagic.runtime.windowing import TriggerContext
 
 __all__ = [
     "GlobalWindow",
     "TimeWindow",
     "assign_windows",
+    "clear",
     "evict",
-    "fires_on_timer",
     "on_element",
-    "purges",
+    "on_event_time",
+    "on_merge",
+    "on_processing_time",
 ]
 
 
@@ -85,80 +91,244 @@ def _(assigner: SessionWindowAssigner, timestamp: int) -> list[Any]:
 
 
 # -- triggers: when a window fires ---------------------------------------------------------
+#
+# Flink's Trigger methods, one function each, registered per trigger class; ``ctx`` is the
+# window operator's TriggerContext bound to the key and window at hand. A trigger of the
+# user's own (a Trigger subclass) has its methods called.
+
+_CONTINUE = TriggerResult.CONTINUE
+_FIRE = TriggerResult.FIRE
+#: The partitioned state where continuous triggers keep their next firing time.
+_FIRE_TIME = ValueStateDescriptor("fire-time", None)
 
 
 @functools.singledispatch
-def on_element(trigger: Trigger, operator: WindowOperator, key: Any, window: Any) -> bool:
-    """``Trigger.onElement`` after an element joined ``window`` of ``key``: True to fire now.
-    A trigger registers the timers it wants with ``operator``."""
+def on_element(trigger: Trigger, ctx: TriggerContext, element: Any, timestamp: int, window: Any) -> TriggerResult:
+    """``Trigger.onElement``: an element joined ``window``."""
     raise TypeError(f"unsupported trigger {trigger!r}")
 
 
+@functools.singledispatch
+def on_event_time(trigger: Trigger, ctx: TriggerContext, time: int, window: Any) -> TriggerResult:
+    """``Trigger.onEventTime``: an event-time timer the trigger registered for ``window`` is due."""
+    return _CONTINUE
+
+
+@functools.singledispatch
+def on_processing_time(trigger: Trigger, ctx: TriggerContext, time: int, window: Any) -> TriggerResult:
+    """``Trigger.onProcessingTime``: a processing-time timer of ``window`` is due."""
+    return _CONTINUE
+
+
+@functools.singledispatch
+def on_merge(trigger: Trigger, ctx: TriggerContext, window: Any) -> None:
+    """``Trigger.onMerge``: sessions merged into ``window`` (``ctx.merged`` are the old ones)."""
+
+
+@functools.singledispatch
+def clear(trigger: Trigger, ctx: TriggerContext, window: Any) -> None:
+    """``Trigger.clear``: ``window`` is gone; drop the trigger's timers and state of it."""
+
+
+@on_element.register(Trigger)
+def _(trigger: Trigger, ctx: TriggerContext, element: Any, timestamp: int, window: Any) -> TriggerResult:
+    return _checked(trigger, "on_element", trigger.on_element(element, timestamp, window, ctx))
+
+
+@on_event_time.register(Trigger)
+def _(trigger: Trigger, ctx: TriggerContext, time: int, window: Any) -> TriggerResult:
+    return _checked(trigger, "on_event_time", trigger.on_event_time(time, window, ctx))
+
+
+@on_processing_time.register(Trigger)
+def _(trigger: Trigger, ctx: TriggerContext, time: int, window: Any) -> TriggerResult:
+    return _checked(trigger, "on_processing_time", trigger.on_processing_time(time, window, ctx))
+
+
+@on_merge.register(Trigger)
+def _(trigger: Trigger, ctx: TriggerContext, window: Any) -> None:
+    trigger.on_merge(window, ctx)
+
+
+@clear.register(Trigger)
+def _(trigger: Trigger, ctx: TriggerContext, window: Any) -> None:
+    trigger.clear(window, ctx)
+
+
+def _checked(trigger: Trigger, method: str, result: Any) -> TriggerResult:
+    if not isinstance(result, TriggerResult):
+        raise TypeError(f"{trigger.class_name}.{method}() must return a TriggerResult, got {result!r}")
+    return result
+
+
 @on_element.register(EventTimeTrigger)
-def _(trigger: EventTimeTrigger, operator: WindowOperator, key: Any, window: Any) -> bool:
-    if window.max_timestamp() <= operator.watermark:
-        return True
-    operator.register_timer("event", window.max_timestamp(), key, window)
-    return False
+def _(trigger: EventTimeTrigger, ctx: TriggerContext, element: Any, timestamp: int, window: Any) -> TriggerResult:
+    if window.max_timestamp() <= ctx.get_current_watermark():
+        return _FIRE
+    ctx.register_event_time_timer(window.max_timestamp())
+    return _CONTINUE
+
+
+@on_event_time.register(EventTimeTrigger)
+def _(trigger: EventTimeTrigger, ctx: TriggerContext, time: int, window: Any) -> TriggerResult:
+    return _FIRE if time == window.max_timestamp() else _CONTINUE
+
+
+@clear.register(EventTimeTrigger)
+def _(trigger: EventTimeTrigger, ctx: TriggerContext, window: Any) -> None:
+    ctx.delete_event_time_timer(window.max_timestamp())
 
 
 @on_element.register(ProcessingTimeTrigger)
-def _(trigger: ProcessingTimeTrigger, operator: WindowOperator, key: Any, window: Any) -> bool:
-    operator.register_timer("processing", window.max_timestamp(), key, window)
-    return False
+def _(trigger: ProcessingTimeTrigger, ctx: TriggerContext, element: Any, timestamp: int, window: Any) -> TriggerResult:
+    ctx.register_processing_time_timer(window.max_timestamp())
+    return _CONTINUE
+
+
+@on_processing_time.register(ProcessingTimeTrigger)
+def _(trigger: ProcessingTimeTrigger, ctx: TriggerContext, time: int, window: Any) -> TriggerResult:
+    return _FIRE
+
+
+@clear.register(ProcessingTimeTrigger)
+def _(trigger: ProcessingTimeTrigger, ctx: TriggerContext, window: Any) -> None:
+    ctx.delete_processing_time_timer(window.max_timestamp())
 
 
 @on_element.register(CountTrigger)
-def _(trigger: CountTrigger, operator: WindowOperator, key: Any, window: Any) -> bool:
-    slot = (key, window)
-    operator.counts[slot] = operator.counts.get(slot, 0) + 1
-    if operator.counts[slot] >= trigger.max_count:
-        operator.counts[slot] = 0
-        return True
-    return False
+def _(trigger: CountTrigger, ctx: TriggerContext, element: Any, timestamp: int, window: Any) -> TriggerResult:
+    return _FIRE if ctx.count_element(trigger.max_count) else _CONTINUE
 
 
 @on_element.register(NeverTrigger)
-def _(trigger: NeverTrigger, operator: WindowOperator, key: Any, window: Any) -> bool:
-    return False
+def _(trigger: NeverTrigger, ctx: TriggerContext, element: Any, timestamp: int, window: Any) -> TriggerResult:
+    return _CONTINUE
+
+
+@on_element.register(ContinuousEventTimeTrigger)
+def _(
+    trigger: ContinuousEventTimeTrigger, ctx: TriggerContext, element: Any, timestamp: int, window: Any
+) -> TriggerResult:
+    if window.max_timestamp() <= ctx.get_current_watermark():
+        return _FIRE
+    ctx.register_event_time_timer(window.max_timestamp())
+    fire_time = ctx.get_partitioned_state(_FIRE_TIME)
+    if fire_time.value() is None:
+        _next_fire(trigger.interval, ctx, timestamp - timestamp % trigger.interval, window, event_time=True)
+    return _CONTINUE
+
+
+@on_event_time.register(ContinuousEventTimeTrigger)
+def _(trigger: ContinuousEventTimeTrigger, ctx: TriggerContext, time: int, window: Any) -> TriggerResult:
+    if time == window.max_timestamp():
+        return _FIRE
+    fire_time = ctx.get_partitioned_state(_FIRE_TIME)
+    if fire_time.value() == time:
+        fire_time.clear()
+        _next_fire(trigger.interval, ctx, time, window, event_time=True)
+        return _FIRE
+    return _CONTINUE
+
+
+@on_element.register(ContinuousProcessingTimeTrigger)
+def _(
+    trigger: ContinuousProcessingTimeTrigger, ctx: TriggerContext, element: Any, timestamp: int, window: Any
+) -> TriggerResult:
+    fire_time = ctx.get_partitioned_state(_FIRE_TIME)
+    if fire_time.value() is None:
+        now = ctx.get_current_processing_time()
+        _next_fire(trigger.interval, ctx, now - now % trigger.interval, window, event_time=False)
+    return _CONTINUE
+
+
+@on_processing_time.register(ContinuousProcessingTimeTrigger)
+def _(trigger: ContinuousProcessingTimeTrigger, ctx: TriggerContext, time: int, window: Any) -> TriggerResult:
+    fire_time = ctx.get_partitioned_state(_FIRE_TIME)
+    if fire_time.value() == time:
+        fire_time.clear()
+        _next_fire(trigger.interval, ctx, time, window, event_time=False)
+        return _FIRE
+    return _CONTINUE
+
+
+def _next_fire(interval: int, ctx: TriggerContext, time: int, window: Any, *, event_time: bool) -> None:
+    # The next firing is an interval on, but never past the end of the window.
+    next_time = min(time + interval, window.max_timestamp())
+    ctx.get_partitioned_state(_FIRE_TIME).update(next_time)
+    if event_time:
+        ctx.register_event_time_timer(next_time)
+    else:
+        ctx.register_processing_time_timer(next_time)
+
+
+@on_merge.register(ContinuousEventTimeTrigger)
+@on_merge.register(ContinuousProcessingTimeTrigger)
+def _(trigger: Trigger, ctx: TriggerContext, window: Any) -> None:
+    # The merged window fires next when the earliest of the merged ones would have.
+    earliest = ctx.merged_fire_times(_FIRE_TIME)
+    if earliest is not None:
+        ctx.get_partitioned_state(_FIRE_TIME).update(earliest)
+        if isinstance(trigger, ContinuousEventTimeTrigger):
+            ctx.register_event_time_timer(earliest)
+        else:
+            ctx.register_processing_time_timer(earliest)
+
+
+@clear.register(ContinuousEventTimeTrigger)
+@clear.register(ContinuousProcessingTimeTrigger)
+def _(trigger: Trigger, ctx: TriggerContext, window: Any) -> None:
+    fire_time = ctx.get_partitioned_state(_FIRE_TIME)
+    if fire_time.value() is not None:
+        if isinstance(trigger, ContinuousEventTimeTrigger):
+            ctx.delete_event_time_timer(fire_time.value())
+        else:
+            ctx.delete_processing_time_timer(fire_time.value())
+        fire_time.clear()
+
+
+@on_merge.register(EventTimeTrigger)
+@on_merge.register(ProcessingTimeTrigger)
+@on_merge.register(CountTrigger)
+@on_merge.register(NeverTrigger)
+def _(trigger: Trigger, ctx: TriggerContext, window: Any) -> None:
+    # These triggers' timers of the merged window are registered by the element that merged it.
+    return None
+
+
+@clear.register(CountTrigger)
+@clear.register(NeverTrigger)
+def _(trigger: Trigger, ctx: TriggerContext, window: Any) -> None:
+    # The count is the window operator's, dropped with the window.
+    return None
+
+
+def _purging(result: TriggerResult) -> TriggerResult:
+    return TriggerResult.FIRE_AND_PURGE if result.is_fire() else result
 
 
 @on_element.register(PurgingTrigger)
-def _(trigger: PurgingTrigger, operator: WindowOperator, key: Any, window: Any) -> bool:
-    return on_element(trigger.nested, operator, key, window)
+def _(trigger: PurgingTrigger, ctx: TriggerContext, element: Any, timestamp: int, window: Any) -> TriggerResult:
+    return _purging(on_element(trigger.nested, ctx, element, timestamp, window))
 
 
-@functools.singledispatch
-def fires_on_timer(trigger: Trigger, kind: str) -> bool:
-    """``Trigger.onEventTime`` / ``onProcessingTime``: does a timer of ``kind`` (``"event"`` or
-    ``"processing"``) the trigger registered fire the window?"""
-    return False
+@on_event_time.register(PurgingTrigger)
+def _(trigger: PurgingTrigger, ctx: TriggerContext, time: int, window: Any) -> TriggerResult:
+    return _purging(on_event_time(trigger.nested, ctx, time, window))
 
 
-@fires_on_timer.register(EventTimeTrigger)
-def _(trigger: EventTimeTrigger, kind: str) -> bool:
-    return kind == "event"
+@on_processing_time.register(PurgingTrigger)
+def _(trigger: PurgingTrigger, ctx: TriggerContext, time: int, window: Any) -> TriggerResult:
+    return _purging(on_processing_time(trigger.nested, ctx, time, window))
 
 
-@fires_on_timer.register(ProcessingTimeTrigger)
-def _(trigger: ProcessingTimeTrigger, kind: str) -> bool:
-    return kind == "processing"
+@on_merge.register(PurgingTrigger)
+def _(trigger: PurgingTrigger, ctx: TriggerContext, window: Any) -> None:
+    on_merge(trigger.nested, ctx, window)
 
 
-@fires_on_timer.register(PurgingTrigger)
-def _(trigger: PurgingTrigger, kind: str) -> bool:
-    return fires_on_timer(trigger.nested, kind)
-
-
-@functools.singledispatch
-def purges(trigger: Trigger) -> bool:
-    """Whether the trigger's FIRE is a FIRE_AND_PURGE (the window's contents go)."""
-    return False
-
-
-@purges.register(PurgingTrigger)
-def _(trigger: PurgingTrigger) -> bool:
-    return True
+@clear.register(PurgingTrigger)
+def _(trigger: PurgingTrigger, ctx: TriggerContext, window: Any) -> None:
+    clear(trigger.nested, ctx, window)
 
 
 # -- evictors: what of a window the function sees ------------------------------------------

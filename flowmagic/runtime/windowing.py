@@ -14,8 +14,19 @@ from collections.abc import Iterable
 from typing import Any
 
 from flowmagic.api import functions
+from flowmagic.api.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
+from flowmagic.api.windows import TriggerResult
+from flowmagic.errors import ProgramError
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.context import adapt, emit_all, takes_collector
+from flowmagic.runtime.context import (
+    KeyedStateBackend,
+    ListState,
+    MapState,
+    ValueState,
+    adapt,
+    emit_all,
+    takes_collector,
+)
 from flowmagic.runtime.keyed_aggregation import aggregation_function
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
@@ -24,13 +35,85 @@ from flowmagic.runtime.window_behaviour import (
     GlobalWindow,
     TimeWindow,
     assign_windows,
+    clear,
     evict,
-    fires_on_timer,
     on_element,
-    purges,
+    on_event_time,
+    on_merge,
+    on_processing_time,
 )
 
-__all__ = ["WindowOperator"]
+__all__ = ["TriggerContext", "WindowOperator"]
+
+
+class TriggerContext:
+    """The ``ctx`` of a trigger's methods (PyFlink's ``Trigger.TriggerContext`` and
+    ``OnMergeContext``): timers and partitioned state of one key's window."""
+
+    def __init__(self, operator: WindowOperator):
+        self._operator = operator
+        self.key: Any = None
+        self.window: Any = None
+        #: While sessions merge: the windows merged into :attr:`window`.
+        self.merged: list[Any] = []
+
+    def bind(self, key: Any, window: Any) -> TriggerContext:
+        self.key, self.window, self.merged = key, window, []
+        self._operator.trigger_state.current_key = (key, window)
+        return self
+
+    def get_current_watermark(self) -> int:
+        return self._operator.watermark
+
+    def get_current_processing_time(self) -> int:
+        return self._operator.task.clock.now()
+
+    def register_event_time_timer(self, time: int) -> None:
+        self._operator.register_timer("event", time, self.key, self.window)
+
+    def register_processing_time_timer(self, time: int) -> None:
+        self._operator.register_timer("processing", time, self.key, self.window)
+
+    def delete_event_time_timer(self, time: int) -> None:
+        self._operator.timer_set.discard(("event", time, self.key, self.window))
+
+    def delete_processing_time_timer(self, time: int) -> None:
+        self._operator.timer_set.discard(("processing", time, self.key, self.window))
+
+    def get_partitioned_state(self, state_descriptor: Any) -> Any:
+        """The state of ``state_descriptor`` for this key and window."""
+        backend = self._operator.trigger_state
+        if isinstance(state_descriptor, ValueStateDescriptor):
+            return ValueState(backend, state_descriptor.name)
+        if isinstance(state_descriptor, ListStateDescriptor):
+            return ListState(backend, state_descriptor.name)
+        if isinstance(state_descriptor, MapStateDescriptor):
+            return MapState(backend, state_descriptor.name)
+        raise ProgramError(f"get_partitioned_state() expects a state descriptor, got {state_descriptor!r}.")
+
+    def merge_partitioned_state(self, state_descriptor: Any) -> None:
+        """In ``on_merge``: the merged windows' list state, appended into the new window's."""
+        if not isinstance(state_descriptor, ListStateDescriptor):
+            raise ProgramError("merge_partitioned_state() merges list state only (ListStateDescriptor).")
+        table = self._operator.trigger_state.table(state_descriptor.name)
+        merged = [value for window in self.merged for value in table.pop((self.key, window), [])]
+        if merged:
+            table.setdefault((self.key, self.window), []).extend(merged)
+
+    def merged_fire_times(self, state_descriptor: ValueStateDescriptor) -> int | None:
+        """The earliest of the merged windows' values of ``state_descriptor`` (dropping them)."""
+        table = self._operator.trigger_state.table(state_descriptor.name)
+        times = [table.pop((self.key, window)) for window in self.merged if (self.key, window) in table]
+        return min(times) if times else None
+
+    def count_element(self, max_count: int) -> bool:
+        """CountTrigger's count of this window: True (and back to 0) when it reaches ``max_count``."""
+        counts, slot = self._operator.counts, (self.key, self.window)
+        counts[slot] = counts.get(slot, 0) + 1
+        if counts[slot] >= max_count:
+            counts[slot] = 0
+            return True
+        return False
 
 
 class WindowContext(functions.WindowContext):
@@ -85,6 +168,9 @@ class WindowOperator(Operator):
         # (key, window) -> contents: a list of (value, timestamp) or an accumulator.
         self.contents: dict[tuple[Any, Any], Any] = {}
         self.counts: dict[tuple[Any, Any], int] = {}
+        # The trigger's partitioned state, keyed by (key, window).
+        self.trigger_state = KeyedStateBackend()
+        self.trigger_context = TriggerContext(self)
         self.sessions: dict[Any, list[TimeWindow]] = {}
         self.timers: list[tuple[int, int, str, Any, Any]] = []
         self.timer_set: set[tuple[str, int, Any, Any]] = set()
@@ -131,8 +217,8 @@ class WindowOperator(Operator):
                 continue
             skipped = False
             self._add(key, window, value, timestamp)
-            if on_element(self.trigger, self, key, window):
-                self._fire(key, window)
+            result = self._trigger(on_element, key, window, value, element_time)
+            self._act(result, key, window)
             self._register_cleanup(key, window)
         # Only an element that is late itself counts as late data (an element in no window,
         # between sliding windows, is simply dropped).
@@ -176,6 +262,14 @@ class WindowOperator(Operator):
             self._merge_contents(key, old, merged)
         kept.append(merged)
         self.sessions[key] = kept
+        stale = [old for old in absorbed if old != merged]
+        if stale:
+            context = self.trigger_context.bind(key, merged)
+            context.merged = stale
+            try:
+                on_merge(self.trigger, context, merged)
+            except Exception as error:
+                raise self.fail(error, f"window {merged} of key {key!r}") from error
         return merged
 
     def _retire_session(self, key: Any, window: TimeWindow) -> None:
@@ -216,6 +310,19 @@ class WindowOperator(Operator):
         cleanup = window.max_timestamp() + (self.lateness if self.event_time else 0)
         self.register_timer("event-cleanup" if self.event_time else "processing-cleanup", cleanup, key, window)
 
+    def _trigger(self, method: Any, key: Any, window: Any, *arguments: Any) -> TriggerResult:
+        """Ask the trigger (one of window_behaviour's trigger methods) about ``window`` of ``key``."""
+        try:
+            return method(self.trigger, self.trigger_context.bind(key, window), *arguments, window)
+        except Exception as error:
+            raise self.fail(error, f"window {window} of key {key!r}") from error
+
+    def _act(self, result: TriggerResult, key: Any, window: Any) -> None:
+        if result.is_fire():
+            self._fire(key, window)
+        if result.is_purge():
+            self.contents.pop((key, window), None)
+
     def _fire(self, key: Any, window: Any) -> None:
         slot = (key, window)
         if slot not in self.contents:
@@ -224,8 +331,6 @@ class WindowOperator(Operator):
         if self.evictor is not None:
             contents = self.contents[slot] = evict(self.evictor, contents)
         self._emit(key, window, contents)
-        if purges(self.trigger):
-            del self.contents[slot]
 
     def _emit(self, key: Any, window: Any, contents: Any) -> None:
         timestamp = window.max_timestamp()
@@ -290,9 +395,13 @@ class WindowOperator(Operator):
             self.counts.pop(slot, None)
             if self.assigner.is_merging and key in self.sessions:
                 self.sessions[key] = [w for w in self.sessions[key] if w != window]
+            try:
+                clear(self.trigger, self.trigger_context.bind(key, window), window)
+            except Exception as error:
+                raise self.fail(error, f"window {window} of key {key!r}") from error
             return
-        if fires_on_timer(self.trigger, kind):
-            self._fire(key, window)
+        method = on_event_time if kind == "event" else on_processing_time
+        self._act(self._trigger(method, key, window, timestamp), key, window)
 
     def _run_timers(self, kinds: tuple[str, ...], limit: int) -> None:
         deferred = []
@@ -349,6 +458,8 @@ class WindowOperator(Operator):
             of(key).setdefault("@counts", {})[window] = count
         for key, sessions in self.sessions.items():
             of(key)["@sessions"] = list(sessions)
+        for (key, window), states in self.trigger_state.snapshot().items():
+            of(key).setdefault("@trigger", {})[window] = states
         # In firing order: a window's trigger timer must stay ahead of its cleanup timer of the
         # same time, or a restored window would be cleared before it fires.
         pending = set(self.timer_set)
@@ -367,5 +478,6 @@ class WindowOperator(Operator):
                 self.counts[(key, window)] = count
             if "@sessions" in states:
                 self.sessions[key] = list(states["@sessions"])
+            self.trigger_state.restore({(key, window): held for window, held in states.get("@trigger", {}).items()})
             for kind, timestamp, window in states.get("@timers", []):
                 self.register_timer(kind, timestamp, key, window)
