@@ -11,7 +11,7 @@ import os
 import sys
 import types
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from flowmagic.api.functions import (
     CoProcessFunction,
@@ -53,8 +53,10 @@ from flowmagic.graph.transformations import (
 )
 
 if TYPE_CHECKING:
+    from flowmagic.api.broadcast import BroadcastConnectedStream, BroadcastStream
     from flowmagic.api.environment import StreamExecutionEnvironment
     from flowmagic.api.joins import CoGroupedStreams, IntervalJoin, JoinedStreams
+    from flowmagic.api.state import MapStateDescriptor
     from flowmagic.api.windowed import AllWindowedStream, WindowedStream
     from flowmagic.api.windows import WindowAssigner
 
@@ -354,9 +356,28 @@ class DataStream:
         """Round-robin records over a local subset of downstream subtasks (POINTWISE)."""
         return self._repartition(Partitioner(RESCALE))
 
-    def broadcast(self) -> DataStream:
-        """Send every record to every downstream subtask."""
-        return self._repartition(Partitioner(BROADCAST))
+    @overload
+    def broadcast(self) -> DataStream: ...
+
+    @overload
+    def broadcast(
+        self, broadcast_state_descriptor: MapStateDescriptor, *other_broadcast_state_descriptors: MapStateDescriptor
+    ) -> BroadcastStream: ...
+
+    def broadcast(
+        self,
+        broadcast_state_descriptor: MapStateDescriptor | None = None,
+        *other_broadcast_state_descriptors: MapStateDescriptor,
+    ) -> DataStream | BroadcastStream:
+        """Send every record to every downstream subtask. Given MapStateDescriptors, a
+        :class:`~flowmagic.api.broadcast.BroadcastStream` with those broadcast states, to
+        ``connect()`` a stream to."""
+        if broadcast_state_descriptor is None:
+            return self._repartition(Partitioner(BROADCAST))
+        from flowmagic.api.broadcast import BroadcastStream, check_descriptors
+
+        descriptors = check_descriptors((broadcast_state_descriptor, *other_broadcast_state_descriptors))
+        return BroadcastStream(self._env, self._repartition(Partitioner(BROADCAST)), descriptors)
 
     def forward(self) -> DataStream:
         """Send records to the subtask of the same index (needs equal parallelism)."""
@@ -401,8 +422,19 @@ class DataStream:
         self._env._declare_type(t, self.get_type())
         return DataStream(self._env, t)
 
-    def connect(self, stream: DataStream) -> ConnectedStreams:
-        """Pair this stream with ``stream`` for a two-input operator (``Co-Map`` ...)."""
+    @overload
+    def connect(self, stream: DataStream) -> ConnectedStreams: ...
+
+    @overload
+    def connect(self, stream: BroadcastStream) -> BroadcastConnectedStream: ...
+
+    def connect(self, stream: DataStream | BroadcastStream) -> ConnectedStreams | BroadcastConnectedStream:
+        """Pair this stream with ``stream`` for a two-input operator (``Co-Map`` ...); with a
+        ``BroadcastStream``, for the broadcast state pattern (``process(BroadcastProcessFunction)``)."""
+        from flowmagic.api.broadcast import BroadcastConnectedStream, BroadcastStream
+
+        if isinstance(stream, BroadcastStream):
+            return BroadcastConnectedStream(self._env, self, stream)
         self._check_same_env(stream, "connect")
         return ConnectedStreams(self._env, self, stream)
 

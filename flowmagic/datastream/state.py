@@ -1,30 +1,47 @@
-"""PyFlink's ``pyflink.datastream.state``: keyed state descriptors and state."""
+"""PyFlink's ``pyflink.datastream.state``: state descriptors, state and time-to-live."""
 
 from flowmagic.api.pyflink import missing_names
 from flowmagic.api.state import (
+    AggregatingState,
+    AggregatingStateDescriptor,
+    BroadcastState,
     ListState,
     ListStateDescriptor,
     MapState,
     MapStateDescriptor,
+    ReadOnlyBroadcastState,
+    ReducingState,
+    ReducingStateDescriptor,
+    StateDescriptor,
     ValueState,
     ValueStateDescriptor,
 )
+from flowmagic.api.state_ttl import StateTtlConfig
 
-__all__ = ["ListState", "ListStateDescriptor", "MapState", "MapStateDescriptor", "ValueState", "ValueStateDescriptor"]
-
-_REDUCE_YOURSELF = "keep a ValueStateDescriptor and combine in your function"
+__all__ = [
+    "AggregatingState",
+    "AggregatingStateDescriptor",
+    "BroadcastState",
+    "ListState",
+    "ListStateDescriptor",
+    "MapState",
+    "MapStateDescriptor",
+    "ReadOnlyBroadcastState",
+    "ReducingState",
+    "ReducingStateDescriptor",
+    "StateDescriptor",
+    "StateTtlConfig",
+    "ValueState",
+    "ValueStateDescriptor",
+]
 
 __getattr__ = missing_names(
     "flowmagic.datastream.state",
     {
-        "ReducingStateDescriptor": _REDUCE_YOURSELF,
-        "ReducingState": _REDUCE_YOURSELF,
-        "AggregatingStateDescriptor": _REDUCE_YOURSELF,
-        "AggregatingState": _REDUCE_YOURSELF,
-        "StateTtlConfig": "state time-to-live is not supported; clear state from a timer",
-        "BroadcastState": "broadcast state is not supported",
-        "ReadOnlyBroadcastState": "broadcast state is not supported",
-        "OperatorStateStore": "operator (non-keyed) state is not supported; use keyed state",
+        "OperatorStateStore": (
+            "operator (non-keyed) state other than broadcast state is not supported; use keyed state "
+            "or stream.broadcast(MapStateDescriptor(...))"
+        ),
     },
     __all__,
 )

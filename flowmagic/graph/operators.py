@@ -52,6 +52,8 @@ class OperatorKind(enum.StrEnum):
     CO_PROCESS = "co_process"
     CO_KEYED_PROCESS = "co_keyed_process"
     INTERVAL_JOIN = "interval_join"
+    CO_BROADCAST_PROCESS = "co_broadcast_process"
+    CO_BROADCAST_KEYED_PROCESS = "co_broadcast_keyed_process"
     PRINT = "print"
     COLLECT = "collect"
     SINK_FUNCTION = "sink_function"

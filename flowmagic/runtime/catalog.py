@@ -1,6 +1,7 @@
 """Every module that implements operator or source kinds: importing this registers them all."""
 
 from flowmagic.runtime import (  # noqa: F401 - each module registers its kinds
+    broadcast,
     interval_join,
     keyed_aggregation,
     process,

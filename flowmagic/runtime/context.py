@@ -1,21 +1,45 @@
 """What user functions see while they run: runtime context, keyed state, timers, contexts.
 
-Mirrors PyFlink's ``RuntimeContext``, ``ValueState``/``ListState``/``MapState``,
+Mirrors PyFlink's ``RuntimeContext`` (keyed state is in :mod:`flowmagic.runtime.keyed_state`),
 ``TimerService`` and ``ProcessFunction.Context``.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from flowmagic.api import functions, state
+from flowmagic.api import functions
 from flowmagic.api.functions import takes_collector
-from flowmagic.api.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
+from flowmagic.api.state import (
+    AggregatingStateDescriptor,
+    ListStateDescriptor,
+    MapStateDescriptor,
+    ReducingStateDescriptor,
+    StateDescriptor,
+    ValueStateDescriptor,
+)
 from flowmagic.errors import ProgramError
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
+from flowmagic.runtime.keyed_state import (
+    AggregatingState,
+    KeyedStateBackend,
+    ListState,
+    MapState,
+    ReducingState,
+    ValueState,
+)
 from flowmagic.runtime.records import MIN_WATERMARK
+from flowmagic.runtime.state_ttl import (
+    TtlAggregatingState,
+    TtlListState,
+    TtlMapState,
+    TtlPolicy,
+    TtlReducingState,
+    TtlValueState,
+)
+from flowmagic.runtime.user_metrics import MetricGroup
 
 __all__ = [
     "KeyedStateBackend",
@@ -64,118 +88,9 @@ def with_collector(function: Callable[..., Any], arguments: int) -> Callable[...
     return function if takes_collector(function, arguments) else _DropCollector(function)
 
 
-class KeyedStateBackend:
-    """Per-key state of one operator subtask; ``current_key`` scopes every state access."""
-
-    def __init__(self) -> None:
-        self._current_key: Any = None
-        self._tables: dict[str, dict[Any, Any]] = {}
-        #: When a set, every key made current is added to it: a key's state can change only
-        #: while it is current, so these are the keys an incremental snapshot writes.
-        self.touched: set[Any] | None = None
-
-    @property
-    def current_key(self) -> Any:
-        return self._current_key
-
-    @current_key.setter
-    def current_key(self, key: Any) -> None:
-        self._current_key = key
-        if self.touched is not None:
-            self.touched.add(key)
-
-    def table(self, name: str) -> dict[Any, Any]:
-        return self._tables.setdefault(name, {})
-
-    def snapshot(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
-        """Every key's state (or the state of ``keys``), as ``{key: {state name: value}}``."""
-        entries: dict[Any, dict[str, Any]] = {}
-        for name, table in self._tables.items():
-            if keys is None:
-                for key, value in table.items():
-                    entries.setdefault(key, {})[name] = value
-                continue
-            for key in keys:
-                if key in table:
-                    entries.setdefault(key, {})[name] = table[key]
-        return entries
-
-    def restore(self, entries: dict[Any, dict[str, Any]]) -> None:
-        """Add the state of ``entries`` (from :meth:`snapshot`) to this backend's."""
-        for key, states in entries.items():
-            for name, value in states.items():
-                if not name.startswith("@"):
-                    self.table(name)[key] = value
-
-
-class _State:
-    def __init__(self, backend: KeyedStateBackend, name: str):
-        self._backend = backend
-        self._table = backend.table(name)
-
-    def clear(self) -> None:
-        self._table.pop(self._backend.current_key, None)
-
-
-class ValueState(_State, state.ValueState):
-    def value(self) -> Any:
-        return self._table.get(self._backend.current_key)
-
-    def update(self, value: Any) -> None:
-        self._table[self._backend.current_key] = value
-
-
-class ListState(_State, state.ListState):
-    def get(self) -> list[Any]:
-        return list(self._table.get(self._backend.current_key, ()))
-
-    def add(self, value: Any) -> None:
-        self._table.setdefault(self._backend.current_key, []).append(value)
-
-    def add_all(self, values: list[Any]) -> None:
-        self._table.setdefault(self._backend.current_key, []).extend(values)
-
-    def update(self, values: list[Any]) -> None:
-        self._table[self._backend.current_key] = list(values)
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self.get())
-
-
-class MapState(_State, state.MapState):
-    def _map(self) -> dict[Any, Any]:
-        return self._table.setdefault(self._backend.current_key, {})
-
-    def get(self, key: Any) -> Any:
-        return self._table.get(self._backend.current_key, {}).get(key)
-
-    def put(self, key: Any, value: Any) -> None:
-        self._map()[key] = value
-
-    def put_all(self, mapping: dict[Any, Any]) -> None:
-        self._map().update(mapping)
-
-    def remove(self, key: Any) -> None:
-        self._map().pop(key, None)
-
-    def contains(self, key: Any) -> bool:
-        return key in self._table.get(self._backend.current_key, {})
-
-    def keys(self) -> list[Any]:
-        return list(self._table.get(self._backend.current_key, {}).keys())
-
-    def values(self) -> list[Any]:
-        return list(self._table.get(self._backend.current_key, {}).values())
-
-    def items(self) -> list[tuple[Any, Any]]:
-        return list(self._table.get(self._backend.current_key, {}).items())
-
-    def is_empty(self) -> bool:
-        return not self._table.get(self._backend.current_key)
-
-
 class RuntimeContext(functions.RuntimeContext):
-    """``open(runtime_context)`` receives this: who the subtask is, and its keyed state."""
+    """``open(runtime_context)`` receives this: who the subtask is, its keyed state, the
+    job's parameters and the operator's metric group."""
 
     def __init__(
         self,
@@ -185,6 +100,10 @@ class RuntimeContext(functions.RuntimeContext):
         max_parallelism: int,
         attempt: int,
         backend: KeyedStateBackend | None,
+        *,
+        clock: Clock = WALL_CLOCK,
+        metrics: MetricGroup | None = None,
+        job_parameters: dict[str, str] | None = None,
     ):
         self._task_name = task_name
         self._index = index
@@ -192,6 +111,9 @@ class RuntimeContext(functions.RuntimeContext):
         self._max_parallelism = max_parallelism
         self._attempt = attempt
         self._backend = backend
+        self._clock = clock
+        self._metrics = metrics
+        self._job_parameters = dict(job_parameters or {})
 
     def get_task_name(self) -> str:
         return self._task_name
@@ -211,19 +133,58 @@ class RuntimeContext(functions.RuntimeContext):
     def get_attempt_number(self) -> int:
         return self._attempt
 
-    def _keyed(self, what: str) -> KeyedStateBackend:
+    def get_job_parameter(self, key: str, default_value: str | None) -> str | None:
+        """The job parameter ``key`` (set with ``env.set_global_job_parameters``), else
+        ``default_value``."""
+        return self._job_parameters.get(key, default_value)
+
+    def get_metrics_group(self) -> MetricGroup:
+        """The operator's metric group: its counters, gauges, meters and distributions
+        appear in the job's live view and final metrics, per subtask."""
+        if self._metrics is None:
+            raise ProgramError("This function runs outside of a task: it has no metric group.")
+        return self._metrics
+
+    def _keyed(self, descriptor: StateDescriptor, kind: type[StateDescriptor]) -> KeyedStateBackend:
+        if not isinstance(descriptor, kind):
+            raise ProgramError(f"Expected a {kind.__name__}, got {descriptor!r}.")
         if self._backend is None:
-            raise ProgramError(f"Keyed state can only be used on a 'keyed stream', i.e., after a 'keyBy()' ({what}).")
+            raise ProgramError(
+                f"Keyed state can only be used on a 'keyed stream', i.e., after a 'keyBy()' ({descriptor.name})."
+            )
         return self._backend
 
-    def get_state(self, descriptor: ValueStateDescriptor) -> ValueState:
-        return ValueState(self._keyed(descriptor.name), f"value:{descriptor.name}")
+    def _ttl(self, descriptor: StateDescriptor) -> TtlPolicy | None:
+        config = descriptor.ttl_config
+        return TtlPolicy(config, self._clock) if config is not None and config.is_enabled() else None
 
-    def get_list_state(self, descriptor: ListStateDescriptor) -> ListState:
-        return ListState(self._keyed(descriptor.name), f"list:{descriptor.name}")
+    def get_state(self, state_descriptor: ValueStateDescriptor) -> ValueState:
+        backend, name = self._keyed(state_descriptor, ValueStateDescriptor), f"value:{state_descriptor.name}"
+        ttl = self._ttl(state_descriptor)
+        return ValueState(backend, name) if ttl is None else TtlValueState(backend, name, ttl)
 
-    def get_map_state(self, descriptor: MapStateDescriptor) -> MapState:
-        return MapState(self._keyed(descriptor.name), f"map:{descriptor.name}")
+    def get_list_state(self, state_descriptor: ListStateDescriptor) -> ListState:
+        backend, name = self._keyed(state_descriptor, ListStateDescriptor), f"list:{state_descriptor.name}"
+        ttl = self._ttl(state_descriptor)
+        return ListState(backend, name) if ttl is None else TtlListState(backend, name, ttl)
+
+    def get_map_state(self, state_descriptor: MapStateDescriptor) -> MapState:
+        backend, name = self._keyed(state_descriptor, MapStateDescriptor), f"map:{state_descriptor.name}"
+        ttl = self._ttl(state_descriptor)
+        return MapState(backend, name) if ttl is None else TtlMapState(backend, name, ttl)
+
+    def get_reducing_state(self, state_descriptor: ReducingStateDescriptor) -> ReducingState:
+        backend, name = self._keyed(state_descriptor, ReducingStateDescriptor), f"reducing:{state_descriptor.name}"
+        reduce, ttl = state_descriptor.get_reduce_function(), self._ttl(state_descriptor)
+        return ReducingState(backend, name, reduce) if ttl is None else TtlReducingState(backend, name, reduce, ttl)
+
+    def get_aggregating_state(self, state_descriptor: AggregatingStateDescriptor) -> AggregatingState:
+        backend = self._keyed(state_descriptor, AggregatingStateDescriptor)
+        name, function = f"aggregating:{state_descriptor.name}", state_descriptor.get_agg_function()
+        ttl = self._ttl(state_descriptor)
+        if ttl is None:
+            return AggregatingState(backend, name, function)
+        return TtlAggregatingState(backend, name, function, ttl)
 
 
 class TimerService(functions.TimerService):

@@ -126,6 +126,7 @@ class _LocalJob:
                 "out": stats.records_out,
                 "watermark": stats.watermark,
                 "start": stats.started,
+                "metrics": stats.user_metrics(),
             }
             if state is not None:
                 update["end"] = time.time()

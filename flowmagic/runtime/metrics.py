@@ -45,6 +45,8 @@ class SubtaskStatus:
     records_in: int = 0
     records_out: int = 0
     watermark: int | None = None
+    #: The user metrics of the subtask's operators (``get_metrics_group()``), by identifier.
+    metrics: dict[str, Any] = field(default_factory=dict)
     #: Whether any report of this subtask reached the driver (else its counters are unknown).
     reported: bool = False
 
@@ -67,6 +69,7 @@ class SubtaskStatus:
             "records_in": self.records_in,
             "records_out": self.records_out,
             "watermark": self.watermark,
+            "metrics": dict(self.metrics),
             "reported": self.reported,
         }
 
@@ -127,6 +130,8 @@ class JobMonitor:
             subtask.records_out = int(report.get("out", subtask.records_out))
             if isinstance(report.get("watermark"), int):
                 subtask.watermark = report["watermark"]
+            if isinstance(report.get("metrics"), dict):
+                subtask.metrics = report["metrics"]
             if state in TERMINAL:
                 subtask.end_time = float(report.get("end", time.time()))
             if "failure" in report and isinstance(report["failure"], dict):
@@ -444,6 +449,7 @@ class Reporter:
             "out": self.stats.records_out,
             "watermark": self.stats.watermark,
             "start": self.stats.started,
+            "metrics": self.stats.user_metrics(),
             **extra,
         }
         with self._lock:

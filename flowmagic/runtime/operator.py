@@ -21,6 +21,7 @@ from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.context import KeyedStateBackend, RuntimeContext
 from flowmagic.runtime.failures import call_site_frame, describe
 from flowmagic.runtime.records import MIN_WATERMARK
+from flowmagic.runtime.user_metrics import MetricGroup, MetricRegistry
 
 __all__ = ["KeySelectorError", "Operator", "Output", "TaskInfo", "UserFunctionError", "user_traceback"]
 
@@ -46,6 +47,8 @@ class TaskInfo:
     #: as Flink's periodic emission) rather than after every record (a bounded job's
     #: deterministic schedule).
     periodic_watermarks: bool = False
+    #: The user metrics of the subtask's operators (``get_metrics_group()``).
+    metrics: MetricRegistry = field(default_factory=MetricRegistry, compare=False)
 
     @property
     def subtask_name(self) -> str:
@@ -151,7 +154,14 @@ class Operator:
         self.backend = KeyedStateBackend() if self.keyed else None
         # As in Flink, a function's task is the whole chain (the vertex), not its operator.
         self.runtime_context = RuntimeContext(
-            task.vertex_name, task.index, task.parallelism, task.max_parallelism, task.attempt, self.backend
+            task.vertex_name,
+            task.index,
+            task.parallelism,
+            task.max_parallelism,
+            task.attempt,
+            self.backend,
+            clock=task.clock,
+            metrics=MetricGroup(task.metrics, (name,)),
         )
         self.records_in = 0
         #: The user's function objects, opened before the first record and closed after the last.
@@ -294,6 +304,15 @@ class Operator:
         if self.backend is None:
             return {}
         return self.backend.snapshot(keys)
+
+    def snapshot_operator_state(self) -> Any:
+        """This subtask's operator state (not keyed: broadcast state), or None when the
+        operator has none; a checkpoint stores it per subtask."""
+        return None
+
+    def restore_operator_state(self, snapshot: Any) -> None:
+        """Take over operator state from :meth:`snapshot_operator_state` (of this subtask,
+        or of another one when the parallelism grew)."""
 
     def restore_keyed(self, entries: dict[Any, dict[str, Any]]) -> None:
         """Take over the keyed state of ``entries`` (keys of this subtask's key groups)."""

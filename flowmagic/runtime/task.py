@@ -61,6 +61,8 @@ class SubtaskStats:
     #: Counts what the subtask's chain emitted; read live, so that a long batch (a split
     #: of a file, say) still shows its progress.
     count_out: Callable[[], int] = field(default=lambda: 0, repr=False)
+    #: The user metrics of the subtask's operators, read live (plain JSON data by identifier).
+    user_metrics: Callable[[], dict[str, Any]] = field(default=dict, repr=False)
 
     @property
     def records_out(self) -> int:
@@ -192,6 +194,7 @@ class Subtask:
         """Report to ``stats`` from now on (a continuous job's next epoch has its own)."""
         self.stats = stats
         stats.count_out = lambda: self.chain.records_out
+        stats.user_metrics = self.info.metrics.values
         stats.watermark = self.watermark
 
     def open(self) -> None:

@@ -83,6 +83,35 @@ def _missing_metrics(snapshot: dict[str, Any]) -> str:
     )
 
 
+def _metric_value(value: Any) -> str:
+    if isinstance(value, dict):
+        return " · ".join(f"{html.escape(str(name))} {_metric_value(part)}" for name, part in value.items())
+    if isinstance(value, bool) or value is None:
+        return html.escape(str(value))
+    if isinstance(value, int):
+        return _number(value)
+    if isinstance(value, float):
+        return f"{value:,.3g}" if abs(value) < 1000 else _number(round(value))
+    return html.escape(printable(str(value)))
+
+
+def _user_metrics_html(vertex: dict[str, Any]) -> str:
+    """The user metrics (``get_metrics_group()``) of a vertex's subtasks: one row per subtask,
+    one column per metric; nothing when its operators registered none."""
+    names = sorted({name for subtask in vertex["subtasks"] for name in subtask.get("metrics", {})})
+    if not names:
+        return ""
+    header = "<tr><th>Subtask</th>" + "".join(f"<th>{html.escape(printable(name))}</th>" for name in names) + "</tr>"
+    rows = [header]
+    for subtask in vertex["subtasks"]:
+        metrics = subtask.get("metrics", {})
+        cells = "".join(
+            f"<td class='n'>{_metric_value(metrics[name]) if name in metrics else _UNKNOWN}</td>" for name in names
+        )
+        rows.append(f"<tr><td>{html.escape(printable(subtask['name']))}</td>{cells}</tr>")
+    return f"<table class='user-metrics'>{''.join(rows)}</table>"
+
+
 def _state(state: str) -> str:
     fill = STATE_FILLS.get(state, "#f3f4f6")
     return f'<span class="state" style="background:{fill}">{html.escape(state)}</span>'
@@ -284,6 +313,7 @@ class JobView:
                 + "<td></td></tr>"
             )
             parts.append(f"<table>{''.join(rows)}</table>")
+            parts.append(_user_metrics_html(vertex))
         continuous = snapshot.get("continuous")
         if continuous is not None:
             parts.append(_continuous_html(continuous, snapshot["vertices"]))

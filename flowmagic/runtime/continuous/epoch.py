@@ -261,6 +261,7 @@ def _run_epoch(
         records_in=subtask.records_in_before,
         records_out=subtask.records_out_before + subtask.chain.records_out,
         watermark=subtask.watermark,
+        metrics=stats.user_metrics(),
         wakeup=subtask.next_processing_timer(),
         **load.report(),
     )

@@ -560,6 +560,7 @@ class ContinuousJob:
                         "in": payload["records_in"],
                         "out": payload["records_out"],
                         "watermark": payload["watermark"],
+                        "metrics": payload["metrics"],
                     }
                 )
                 continue

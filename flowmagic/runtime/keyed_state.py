@@ -1,0 +1,198 @@
+"""Keyed state of one operator subtask: the backend and PyFlink's state kinds over it.
+
+Every state is a table ``{key: value}`` in the backend, named by its kind and descriptor
+(``value:count``); the backend's current key selects the row every access reads or writes.
+A snapshot is the rows of every table, key by key, which is what checkpoints store by key
+group. States with a time-to-live are in :mod:`flowmagic.runtime.state_ttl`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from flowmagic.api import state
+
+__all__ = [
+    "AggregatingState",
+    "KeyedStateBackend",
+    "ListState",
+    "MapState",
+    "ReducingState",
+    "ValueState",
+]
+
+
+class KeyedStateBackend:
+    """Per-key state of one operator subtask; ``current_key`` scopes every state access."""
+
+    def __init__(self) -> None:
+        self._current_key: Any = None
+        self._tables: dict[str, dict[Any, Any]] = {}
+        #: When a set, every key made current is added to it: a key's state can change only
+        #: while it is current (or when cleanup removes it, which adds it too), so these are
+        #: the keys an incremental snapshot writes.
+        self.touched: set[Any] | None = None
+        #: Per table, what a snapshot writes of a stored value (None: leave it out); tables
+        #: whose expired values are dropped from snapshots (TTL) register one.
+        self.snapshot_filters: dict[str, Callable[[Any], Any]] = {}
+        #: Run whenever a key becomes current, i.e. once per record or timer (TTL's
+        #: incremental cleanup for every record).
+        self.per_record: list[Callable[[], None]] = []
+
+    @property
+    def current_key(self) -> Any:
+        return self._current_key
+
+    @current_key.setter
+    def current_key(self, key: Any) -> None:
+        self._current_key = key
+        if self.touched is not None:
+            self.touched.add(key)
+        for hook in self.per_record:
+            hook()
+
+    def mark_changed(self, key: Any) -> None:
+        """``key``'s state changed while it was not current (cleanup of expired values)."""
+        if self.touched is not None:
+            self.touched.add(key)
+
+    def table(self, name: str) -> dict[Any, Any]:
+        return self._tables.setdefault(name, {})
+
+    def snapshot(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
+        """Every key's state (or the state of ``keys``), as ``{key: {state name: value}}``."""
+        entries: dict[Any, dict[str, Any]] = {}
+        for name, table in self._tables.items():
+            written = self.snapshot_filters.get(name)
+            rows = table.items() if keys is None else ((key, table[key]) for key in keys if key in table)
+            for key, value in rows:
+                if written is not None:
+                    value = written(value)
+                    if value is None:
+                        continue
+                entries.setdefault(key, {})[name] = value
+        return entries
+
+    def restore(self, entries: dict[Any, dict[str, Any]]) -> None:
+        """Add the state of ``entries`` (from :meth:`snapshot`) to this backend's."""
+        for key, states in entries.items():
+            for name, value in states.items():
+                if not name.startswith("@"):
+                    self.table(name)[key] = value
+
+
+class _State:
+    def __init__(self, backend: KeyedStateBackend, name: str):
+        self._backend = backend
+        self._table = backend.table(name)
+
+    def clear(self) -> None:
+        self._table.pop(self._backend.current_key, None)
+
+
+class ValueState(_State, state.ValueState):
+    def value(self) -> Any:
+        return self._table.get(self._backend.current_key)
+
+    def update(self, value: Any) -> None:
+        self._table[self._backend.current_key] = value
+
+
+class ListState(_State, state.ListState):
+    def get(self) -> list[Any]:
+        return list(self._table.get(self._backend.current_key, ()))
+
+    def add(self, value: Any) -> None:
+        self._table.setdefault(self._backend.current_key, []).append(value)
+
+    def add_all(self, values: list[Any]) -> None:
+        self._table.setdefault(self._backend.current_key, []).extend(values)
+
+    def update(self, values: list[Any]) -> None:
+        self._table[self._backend.current_key] = list(values)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.get())
+
+
+class MapState(_State, state.MapState):
+    def _map(self) -> dict[Any, Any]:
+        return self._table.setdefault(self._backend.current_key, {})
+
+    def get(self, key: Any) -> Any:
+        return self._table.get(self._backend.current_key, {}).get(key)
+
+    def put(self, key: Any, value: Any) -> None:
+        self._map()[key] = value
+
+    def put_all(self, mapping: dict[Any, Any]) -> None:
+        self._map().update(mapping)
+
+    def remove(self, key: Any) -> None:
+        self._map().pop(key, None)
+
+    def contains(self, key: Any) -> bool:
+        return key in self._table.get(self._backend.current_key, {})
+
+    def keys(self) -> list[Any]:
+        return list(self._table.get(self._backend.current_key, {}).keys())
+
+    def values(self) -> list[Any]:
+        return list(self._table.get(self._backend.current_key, {}).values())
+
+    def items(self) -> list[tuple[Any, Any]]:
+        return list(self._table.get(self._backend.current_key, {}).items())
+
+    def is_empty(self) -> bool:
+        return not self._table.get(self._backend.current_key)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.get(key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.put(key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        self.remove(key)
+
+    def __contains__(self, key: Any) -> bool:
+        return self.contains(key)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.keys())
+
+
+class ReducingState(_State, state.ReducingState):
+    """``add(v)`` folds ``v`` into the key's value with the descriptor's reduce function."""
+
+    def __init__(self, backend: KeyedStateBackend, name: str, reduce: Callable[[Any, Any], Any]):
+        super().__init__(backend, name)
+        self._reduce = reduce
+
+    def get(self) -> Any:
+        return self._table.get(self._backend.current_key)
+
+    def add(self, value: Any) -> None:
+        key = self._backend.current_key
+        current = self._table.get(key)
+        self._table[key] = value if current is None else self._reduce(current, value)
+
+
+class AggregatingState(_State, state.AggregatingState):
+    """Keeps the key's accumulator of an AggregateFunction; ``get()`` is its result."""
+
+    def __init__(self, backend: KeyedStateBackend, name: str, function: Any):
+        super().__init__(backend, name)
+        self._function = function
+
+    def get(self) -> Any:
+        accumulator = self._table.get(self._backend.current_key)
+        return None if accumulator is None else self._function.get_result(accumulator)
+
+    def add(self, value: Any) -> None:
+        key = self._backend.current_key
+        accumulator = self._table.get(key)
+        if accumulator is None:
+            accumulator = self._function.create_accumulator()
+        self._table[key] = self._function.add(value, accumulator)
