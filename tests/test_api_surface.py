@@ -20,6 +20,8 @@ def test_all_is_pinned() -> None:
             "CountTrigger", "Duration", "Encoder", "EventTimeSessionWindows", "FileSink", "FilterFunction",
             "FlatMapFunction", "FlowError", "GlobalWindows", "KeySelector", "KeyedCoProcessFunction",
             "ListStateDescriptor", "MapStateDescriptor", "ValueStateDescriptor",
+            "ReducingStateDescriptor", "AggregatingStateDescriptor", "StateTtlConfig",
+            "BroadcastProcessFunction", "KeyedBroadcastProcessFunction",
             "KeyedProcessFunction", "MapFunction", "OutputTag", "Partitioner", "ProcessFunction",
             "ProcessWindowFunction", "ProcessingTimeSessionWindows", "PurgingTrigger", "ReduceFunction", "Row",
             "RuntimeExecutionMode", "SinkFunction", "SlidingEventTimeWindows", "SlidingProcessingTimeWindows",

@@ -1,5 +1,11 @@
 """The DataStream API: environment, streams, windows, time, watermarks, sinks."""
 
+from flowmagic.api.broadcast import (
+    BroadcastConnectedStream,
+    BroadcastProcessFunction,
+    BroadcastStream,
+    KeyedBroadcastProcessFunction,
+)
 from flowmagic.api.datastream import (
     ConnectedStreams,
     DataStream,
@@ -28,7 +34,14 @@ from flowmagic.api.functions import (
 )
 from flowmagic.api.joins import CoGroupFunction, FlatJoinFunction, JoinFunction, ProcessJoinFunction
 from flowmagic.api.sinks import Encoder, FileSink
-from flowmagic.api.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
+from flowmagic.api.state import (
+    AggregatingStateDescriptor,
+    ListStateDescriptor,
+    MapStateDescriptor,
+    ReducingStateDescriptor,
+    ValueStateDescriptor,
+)
+from flowmagic.api.state_ttl import StateTtlConfig
 from flowmagic.api.time import Duration, Time
 from flowmagic.api.types import Row, Types
 from flowmagic.api.watermarks import WatermarkStrategy
@@ -50,7 +63,11 @@ from flowmagic.api.windows import (
 
 __all__ = [
     "AggregateFunction",
+    "AggregatingStateDescriptor",
     "AllWindowedStream",
+    "BroadcastConnectedStream",
+    "BroadcastProcessFunction",
+    "BroadcastStream",
     "CoFlatMapFunction",
     "CoGroupFunction",
     "CoMapFunction",
@@ -71,6 +88,7 @@ __all__ = [
     "GlobalWindows",
     "JoinFunction",
     "KeySelector",
+    "KeyedBroadcastProcessFunction",
     "KeyedCoProcessFunction",
     "KeyedProcessFunction",
     "KeyedStream",
@@ -86,10 +104,12 @@ __all__ = [
     "ProcessingTimeTrigger",
     "PurgingTrigger",
     "ReduceFunction",
+    "ReducingStateDescriptor",
     "Row",
     "SinkFunction",
     "SlidingEventTimeWindows",
     "SlidingProcessingTimeWindows",
+    "StateTtlConfig",
     "StreamExecutionEnvironment",
     "Time",
     "TumblingEventTimeWindows",
