@@ -526,3 +526,93 @@ def test_a_socket_source_whose_server_closes_ends_the_job_as_finished(spark) -> 
     # As Flink's socket source with max_retry=0: the end of the connection ends the source.
     assert job.wait(120) is JobStatus.FINISHED
     assert sorted(printed.pairs()) == [("a", 1), ("a", 2), ("b", 1), ("c", 1)]
+
+
+def _broadcast_and_keyed_state_program(env: flowmagic.StreamExecutionEnvironment) -> None:
+    from flowmagic.api.state import AggregatingStateDescriptor, ReducingStateDescriptor
+
+    rules = flowmagic.MapStateDescriptor("rules")
+
+    class Count(flowmagic.AggregateFunction):
+        def create_accumulator(self):
+            return 0
+
+        def add(self, value, accumulator):
+            return accumulator + 1
+
+        def get_result(self, accumulator):
+            return accumulator
+
+    class Counting(flowmagic.KeyedBroadcastProcessFunction):
+        def open(self, runtime_context) -> None:
+            self.index = runtime_context.get_index_of_this_subtask()
+            last = flowmagic.ValueStateDescriptor("last")
+            last.enable_time_to_live(flowmagic.StateTtlConfig.new_builder(flowmagic.Time.hours(1)).build())
+            self.last = runtime_context.get_state(last)
+            self.total = runtime_context.get_reducing_state(ReducingStateDescriptor("total", lambda a, b: a + b))
+            self.count = runtime_context.get_aggregating_state(AggregatingStateDescriptor("count", Count()))
+
+        def process_element(self, value, ctx):
+            self.total.add(1)
+            self.count.add(value)
+            self.last.update((self.last.value() or 0) + 1)
+            yield f"key {ctx.get_current_key()} {self.total.get()} {self.count.get()} {self.last.value()}"
+
+        def process_broadcast_element(self, value, ctx):
+            state = ctx.get_broadcast_state(rules)
+            state.put("seen", (state.get("seen") or 0) + 1)
+            yield f"rule {self.index} {state.get('seen')}"
+
+    events = env.from_datagen(lambda i: (f"k{i % 4}", i), rows_per_second=100)
+    broadcast = env.from_datagen(lambda i: i, rows_per_second=10).broadcast(rules)
+    events.key_by(lambda e: e[0]).connect(broadcast).process(Counting()).uid("counting").print()
+
+
+def _broadcast_and_keyed_lines(printed: _Printed) -> tuple[dict[str, list[tuple[int, ...]]], dict[int, list[int]]]:
+    keys: dict[str, list[tuple[int, ...]]] = {}
+    rules: dict[int, list[int]] = {}
+    for line in list(printed.lines):
+        kind, name, *values = line.split("> ", 1)[-1].split()
+        if kind == "key":
+            keys.setdefault(name, []).append(tuple(map(int, values)))
+        else:
+            rules.setdefault(int(name), []).append(int(values[0]))
+    return keys, rules
+
+
+def test_broadcast_state_and_reducing_aggregating_ttl_state_survive_a_savepoint_at_another_parallelism(
+    spark, tmp_path
+) -> None:
+    first = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    _broadcast_and_keyed_state_program(first)
+    printed = _Printed()
+    job = _start(first, printed, "before")
+    _wait_for(lambda: job.epochs >= 3 and len(_broadcast_and_keyed_lines(printed)[1]) == 2, job)
+    savepoint = job.stop_with_savepoint(str(tmp_path / "sp"))
+    keys, rules = _broadcast_and_keyed_lines(printed)
+    for key, values in keys.items():
+        # The value (with TTL), reducing and aggregating states count each key's records alike.
+        assert values == [(n, n, n) for n in range(1, len(values) + 1)], (key, [v[0] for v in values])
+    # Each subtask received every broadcast record: both broadcast states saw them all.
+    assert rules[0] == rules[1] == list(range(1, len(rules[0]) + 1))
+
+    configuration = Configuration().set_string("execution.savepoint.path", savepoint)
+    second = flowmagic.StreamExecutionEnvironment.get_execution_environment(configuration)
+    second.set_parallelism(3)
+    _broadcast_and_keyed_state_program(second)
+    printed_after = _Printed()
+    restored = _start(second, printed_after, "after")
+    _wait_for(
+        lambda: (
+            len(_broadcast_and_keyed_lines(printed_after)[1]) == 3
+            and set(_broadcast_and_keyed_lines(printed_after)[0]) == set(keys)
+        ),
+        restored,
+    )
+    restored.cancel()
+    keys_after, rules_after = _broadcast_and_keyed_lines(printed_after)
+    for key, values in keys_after.items():
+        last = len(keys[key])
+        assert values[0] == (last + 1, last + 1, last + 1), key
+    # The new third subtask got a copy of the broadcast state, as the two old ones kept theirs.
+    assert {index: seen[0] for index, seen in rules_after.items()} == {index: len(rules[0]) + 1 for index in range(3)}

@@ -63,11 +63,10 @@ def test_pyflink_modules_hold_flowmagics_classes() -> None:
 @pytest.mark.parametrize(
     ("module", "name", "advice"),
     [
-        ("flowmagic.datastream", "BroadcastProcessFunction", "connect() a broadcast() stream"),
+        ("flowmagic.datastream", "AsyncDataStream", "map() or process()"),
         ("flowmagic.datastream", "TimeCharacteristic", "WatermarkStrategy"),
         ("flowmagic.datastream.functions", "AsyncFunction", "map() or process()"),
-        ("flowmagic.datastream.state", "ReducingStateDescriptor", "ValueStateDescriptor"),
-        ("flowmagic.datastream.state", "StateTtlConfig", "timer"),
+        ("flowmagic.datastream.state", "OperatorStateStore", "stream.broadcast(MapStateDescriptor"),
         ("flowmagic.datastream.window", "CountWindow", "count_window(size"),
         ("flowmagic.common", "Instant", "milliseconds"),
         ("flowmagic.datastream.connectors", "DeliveryGuarantee", "from_spark"),

@@ -10,6 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from flowmagic.api import environment
+from flowmagic.api.broadcast import (
+    BroadcastConnectedStream,
+    BroadcastProcessFunction,
+    BroadcastStream,
+    KeyedBroadcastProcessFunction,
+)
 from flowmagic.api.checkpointing import CheckpointConfig, CheckpointingMode
 from flowmagic.api.datastream import ConnectedStreams, DataStream, DataStreamSink, KeyedStream
 from flowmagic.api.functions import (
@@ -33,7 +39,7 @@ from flowmagic.api.functions import (
     TimerService,
     WindowFunction,
 )
-from flowmagic.api.pyflink import ASYNC, BROADCAST, SOURCES, missing_names
+from flowmagic.api.pyflink import ASYNC, SOURCES, missing_names
 from flowmagic.api.types import PICKLED
 from flowmagic.api.windowed import AllWindowedStream, WindowedStream
 from flowmagic.api.windows import GlobalWindow, TimeWindow, Trigger, WindowAssigner
@@ -62,6 +68,9 @@ class StreamExecutionEnvironment(environment.StreamExecutionEnvironment):
 __all__ = [
     "AggregateFunction",
     "AllWindowedStream",
+    "BroadcastConnectedStream",
+    "BroadcastProcessFunction",
+    "BroadcastStream",
     "CheckpointConfig",
     "CheckpointingMode",
     "CoFlatMapFunction",
@@ -74,6 +83,7 @@ __all__ = [
     "FlatMapFunction",
     "GlobalWindow",
     "KeySelector",
+    "KeyedBroadcastProcessFunction",
     "KeyedCoProcessFunction",
     "KeyedProcessFunction",
     "KeyedStream",
@@ -100,10 +110,6 @@ _STATE_BACKEND = "flowmagic keeps keyed state itself; set where checkpoints go w
 __getattr__ = missing_names(
     "flowmagic.datastream",
     {
-        "BroadcastStream": BROADCAST,
-        "BroadcastConnectedStream": BROADCAST,
-        "BroadcastProcessFunction": BROADCAST,
-        "KeyedBroadcastProcessFunction": BROADCAST,
         "AsyncDataStream": ASYNC,
         "AsyncFunction": ASYNC,
         "AsyncRetryStrategy": ASYNC,

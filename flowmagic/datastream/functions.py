@@ -1,5 +1,10 @@
 """PyFlink's ``pyflink.datastream.functions``: the user function classes."""
 
+from flowmagic.api.broadcast import (
+    BaseBroadcastProcessFunction,
+    BroadcastProcessFunction,
+    KeyedBroadcastProcessFunction,
+)
 from flowmagic.api.functions import (
     AggregateFunction,
     CoFlatMapFunction,
@@ -21,16 +26,19 @@ from flowmagic.api.functions import (
     TimerService,
     WindowFunction,
 )
-from flowmagic.api.pyflink import ASYNC, BROADCAST, SOURCES, missing_names
+from flowmagic.api.pyflink import ASYNC, SOURCES, missing_names
 
 __all__ = [
     "AggregateFunction",
+    "BaseBroadcastProcessFunction",
+    "BroadcastProcessFunction",
     "CoFlatMapFunction",
     "CoMapFunction",
     "CoProcessFunction",
     "FilterFunction",
     "FlatMapFunction",
     "KeySelector",
+    "KeyedBroadcastProcessFunction",
     "KeyedCoProcessFunction",
     "KeyedProcessFunction",
     "MapFunction",
@@ -48,9 +56,6 @@ __all__ = [
 __getattr__ = missing_names(
     "flowmagic.datastream.functions",
     {
-        "BroadcastProcessFunction": BROADCAST,
-        "KeyedBroadcastProcessFunction": BROADCAST,
-        "BaseBroadcastProcessFunction": BROADCAST,
         "AsyncFunction": ASYNC,
         "SourceFunction": SOURCES,
         "AllWindowFunction": "use ProcessAllWindowFunction with window_all(...).process(...)",

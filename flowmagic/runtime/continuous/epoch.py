@@ -19,7 +19,14 @@ from typing import Any
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.clock import EpochClock
-from flowmagic.runtime.continuous.state_store import OperatorState, StateFile, load_keyed, write_keyed
+from flowmagic.runtime.continuous.state_store import (
+    OperatorState,
+    StateFile,
+    load_keyed,
+    load_operator_state,
+    write_keyed,
+    write_operator_state,
+)
 from flowmagic.runtime.continuous.storage import Storage
 from flowmagic.runtime.failures import user_failure
 from flowmagic.runtime.operator import UserFunctionError
@@ -86,6 +93,9 @@ def _restore(subtask: Subtask, context: EpochContext) -> None:
             state = context.restore_operators.get(context.operator_ids.get(node_id, ""))
             if state is not None:
                 operator.restore_keyed(load_keyed(context.restore_storage, state.files, key_groups))
+                operator_state = state.operator_state_for(index)
+                if operator_state is not None:
+                    operator.restore_operator_state(load_operator_state(context.restore_storage, operator_state))
     progress_files = (context.restore_progress or {}).get(plan.id) or []
     progress_file = progress_files[index] if index < len(progress_files) else None
     if progress_file is not None:
@@ -106,6 +116,7 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
     key_groups = compute_key_group_range(plan.max_parallelism, plan.parallelism, index)
     whole = subtask.deltas_since_full is None or subtask.deltas_since_full + 1 >= WHOLE_SNAPSHOT_EVERY
     state: dict[str, tuple[StateFile | None, bool]] = {}
+    operator_states: dict[str, str] = {}
     positions = {}
     for node_id, operator in subtask.chain.operators.items():
         changed = operator.take_changed_keys() if operator.changed_keys is not None else None
@@ -139,6 +150,11 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
                         has_record=False,
                     ) from None
             state[operator_id] = (written, delta)
+            operator_state = operator.snapshot_operator_state()
+            if operator_state is not None:
+                operator_states[operator_id] = write_operator_state(
+                    context.storage, context.folder, operator_id, index, attempt, operator_state
+                )
         position = operator.snapshot_progress()
         if position is not None:
             positions[node_id] = position
@@ -153,7 +169,7 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
     }
     context.storage.write(progress, pickle.dumps(position))
     subtask.deltas_since_full = 0 if whole else (subtask.deltas_since_full or 0) + 1
-    return {"state": state, "progress": progress}
+    return {"state": state, "operator_state": operator_states, "progress": progress}
 
 
 def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) -> Iterator[list[Any]]:

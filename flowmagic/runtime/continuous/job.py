@@ -542,6 +542,12 @@ class ContinuousJob:
                             operator_id, OperatorState(plan.parallelism, plan.max_parallelism)
                         )
                         state.files.extend(files)
+                for operator_id, path in payload["operator_state"].items():
+                    state = manifest.operators.setdefault(
+                        operator_id, OperatorState(plan.parallelism, plan.max_parallelism)
+                    )
+                    state.operator_state.extend([None] * (plan.parallelism - len(state.operator_state)))
+                    state.operator_state[index] = path
                 progress = manifest.progress.setdefault(vertex_id, [None] * plan.parallelism)
                 progress[index] = payload["progress"]
                 if payload["wakeup"] is not None:

@@ -32,9 +32,11 @@ __all__ = [
     "StateFile",
     "copy_savepoint",
     "load_keyed",
+    "load_operator_state",
     "read_manifest",
     "write_keyed",
     "write_manifest",
+    "write_operator_state",
 ]
 
 _MANIFEST = "_metadata.json"
@@ -54,11 +56,24 @@ class StateFile:
 
 @dataclass
 class OperatorState:
-    """An operator's state in a snapshot: where its key groups are."""
+    """An operator's state in a snapshot: where its key groups are, and its operator state
+    (broadcast state), one file per subtask (None: that subtask wrote none)."""
 
     parallelism: int
     max_parallelism: int
     files: list[StateFile] = field(default_factory=list)
+    operator_state: list[str | None] = field(default_factory=list)
+
+    def operator_state_for(self, index: int) -> str | None:
+        """The operator state subtask ``index`` restores from, as Flink hands out broadcast
+        state: its own subtask's, and for subtasks past the old parallelism the old
+        subtasks' in turn (every subtask held the same state)."""
+        written = [path for path in self.operator_state if path is not None]
+        if not written:
+            return None
+        if index < len(self.operator_state) and self.operator_state[index] is not None:
+            return self.operator_state[index]
+        return written[index % len(written)]
 
 
 @dataclass
@@ -89,6 +104,7 @@ class Manifest:
     def files(self) -> list[str]:
         """Every file this snapshot needs, relative to its root."""
         paths = [state_file.path for state in self.operators.values() for state_file in state.files]
+        paths += [path for state in self.operators.values() for path in state.operator_state if path is not None]
         return paths + [path for files in self.progress.values() for path in files if path is not None]
 
     def to_json(self) -> str:
@@ -103,6 +119,7 @@ class Manifest:
                         "parallelism": state.parallelism,
                         "max_parallelism": state.max_parallelism,
                         "files": [[f.path, f.first, f.last] for f in state.files],
+                        "operator_state": state.operator_state,
                     }
                     for operator_id, state in self.operators.items()
                 },
@@ -125,6 +142,7 @@ class Manifest:
                     state["parallelism"],
                     state["max_parallelism"],
                     [StateFile(path, first, last) for path, first, last in state["files"]],
+                    list(state.get("operator_state", [])),
                 )
                 for operator_id, state in data["operators"].items()
             },
@@ -181,6 +199,20 @@ def load_keyed(storage: Storage, files: Iterable[StateFile], key_groups: range) 
     return entries
 
 
+def write_operator_state(
+    storage: Storage, folder: str, operator_id: str, subtask: int, attempt: int, snapshot: Any
+) -> str:
+    """Write one subtask's operator state of one operator, whole; returns its path."""
+    relative = posixpath.join(folder, operator_id, f"operator-{subtask}-{attempt}.pkl")
+    storage.write(relative, pickle.dumps(snapshot, pickle.HIGHEST_PROTOCOL))
+    return relative
+
+
+def load_operator_state(storage: Storage, path: str) -> Any:
+    """The operator state :func:`write_operator_state` wrote at ``path``."""
+    return pickle.loads(storage.read(path))
+
+
 def write_manifest(storage: Storage, manifest: Manifest, name: str = _MANIFEST) -> None:
     """Write ``manifest`` as ``name`` in ``storage``, whole (readers never see half of it)."""
     storage.write(name, manifest.to_json().encode())
@@ -200,6 +232,11 @@ def copy_savepoint(source: Storage, manifest: Manifest, target: Storage) -> str:
     for operator_id, state in manifest.operators.items():
         for state_file in state.files:
             target.write(state_file.path, source.read(state_file.path))
-        copied.operators[operator_id] = OperatorState(state.parallelism, state.max_parallelism, list(state.files))
+        for path in state.operator_state:
+            if path is not None:
+                target.write(path, source.read(path))
+        copied.operators[operator_id] = OperatorState(
+            state.parallelism, state.max_parallelism, list(state.files), list(state.operator_state)
+        )
     write_manifest(target, copied)
     return target.location
