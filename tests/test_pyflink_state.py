@@ -404,3 +404,33 @@ def test_broadcast_programs_flink_rejects() -> None:
     other = flowmagic.StreamExecutionEnvironment(parallelism=1).from_collection([1]).broadcast(_RULES)
     with pytest.raises(flowmagic.FlowError, match="different StreamExecutionEnvironments"):
         numbers.connect(other)
+
+
+# -- the runtime context ----------------------------------------------------------------------
+
+
+class _WhoAmI(flowmagic.MapFunction):
+    def open(self, runtime_context: RuntimeContext) -> None:
+        self.who = (
+            runtime_context.get_index_of_this_subtask(),
+            runtime_context.get_number_of_parallel_subtasks(),
+            runtime_context.get_attempt_number(),
+            runtime_context.get_job_parameter("threshold", "none"),
+            runtime_context.get_job_parameter("missing", "default"),
+        )
+
+    def map(self, value):
+        return self.who
+
+
+def test_the_runtime_context_says_which_subtask_and_the_jobs_parameters() -> None:
+    from flowmagic.api.configuration import Configuration
+
+    configuration = Configuration().set_string("pipeline.global-job-parameters", "threshold:10,mode:fast")
+    env = flowmagic.StreamExecutionEnvironment.get_execution_environment(configuration)
+    env.set_parallelism(2)
+    records = list(env.from_sequence(1, 4).map(_WhoAmI()).execute_and_collect(executor="local"))
+    assert sorted(set(records)) == [(0, 2, 0, "10", "default"), (1, 2, 0, "10", "default")]
+    bad = Configuration().set_string("pipeline.global-job-parameters", "threshold")
+    with pytest.raises(ValueError, match="pipeline.global-job-parameters"):
+        flowmagic.StreamExecutionEnvironment.get_execution_environment(bad)

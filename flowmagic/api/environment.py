@@ -18,9 +18,9 @@ from flowmagic.api.datastream import (
     check_parallelism,
 )
 from flowmagic.api.time import to_millis_text
-from flowmagic.api.types import TypeInformation, Types, as_row, check_type_info
+from flowmagic.api.types import TypeInformation, Types, as_declared, check_type_info
 from flowmagic.compile.config import PipelineConfig, RuntimeExecutionMode
-from flowmagic.errors import ProgramError
+from flowmagic.errors import InvalidArgumentError, ProgramError
 from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.graph.job_graph import JobGraph
 from flowmagic.graph.operators import ChainingStrategy, DriverSide, OperatorKind, OperatorSpec
@@ -74,6 +74,7 @@ class StreamExecutionEnvironment:
             check_parallelism(parallelism, "Parallelism") if parallelism is not None else (os.cpu_count() or 1)
         )
         self._max_parallelism = -1
+        self._job_parameters: dict[str, str] = {}
         self._chaining_enabled = True
         self._runtime_mode = RuntimeExecutionMode.STREAMING
         self._last_id = 0
@@ -104,6 +105,9 @@ class StreamExecutionEnvironment:
         )
         if storage is not None:
             env._checkpoint_config.set_checkpoint_storage(storage)
+        parameters = configuration.get_string("pipeline.global-job-parameters")
+        if parameters is not None:
+            env._job_parameters = _job_parameters(parameters)
         env._savepoint_path = configuration.get_string("execution.savepoint.path")
         env._allow_non_restored_state = configuration.get_boolean("execution.savepoint.ignore-unclaimed-state")
         return env
@@ -193,6 +197,7 @@ class StreamExecutionEnvironment:
             runtime_mode=mode,
             job_name=job_name,
             override_parallelism=parallelism is not None,
+            job_parameters=tuple(self._job_parameters.items()),
         )
 
     # -- bookkeeping used by the streams --------------------------------------------------
@@ -253,8 +258,8 @@ class StreamExecutionEnvironment:
         data = list(collection)
         if not data:
             raise ProgramError("Collection must not be empty")
-        if type_info is not None and type_info.field_names is not None:
-            data = [as_row(record, type_info.field_names) for record in data]
+        if type_info is not None:
+            data = [as_declared(record, type_info) for record in data]
         return self._source(
             "Collection Source",
             OperatorSpec(OperatorKind.SOURCE_COLLECTION, {"data": data}),
@@ -460,3 +465,17 @@ class StreamExecutionEnvironment:
         result = execute(graph, executor=executor)
         records = result.collected(sink.id)
         return CollectedIterator(records if limit is None else records[:limit])
+
+
+def _job_parameters(text: str) -> dict[str, str]:
+    """Flink's map option format, ``key1:value1,key2:value2``."""
+    parameters = {}
+    for entry in text.split(","):
+        key, separator, value = entry.partition(":")
+        if not separator or not key.strip():
+            raise InvalidArgumentError(
+                f"Could not parse value {text!r} for key 'pipeline.global-job-parameters': "
+                "expected 'key1:value1,key2:value2'."
+            )
+        parameters[key.strip()] = value.strip()
+    return parameters

@@ -7,6 +7,7 @@ sink writes a record, as the Java type PyFlink converts the record to would prin
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -14,7 +15,7 @@ from typing import Any
 
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError
 
-__all__ = ["PICKLED", "Row", "RowKind", "TypeInformation", "Types", "as_row", "check_type_info"]
+__all__ = ["PICKLED", "Row", "RowKind", "TypeInformation", "Types", "as_declared", "as_row", "check_type_info"]
 
 
 @dataclass(frozen=True)
@@ -297,4 +298,20 @@ def as_row(record: Any, field_names: Sequence[str]) -> Any:
     (what PyFlink makes of it for a Row type); anything else as it is."""
     if isinstance(record, (tuple, list)) and len(record) == len(field_names):
         return Row(**dict(zip(field_names, record, strict=True)))
+    return record
+
+
+def as_declared(record: Any, type_info: TypeInformation) -> Any:
+    """``record`` as PyFlink hands a record of ``type_info`` on: through Java's types, so that
+    a ``Types.FLOAT()`` is a 32-bit float (``110.1`` comes back as ``110.0999984741211``), and
+    tuples declared as rows are Rows (see :func:`as_row`), field by field."""
+    if type_info.name == "Float" and isinstance(record, (int, float)) and not isinstance(record, bool):
+        return struct.unpack("f", struct.pack("f", record))[0]
+    fields = type_info.fields
+    if fields and isinstance(record, (tuple, list)) and len(record) == len(fields):
+        if type_info.field_names is not None:
+            declared = [as_declared(value, field) for value, field in zip(record, fields, strict=True)]
+            return as_row(declared, type_info.field_names)
+        if type_info.name.startswith("TupleTypeInfo"):
+            return tuple(as_declared(value, field) for value, field in zip(record, fields, strict=True))
     return record

@@ -36,3 +36,5 @@ class PipelineConfig:
     #: Like ``flink run -p N``: operators whose parallelism the program did not set run at
     #: ``parallelism`` instead of the default they were created with.
     override_parallelism: bool = False
+    #: Flink's ``pipeline.global-job-parameters``: what ``get_job_parameter`` answers.
+    job_parameters: tuple[tuple[str, str], ...] = ()

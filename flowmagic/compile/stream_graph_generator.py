@@ -78,6 +78,7 @@ class StreamGraphGenerator:
             dynamic=self.batch,
             chaining_enabled=config.chaining_enabled,
             default_parallelism=config.parallelism,
+            job_parameters=dict(config.job_parameters),
         )
         # Keyed by identity; the value keeps the transformation alive so no id() is reused.
         self._already_transformed: dict[int, tuple[Transformation, list[int]]] = {}

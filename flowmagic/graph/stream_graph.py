@@ -121,6 +121,8 @@ class StreamGraph:
     #: The job-wide default parallelism the graph was generated with.
     default_parallelism: int = 1
     operator_hashes: dict[int, bytes] = field(default_factory=dict, repr=False)
+    #: Flink's global job parameters (``runtime_context.get_job_parameter(key, default)``).
+    job_parameters: dict[str, str] = field(default_factory=dict, repr=False)
     #: The passes that generated this graph and build the next ones (see :class:`Passes`).
     passes: Passes | None = field(default=None, repr=False)
 

@@ -134,8 +134,8 @@ class RuntimeContext(functions.RuntimeContext):
         return self._attempt
 
     def get_job_parameter(self, key: str, default_value: str | None) -> str | None:
-        """The job parameter ``key`` (set with ``env.set_global_job_parameters``), else
-        ``default_value``."""
+        """The global job parameter ``key`` (Flink's ``pipeline.global-job-parameters``, set in
+        the Configuration of ``get_execution_environment``), else ``default_value``."""
         return self._job_parameters.get(key, default_value)
 
     def get_metrics_group(self) -> MetricGroup:

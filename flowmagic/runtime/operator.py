@@ -49,6 +49,8 @@ class TaskInfo:
     periodic_watermarks: bool = False
     #: The user metrics of the subtask's operators (``get_metrics_group()``).
     metrics: MetricRegistry = field(default_factory=MetricRegistry, compare=False)
+    #: The job's global parameters (``get_job_parameter``).
+    job_parameters: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property
     def subtask_name(self) -> str:
@@ -162,6 +164,7 @@ class Operator:
             self.backend,
             clock=task.clock,
             metrics=MetricGroup(task.metrics, (name,)),
+            job_parameters=task.job_parameters,
         )
         self.records_in = 0
         #: The user's function objects, opened before the first record and closed after the last.

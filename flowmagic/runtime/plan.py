@@ -89,6 +89,8 @@ class VertexPlan:
     #: A text file on a non-local file system (hdfs://, s3a://...): Spark's Hadoop reader
     #: feeds this vertex's split reader instead of its monitoring source.
     remote_text_path: str | None = None
+    #: The job's global parameters (``get_job_parameter``).
+    job_parameters: dict[str, str] = field(default_factory=dict)
 
     @property
     def chain_order(self) -> list[int]:
@@ -152,6 +154,7 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
             has_results=any(_emits_results(node.operator) for node in nodes.values()),
             sorted_inputs=_sorted_inputs(batch, stream_graph.node(job_vertex.head_node).state_keys),
             remote_text_path=_remote_text_path(nodes[job_vertex.head_node].operator),
+            job_parameters=dict(stream_graph.job_parameters),
         )
     return plans
 

@@ -160,7 +160,15 @@ class Subtask:
         self.index = index
         self.stats = stats
         self.info = TaskInfo(
-            plan.name, index, plan.parallelism, plan.max_parallelism, attempt, plan.batch, clock, periodic_watermarks
+            plan.name,
+            index,
+            plan.parallelism,
+            plan.max_parallelism,
+            attempt,
+            plan.batch,
+            clock,
+            periodic_watermarks,
+            job_parameters=plan.job_parameters,
         )
         self.buffer: list[tuple[int, Any, Any]] = []
         self.chain = _Chain(plan, self.info, not plan.batch, self.buffer)
