@@ -83,3 +83,24 @@ def test_changes_read_after_their_whole_snapshot_give_the_state_at_any_paralleli
         assert not set(part) & set(restored)
         restored.update(part)
     assert restored == expected
+
+
+def test_each_subtask_of_a_continuous_job_has_its_own_function_objects() -> None:
+    from pyspark import cloudpickle
+
+    import flowmagic
+    from flowmagic.runtime.continuous.epoch import _plan
+    from flowmagic.runtime.plan import build_plans, pickle_plan
+
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.from_sequence(1, 4).key_by(lambda n: n % 2).process(_ClearsOnSecond()).print()
+    (plan,) = [p for p in build_plans(env.get_execution_graph()).values() if p.inputs]
+    payload = pickle_plan(plan, cloudpickle.dumps)
+    # Two subtasks of a vertex run in one Python worker: their functions' open() keeps each
+    # subtask's state handles on the function object, so they must not share one.
+    functions = [
+        next(node.operator.params["function"] for node in _plan("run", plan.id, index, payload).nodes.values())
+        for index in (0, 1)
+    ]
+    assert functions[0] is not functions[1]
+    assert _plan("run", plan.id, 0, payload) is _plan("run", plan.id, 0, payload)

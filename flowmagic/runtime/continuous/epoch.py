@@ -54,8 +54,10 @@ WHOLE_SNAPSHOT_EVERY = 10
 
 # (run id, vertex id, subtask) -> (epoch it completed, the live subtask).
 _LIVE: dict[tuple[str, str, int], tuple[int, Subtask]] = {}
-# (run id, vertex id) -> the vertex's plan, unpickled once per worker.
-_PLANS: dict[tuple[str, str], VertexPlan] = {}
+# (run id, vertex id, subtask) -> the vertex's plan, unpickled once per worker and subtask:
+# each subtask needs its own copies of the user's function objects, as Flink deserializes
+# them per subtask (a function's open() keeps its subtask's state handles on the object).
+_PLANS: dict[tuple[str, str, int], VertexPlan] = {}
 
 
 @dataclass
@@ -285,8 +287,8 @@ def _run_epoch(
     _LIVE[key] = (context.epoch, subtask)
 
 
-def _plan(run_id: str, plan_id: str, payload: bytes) -> VertexPlan:
-    key = (run_id, plan_id)
+def _plan(run_id: str, plan_id: str, index: int, payload: bytes) -> VertexPlan:
+    key = (run_id, plan_id, index)
     plan = _PLANS.get(key)
     if plan is None:
         plan = _PLANS[key] = pickle.loads(payload)
@@ -312,7 +314,7 @@ class EpochSubtaskFunction:
         task = TaskContext.get()
         attempt = task.attemptNumber() if task is not None else 0
         try:
-            plan = _plan(self.context.run_id, self.plan_id, self.payload)
+            plan = _plan(self.context.run_id, self.plan_id, index, self.payload)
             yield from run_epoch(plan, index, attempt, self.context, items)
         except (UserFunctionError, SystemExit, KeyboardInterrupt) as error:
             details = user_failure(error, self.name, index, self.parallelism, attempt)
