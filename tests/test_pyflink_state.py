@@ -432,5 +432,5 @@ def test_the_runtime_context_says_which_subtask_and_the_jobs_parameters() -> Non
     records = list(env.from_sequence(1, 4).map(_WhoAmI()).execute_and_collect(executor="local"))
     assert sorted(set(records)) == [(0, 2, 0, "10", "default"), (1, 2, 0, "10", "default")]
     bad = Configuration().set_string("pipeline.global-job-parameters", "threshold")
-    with pytest.raises(ValueError, match="pipeline.global-job-parameters"):
+    with pytest.raises(ValueError, match=re.escape("pipeline.global-job-parameters")):
         flowmagic.StreamExecutionEnvironment.get_execution_environment(bad)
