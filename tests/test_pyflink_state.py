@@ -434,3 +434,12 @@ def test_the_runtime_context_says_which_subtask_and_the_jobs_parameters() -> Non
     bad = Configuration().set_string("pipeline.global-job-parameters", "threshold")
     with pytest.raises(ValueError, match=re.escape("pipeline.global-job-parameters")):
         flowmagic.StreamExecutionEnvironment.get_execution_environment(bad)
+
+
+def test_user_metrics_reach_the_driver_from_spark_executors(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.from_collection(["a", "bb", "ccc", "dddd"]).rebalance().map(_Measured()).name("Measure").print()
+    result = env.execute(spark=spark)
+    vertex = next(v for v in result.metrics["vertices"] if v["name"].startswith("Measure"))
+    # Sent over the live-metrics socket with each subtask's counters.
+    assert sorted(subtask["metrics"]["Measure.words.seen"] for subtask in vertex["subtasks"]) == [2, 2]

@@ -36,9 +36,9 @@ class KeyedStateBackend:
         #: Per table, what a snapshot writes of a stored value (None: leave it out); tables
         #: whose expired values are dropped from snapshots (TTL) register one.
         self.snapshot_filters: dict[str, Callable[[Any], Any]] = {}
-        #: Run whenever a key becomes current, i.e. once per record or timer (TTL's
-        #: incremental cleanup for every record).
-        self.per_record: list[Callable[[], None]] = []
+        #: Per table, run whenever a key becomes current, i.e. once per record or timer
+        #: (TTL's incremental cleanup for every record).
+        self.per_record: dict[str, Callable[[], None]] = {}
 
     @property
     def current_key(self) -> Any:
@@ -49,7 +49,7 @@ class KeyedStateBackend:
         self._current_key = key
         if self.touched is not None:
             self.touched.add(key)
-        for hook in self.per_record:
+        for hook in self.per_record.values():
             hook()
 
     def mark_changed(self, key: Any) -> None:

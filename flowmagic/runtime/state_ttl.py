@@ -144,7 +144,8 @@ class _Ttl:
         if policy.cleanup_size:
             self._cleanup = _Cleanup(self._backend, self._table, policy).step
             if policy.cleanup_every_record:
-                self._backend.per_record.append(self._cleanup)
+                # One per table, however often the function gets the state.
+                self._backend.per_record[name] = self._cleanup
         if policy.in_full_snapshot:
             self._backend.snapshot_filters[name] = policy.live
 
