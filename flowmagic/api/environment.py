@@ -17,10 +17,12 @@ from flowmagic.api.datastream import (
     check_max_parallelism,
     check_parallelism,
 )
+from flowmagic.api.sources import Source, SourceFunction, java_source_unsupported
 from flowmagic.api.time import to_millis_text
 from flowmagic.api.types import TypeInformation, Types, as_declared, check_type_info
+from flowmagic.api.watermarks import WatermarkStrategy
 from flowmagic.compile.config import PipelineConfig, RuntimeExecutionMode
-from flowmagic.errors import InvalidArgumentError, ProgramError
+from flowmagic.errors import InvalidArgumentError, InvalidTypeError, ProgramError
 from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.graph.job_graph import JobGraph
 from flowmagic.graph.operators import ChainingStrategy, DriverSide, OperatorKind, OperatorSpec
@@ -247,6 +249,44 @@ class StreamExecutionEnvironment:
         )
         self._declare_type(t, output_type)
         return DataStream(self, t)
+
+    def from_source(
+        self,
+        source: Source,
+        watermark_strategy: WatermarkStrategy,
+        source_name: str,
+        type_info: TypeInformation | None = None,
+    ) -> DataStream:
+        """Records of a unified ``source`` (``FileSource``, ``NumberSequenceSource``), as Flink's
+        ``fromSource``: vertex ``Source: <source_name>`` at the default parallelism, bounded or
+        not as the source is. The source applies ``watermark_strategy`` itself (no operator of
+        its own in the graphs, as in Flink)."""
+        if not isinstance(source, Source):
+            raise InvalidTypeError(
+                f"from_source() expects a FileSource or NumberSequenceSource, got {type(source).__name__}"
+            )
+        if not isinstance(watermark_strategy, WatermarkStrategy):
+            raise InvalidTypeError(f"from_source() expects a WatermarkStrategy, got {watermark_strategy!r}")
+        if not isinstance(source_name, str):
+            raise InvalidTypeError(f"from_source() source_name must be a string, got {source_name!r}")
+        check_type_info(type_info, "from_source() type_info")
+        spec = source.operator_spec()
+        if watermark_strategy.generates_watermarks or watermark_strategy.timestamp_assigner is not None:
+            spec = OperatorSpec(spec.kind, {**spec.params, "watermark_strategy": watermark_strategy})
+        default_type = Types.LONG() if spec.kind is OperatorKind.SOURCE_SEQUENCE else Types.STRING()
+        return self._source(
+            source_name,
+            spec,
+            bounded=source.is_bounded(),
+            output_type=type_info if type_info is not None else default_type,
+        )
+
+    def add_source(
+        self, source_func: SourceFunction, source_name: str = "Custom Source", type_info: TypeInformation | None = None
+    ) -> DataStream:
+        """PyFlink's ``add_source`` takes a Java ``SourceFunction``, which flowmagic cannot run:
+        it raises, saying what to use instead."""
+        raise java_source_unsupported(source_func)
 
     def from_collection(self, collection: Iterable[Any], type_info: TypeInformation | None = None) -> DataStream:
         """A bounded source of the given records, at parallelism 1; ``type_info`` declares their

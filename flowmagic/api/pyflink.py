@@ -14,11 +14,10 @@ from typing import Any, NoReturn
 
 from flowmagic.errors import UnsupportedFeatureError
 
-__all__ = ["ASYNC", "SOURCES", "missing_names", "unsupported_class"]
+__all__ = ["ASYNC", "missing_names", "unsupported_class"]
 
 #: What to use instead of the PyFlink features several modules name.
 ASYNC = "asynchronous I/O is not supported; call the service from a map() or process() function"
-SOURCES = "use env.from_collection, from_sequence, from_datagen, read_text_file, socket_text_stream or from_spark"
 
 
 def _raise(module: str, name: str, advice: str | None, available: list[str]) -> NoReturn:

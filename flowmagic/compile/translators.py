@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from flowmagic.errors import GraphError
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
+from flowmagic.graph.partitioners import FORWARD, Partitioner
 from flowmagic.graph.transformations import (
     LegacySinkTransformation,
     OneInputTransformation,
@@ -85,7 +86,13 @@ def _sink_v2(gen: StreamGraphGenerator, t: SinkTransformation, inputs: list[list
         gen.add_edge(input_id, writer_id, 0)
     if not t.sink.has_committer:
         return []
-    gen.new_id()
+    committables = writer_id
+    if gen.batch:
+        # In BATCH the committer reads the writers' committables through a blocking FORWARD
+        # exchange (so it commits once they all finished): it is not chained to the writer.
+        committables = gen.add_virtual_partition(writer_id, Partitioner(FORWARD), "BATCH")
+    else:
+        gen.new_id()
     committer_id = gen.new_id()
     gen.new_id()
     gen.add_node(
@@ -96,7 +103,7 @@ def _sink_v2(gen: StreamGraphGenerator, t: SinkTransformation, inputs: list[list
         uid=f"Sink Committer: {t.uid}" if t.uid is not None else None,
         operator=OperatorSpec(OperatorKind.SINK_COMMITTER, {"sink": t.sink}),
     )
-    gen.add_edge(writer_id, committer_id, 0)
+    gen.add_edge(committables, committer_id, 0)
     return []
 
 

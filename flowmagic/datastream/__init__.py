@@ -39,7 +39,8 @@ from flowmagic.api.functions import (
     TimerService,
     WindowFunction,
 )
-from flowmagic.api.pyflink import ASYNC, SOURCES, missing_names
+from flowmagic.api.pyflink import ASYNC, missing_names
+from flowmagic.api.sources import SourceFunction
 from flowmagic.api.types import PICKLED
 from flowmagic.api.windowed import AllWindowedStream, WindowedStream
 from flowmagic.api.windows import GlobalWindow, TimeWindow, Trigger, WindowAssigner
@@ -96,6 +97,7 @@ __all__ = [
     "RuntimeContext",
     "RuntimeExecutionMode",
     "SinkFunction",
+    "SourceFunction",
     "StreamExecutionEnvironment",
     "TimeWindow",
     "TimerService",
@@ -114,7 +116,6 @@ __getattr__ = missing_names(
         "AsyncFunction": ASYNC,
         "AsyncRetryStrategy": ASYNC,
         "AsyncRetryPredicate": ASYNC,
-        "SourceFunction": SOURCES,
         "StateBackend": _STATE_BACKEND,
         "HashMapStateBackend": _STATE_BACKEND,
         "EmbeddedRocksDBStateBackend": _STATE_BACKEND,

@@ -26,7 +26,8 @@ from flowmagic.api.functions import (
     TimerService,
     WindowFunction,
 )
-from flowmagic.api.pyflink import ASYNC, SOURCES, missing_names
+from flowmagic.api.pyflink import ASYNC, missing_names
+from flowmagic.api.sources import SourceFunction
 
 __all__ = [
     "AggregateFunction",
@@ -49,6 +50,7 @@ __all__ = [
     "ReduceFunction",
     "RuntimeContext",
     "SinkFunction",
+    "SourceFunction",
     "TimerService",
     "WindowFunction",
 ]
@@ -57,7 +59,6 @@ __getattr__ = missing_names(
     "flowmagic.datastream.functions",
     {
         "AsyncFunction": ASYNC,
-        "SourceFunction": SOURCES,
         "AllWindowFunction": "use ProcessAllWindowFunction with window_all(...).process(...)",
     },
     __all__,

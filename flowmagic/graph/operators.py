@@ -37,6 +37,7 @@ class OperatorKind(enum.StrEnum):
     SOURCE_FILE_MONITOR = "source.file_monitor"
     SOURCE_SOCKET = "source.socket"
     SOURCE_SPARK = "source.spark"
+    SOURCE_FILE = "source.file"
     FILE_SPLIT_READER = "file_split_reader"
     MAP = "map"
     FLAT_MAP = "flat_map"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flowmagic.graph.execution_graph import ExecutionState
+from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.exchange import RecordWriter
 from flowmagic.runtime.operator import Operator, TaskInfo
@@ -81,7 +82,14 @@ class _Chain:
             spec = node.operator
             if node.is_source:
                 self.source = implementation(spec.kind)(spec.params, info)
-                operator = Operator(node.name, spec.params, info)
+                strategy = spec.params.get("watermark_strategy")
+                if strategy is None:
+                    operator = Operator(node.name, spec.params, info)
+                else:
+                    # from_source(): Flink's SourceOperator applies the strategy itself, with
+                    # no operator of its own in the graphs.
+                    assigner = implementation(OperatorKind.TIMESTAMPS_WATERMARKS)
+                    operator = assigner(node.name, {"strategy": strategy}, info)
             else:
                 operator = implementation(spec.kind)(node.name, spec.params, info)
             self.operators[node.id] = operator

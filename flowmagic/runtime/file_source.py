@@ -1,0 +1,81 @@
+"""Flink's ``FileSource`` with the text line format: files listed, one split per file.
+
+A bounded FileSource's subtask ``i`` reads every ``parallelism``-th file in path order (Flink's
+enumerator hands files to whichever reader asks first; this is one order it could produce,
+always the same). A monitored one is unbounded: the continuous mode's driver lists the paths
+at each discovery interval and logs the lines of new files (see
+:mod:`flowmagic.runtime.continuous.sources`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from flowmagic.errors import UnsupportedSourceError
+from flowmagic.graph.operators import OperatorKind
+from flowmagic.runtime.records import BATCH_SIZE
+from flowmagic.runtime.registry import register
+from flowmagic.runtime.sources import Source, local_path
+
+__all__ = ["FileSourceReader", "list_files", "read_lines"]
+
+
+def _hidden(name: str) -> bool:
+    # Flink's DefaultFileFilter skips these, as Hadoop's readers do.
+    return name.startswith((".", "_"))
+
+
+def list_files(paths: list[str]) -> list[str]:
+    """Every visible file under ``paths`` (files, or directories read recursively), in order."""
+    files: list[str] = []
+    for path in paths:
+        local = local_path(path)
+        if local is None:
+            raise UnsupportedSourceError(
+                f"FileSource reads local paths (or file://) only, got {path!r}: read other file systems with "
+                "env.read_text_file(path) or from_spark(spark.readStream.text(path))"
+            )
+        if os.path.isdir(local):
+            for root, directories, names in os.walk(local):
+                directories[:] = sorted(d for d in directories if not _hidden(d))
+                files.extend(os.path.join(root, name) for name in sorted(names) if not _hidden(name))
+        elif os.path.isfile(local):
+            files.append(local)
+        else:
+            raise FileNotFoundError(f"File {path} does not exist or the user running Flink has insufficient permissions to access it.")
+    return files
+
+
+def read_lines(path: str, charset: str) -> Iterator[list[str]]:
+    """The lines of a file in batches, as Java's ``BufferedReader.readLine`` reads them: a line
+    ends at ``\\n``, ``\\r`` or ``\\r\\n``, which it does not keep."""
+    batch: list[str] = []
+    # newline="" splits at exactly those three endings and returns them untranslated.
+    with open(path, encoding=charset, newline="") as file:
+        for line in file:
+            if line.endswith("\r\n"):
+                line = line[:-2]
+            elif line.endswith(("\n", "\r")):
+                line = line[:-1]
+            batch.append(line)
+            if len(batch) == BATCH_SIZE:
+                yield batch
+                batch = []
+    if batch:
+        yield batch
+
+
+@register(OperatorKind.SOURCE_FILE)
+class FileSourceReader(Source):
+    """The reader of a bounded FileSource's subtask."""
+
+    def batches(self) -> Iterator[list[Any]]:
+        if self.params["discovery_interval_ms"] is not None:
+            raise UnsupportedSourceError(
+                f"{self.task.vertex_name!r} monitors its paths continuously: it runs in the continuous mode only"
+            )
+        files = list_files(self.params["paths"])
+        for file in files[self.task.index :: self.task.parallelism]:
+            yield from read_lines(file, self.params["charset"])
