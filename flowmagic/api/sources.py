@@ -14,7 +14,15 @@ from flowmagic.api.time import Duration, to_millis
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError, UnsupportedFeatureError
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 
-__all__ = ["FileSource", "FileSourceBuilder", "NumberSequenceSource", "Source", "SourceFunction", "StreamFormat", "java_source_unsupported"]
+__all__ = [
+    "FileSource",
+    "FileSourceBuilder",
+    "NumberSequenceSource",
+    "Source",
+    "SourceFunction",
+    "StreamFormat",
+    "java_source_unsupported",
+]
 
 
 class Source:
@@ -87,7 +95,9 @@ class FileSource(Source):
     def for_record_stream_format(stream_format: StreamFormat, *paths: str) -> FileSourceBuilder:
         """A builder of a source reading ``paths`` (files or directories) with ``stream_format``."""
         if not isinstance(stream_format, StreamFormat):
-            raise InvalidTypeError(f"FileSource needs a StreamFormat (StreamFormat.text_line_format()), got {stream_format!r}")
+            raise InvalidTypeError(
+                f"FileSource needs a StreamFormat (StreamFormat.text_line_format()), got {stream_format!r}"
+            )
         if not paths:
             raise InvalidArgumentError("FileSource needs at least one path")
         for path in paths:

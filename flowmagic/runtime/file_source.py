@@ -44,7 +44,9 @@ def list_files(paths: list[str]) -> list[str]:
         elif os.path.isfile(local):
             files.append(local)
         else:
-            raise FileNotFoundError(f"File {path} does not exist or the user running Flink has insufficient permissions to access it.")
+            raise FileNotFoundError(
+                f"File {path} does not exist or the user running Flink has insufficient permissions to access it."
+            )
     return files
 
 
