@@ -180,9 +180,9 @@ def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) 
     if kind is OperatorKind.SOURCE_DATAGEN and params["count"] is None:
         for start, end in inputs:
             yield from chunks(generate(params, index) for index in range(start, end))
-    elif kind in (OperatorKind.SOURCE_SOCKET, OperatorKind.SOURCE_SPARK):
-        # A socket's lines come from the driver's log with the task; a Spark stream's rows
-        # from its batch.
+    elif kind in (OperatorKind.SOURCE_SOCKET, OperatorKind.SOURCE_SPARK) or _monitored(spec):
+        # A socket's (or monitored FileSource's) lines come from the driver's log with the
+        # task; a Spark stream's rows from its batch.
         yield from chunks(inputs)
     elif context.read_bounded:
         assert subtask.chain.source is not None
@@ -194,7 +194,11 @@ def is_bounded_source(plan: VertexPlan) -> bool:
     spec = plan.nodes[plan.head].operator
     if spec.kind is OperatorKind.SOURCE_DATAGEN:
         return spec.params["count"] is not None
-    return spec.kind not in (OperatorKind.SOURCE_SOCKET, OperatorKind.SOURCE_SPARK)
+    return spec.kind not in (OperatorKind.SOURCE_SOCKET, OperatorKind.SOURCE_SPARK) and not _monitored(spec)
+
+
+def _monitored(spec: Any) -> bool:
+    return spec.kind is OperatorKind.SOURCE_FILE and spec.params["discovery_interval_ms"] is not None
 
 
 class _Load:

@@ -34,6 +34,7 @@ from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction, is_bounded_source
+from flowmagic.runtime.continuous.file_monitor import FileMonitor
 from flowmagic.runtime.continuous.sources import (
     SocketLog,
     SourceDescriptor,
@@ -180,6 +181,8 @@ class ContinuousJob:
         self._query: Any = None
         self._sockets: dict[int, SocketLog] = {}
         self._source_logs: dict[int, str] = {}
+        #: Monitored FileSources: a driver thread each, logging new files' lines as sockets' are.
+        self._file_monitors: dict[int, FileMonitor] = {}
         self._spark_frames: dict[int, list[str]] = {}
         self._epoch_error: BaseException | None = None
         #: Set once the job is to run no further epoch (stopped or cancelled).
@@ -285,6 +288,22 @@ class ContinuousJob:
                     "socket", node_id, 1, max_per_epoch=MAX_RECORDS_PER_EPOCH, log_dir=log_dir, ranges_dir=ranges_dir
                 )
                 frames.append(source_frame(session, descriptor))
+            elif spec.kind is OperatorKind.SOURCE_FILE and spec.params["discovery_interval_ms"] is not None:
+                log_dir = os.path.join(self.local_dir, "sources", str(node_id))
+                params = spec.params
+                monitor = FileMonitor(params["paths"], params["charset"], params["discovery_interval_ms"], log_dir)
+                self._file_monitors[node_id] = monitor
+                self._source_logs[node_id] = log_dir
+                self._ranges_dirs[node_id] = (ranges_dir, plan.parallelism)
+                descriptor = SourceDescriptor(
+                    "files",
+                    node_id,
+                    plan.parallelism,
+                    max_per_epoch=MAX_RECORDS_PER_EPOCH,
+                    log_dir=log_dir,
+                    ranges_dir=ranges_dir,
+                )
+                frames.append(source_frame(session, descriptor))
             elif spec.kind is OperatorKind.SOURCE_SPARK:
                 frame = spec.params["frame"].value
                 if frame is None or not frame.isStreaming:
@@ -298,6 +317,8 @@ class ContinuousJob:
             union = union.unionByName(frame, allowMissingColumns=True)
         for log in self._sockets.values():
             log.start()
+        for monitor in self._file_monitors.values():
+            monitor.start()
         self.status = JobStatus.RUNNING
         self.monitor.state = ExecutionState.RUNNING
         self.monitor.start_time = time.time()
@@ -351,6 +372,8 @@ class ContinuousJob:
     def _end(self) -> None:
         for log in self._sockets.values():
             log.stop()
+        for monitor in self._file_monitors.values():
+            monitor.stop()
         if self.status is JobStatus.CANCELLING:
             self.status = JobStatus.CANCELED
         elif self.status is JobStatus.RUNNING:
@@ -427,6 +450,9 @@ class ContinuousJob:
             if log.ended.is_set() and log.error is not None:
                 # Flink's socket source fails its job when it cannot (re)connect.
                 raise JobError(f"Socket source {log.host}:{log.port}: {log.error.__class__.__name__}: {log.error}")
+        for monitor in self._file_monitors.values():
+            if monitor.error is not None:
+                raise JobError(f"{monitor.describe()}: {monitor.error.__class__.__name__}: {monitor.error}")
         session = batch.sparkSession
         sc = session.sparkContext
         ranges = self._epoch_ranges()

@@ -9,6 +9,8 @@ epoch reads the same records:
 * ``datagen``: ``generator(index)`` for the indices of the range, at most ``rows_per_second``;
 * ``socket``: the lines a reader thread on the driver appended to a log in the checkpoint
   directory (Flink's socket source cannot replay; the log can);
+* ``files``: the same log, of the lines of the files a monitored FileSource found
+  (:mod:`flowmagic.runtime.continuous.file_monitor`);
 * ``clock``: no rows, only time: its offset moves with the wall clock, so an epoch runs on
   every trigger even without input, and processing-time timers fire on time.
 """
@@ -28,6 +30,7 @@ from typing import Any
 
 __all__ = [
     "SCHEMA",
+    "append_to_log",
     "SocketLog",
     "SourceDescriptor",
     "read_admission",
@@ -36,7 +39,9 @@ __all__ = [
     "register_data_source",
     "source_frame",
     "split_range",
+    "truncate_log",
     "write_admission",
+    "write_log_count",
     "write_range",
 ]
 
@@ -104,7 +109,7 @@ def _reader_class() -> type:
         def _available(self, start: int) -> int:
             descriptor = self.descriptor
             admitted = read_admission(descriptor.ranges_dir, descriptor.max_per_epoch)
-            if descriptor.kind == "socket":
+            if descriptor.kind in ("socket", "files"):
                 assert descriptor.log_dir is not None
                 available = _count(descriptor.log_dir)
             elif descriptor.kind == "datagen":
@@ -303,19 +308,49 @@ class SocketLog:
                 self._append(lines)
 
     def _append(self, lines: list[str]) -> None:
-        index, position = self.count, 0
-        while position < len(lines):
-            segment = index // _LINES_PER_SEGMENT
-            chunk = lines[position : position + (segment + 1) * _LINES_PER_SEGMENT - index]
-            with open(os.path.join(self.log_dir, f"segment-{segment:08d}.jsonl"), "a", encoding="utf-8") as file:
-                file.write("".join(json.dumps(line) + "\n" for line in chunk))
-            index += len(chunk)
-            position += len(chunk)
-        self.count = index
-        temporary = os.path.join(self.log_dir, "count.tmp")
-        with open(temporary, "w") as file:
-            file.write(str(index))
-        os.replace(temporary, os.path.join(self.log_dir, "count"))
+        self.count = append_to_log(self.log_dir, self.count, lines)
+        write_log_count(self.log_dir, self.count)
+
+
+def append_to_log(log_dir: str, count: int, lines: list[str]) -> int:
+    """Append ``lines`` to the line log in ``log_dir`` that holds ``count`` lines; returns the
+    new count. Readers see the lines once :func:`write_log_count` says so."""
+    index, position = count, 0
+    while position < len(lines):
+        segment = index // _LINES_PER_SEGMENT
+        chunk = lines[position : position + (segment + 1) * _LINES_PER_SEGMENT - index]
+        with open(os.path.join(log_dir, f"segment-{segment:08d}.jsonl"), "a", encoding="utf-8") as file:
+            file.write("".join(json.dumps(line) + "\n" for line in chunk))
+        index += len(chunk)
+        position += len(chunk)
+    return index
+
+
+def write_log_count(log_dir: str, count: int) -> None:
+    """Publish the first ``count`` lines of the log to the source's reader."""
+    temporary = os.path.join(log_dir, "count.tmp")
+    with open(temporary, "w") as file:
+        file.write(str(count))
+    os.replace(temporary, os.path.join(log_dir, "count"))
+
+
+def truncate_log(log_dir: str, count: int) -> None:
+    """Drop the lines past the first ``count`` (appended by a writer that stopped before it
+    recorded them)."""
+    segment = count // _LINES_PER_SEGMENT
+    for name in sorted(os.listdir(log_dir)):
+        if not (name.startswith("segment-") and name.endswith(".jsonl")):
+            continue
+        number = int(name[len("segment-") : -len(".jsonl")])
+        path = os.path.join(log_dir, name)
+        if number > segment:
+            os.remove(path)
+        elif number == segment:
+            keep = count - segment * _LINES_PER_SEGMENT
+            with open(path, encoding="utf-8") as file:
+                lines = file.readlines()[:keep]
+            with open(path, "w", encoding="utf-8") as file:
+                file.writelines(lines)
 
 
 def read_log_range(log_dir: str, start: int, end: int) -> Iterator[str]:
