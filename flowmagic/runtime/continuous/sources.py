@@ -30,9 +30,9 @@ from typing import Any
 
 __all__ = [
     "SCHEMA",
-    "append_to_log",
     "SocketLog",
     "SourceDescriptor",
+    "append_to_log",
     "read_admission",
     "read_log_range",
     "read_range",
