@@ -94,10 +94,8 @@ def test_a_misspelt_name_lists_what_the_module_has() -> None:
 
 
 def test_names_imported_on_paths_not_taken_fail_only_when_used() -> None:
-    from flowmagic.datastream.connectors import FileSource, OutputFileConfig, StreamFormat
+    from flowmagic.datastream.connectors import OutputFileConfig
 
-    with pytest.raises(UnsupportedFeatureError, match="read_text_file"):
-        FileSource.for_record_stream_format(StreamFormat.text_line_format(), "/tmp")
     with pytest.raises(UnsupportedFeatureError, match="part files"):
         OutputFileConfig()
 

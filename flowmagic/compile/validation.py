@@ -26,11 +26,18 @@ def _uses_event_time(node: StreamNode) -> bool:
 
 
 def _assigns_timestamps(node: StreamNode) -> bool:
-    return node.operator is not None and node.operator.kind is OperatorKind.TIMESTAMPS_WATERMARKS
+    operator = node.operator
+    if operator is None:
+        return False
+    # A from_source() source assigns them itself when its watermark strategy has an assigner.
+    strategy = operator.get("watermark_strategy")
+    return (
+        operator.kind is OperatorKind.TIMESTAMPS_WATERMARKS or getattr(strategy, "timestamp_assigner", None) is not None
+    )
 
 
 def check_event_time_inputs(graph: StreamGraph) -> None:
-    """Every event-time window must be fed only through a timestamp/watermark assigner."""
+    """Every event-time window must be fed only through a timestamp assigner."""
     for node in graph.nodes.values():
         if not _uses_event_time(node):
             continue

@@ -76,6 +76,8 @@ class _Chain:
         self.buffer = buffer
         self.operators: dict[int, Operator] = {}
         self.source = None
+        #: Where a source's batches go: the head's output, or its timestamp assigner.
+        self.source_input: Callable[[list[Any]], None] | None = None
         self.writers: list[RecordWriter] = []
         self.results = 0
         for node in plan.nodes.values():
@@ -110,6 +112,10 @@ class _Chain:
                 output.status_targets.append(writer.emit_watermark_status)
             output.seal()
         self.head = self.operators[plan.head]
+        if self.source is not None:
+            # After seal(), which binds the output's fast paths.
+            assigns = type(self.head) is not Operator
+            self.source_input = self.head.process_batch if assigns else self.head.output.collect_batch
 
     @staticmethod
     def _connect(output: Any, tag: str | None, target: Any, batch_target: Any) -> None:
@@ -224,7 +230,8 @@ class Subtask:
 
     def read_source(self, batches: Iterable[list[Any]]) -> Iterator[tuple[int, Any, Any]]:
         """Push a source's batches through the chain; yield what it outputs as it goes."""
-        collect_batch = self.chain.head.output.collect_batch
+        collect_batch = self.chain.source_input
+        assert collect_batch is not None, "read_source() on a chain without a source"
         for batch in batches:
             for chunk in self.pacer.slices(batch):
                 collect_batch(chunk)
