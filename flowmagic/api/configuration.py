@@ -12,10 +12,10 @@ __all__ = ["Configuration"]
 class Configuration:
     """Key/value settings, as PyFlink's ``Configuration`` (``set_string``, ``get_integer``...).
 
-    ``StreamExecutionEnvironment.get_execution_environment(configuration)`` reads
-    ``parallelism.default``, ``execution.runtime-mode``, ``execution.checkpointing.interval``,
-    ``execution.checkpointing.dir``, ``execution.savepoint.path`` and
-    ``execution.savepoint.ignore-unclaimed-state`` from it.
+    ``StreamExecutionEnvironment.get_execution_environment(configuration)`` and
+    ``env.configure(configuration)`` read the options listed in
+    :meth:`~flowmagic.api.environment.StreamExecutionEnvironment.configure`; as in Flink,
+    other keys are ignored.
     """
 
     def __init__(self, other: Configuration | None = None):

@@ -86,33 +86,57 @@ class StreamExecutionEnvironment:
         self._checkpoint_config = CheckpointConfig()
         self._savepoint_path: str | None = None
         self._allow_non_restored_state = False
+        #: ``pipeline.name``: the job's name when ``execute()`` names none.
+        self._pipeline_name: str | None = None
+        self._auto_watermark_interval_ms = 200
 
     @classmethod
     def get_execution_environment(cls, configuration: Configuration | None = None) -> StreamExecutionEnvironment:
-        """A new environment, set up from ``configuration`` as Flink reads it (PyFlink's way
-        to restore from a savepoint: ``execution.savepoint.path``)."""
+        """A new environment, set up from ``configuration`` (see :meth:`configure`)."""
         env = cls()
-        if configuration is None:
-            return env
-        if configuration.contains_key("parallelism.default"):
-            env.set_parallelism(configuration.get_integer("parallelism.default"))
-        mode = configuration.get_string("execution.runtime-mode")
-        if mode is not None:
-            env.set_runtime_mode(mode)
-        interval = configuration.get_string("execution.checkpointing.interval")
-        if interval is not None:
-            env.enable_checkpointing(to_millis_text(interval, "execution.checkpointing.interval"))
-        storage = configuration.get_string("execution.checkpointing.dir") or configuration.get_string(
-            "state.checkpoints.dir"
-        )
-        if storage is not None:
-            env._checkpoint_config.set_checkpoint_storage(storage)
-        parameters = configuration.get_string("pipeline.global-job-parameters")
-        if parameters is not None:
-            env._job_parameters = _job_parameters(parameters)
-        env._savepoint_path = configuration.get_string("execution.savepoint.path")
-        env._allow_non_restored_state = configuration.get_boolean("execution.savepoint.ignore-unclaimed-state")
+        if configuration is not None:
+            env.configure(configuration)
         return env
+
+    def configure(self, configuration: Configuration) -> StreamExecutionEnvironment:
+        """Apply the options ``configuration`` sets, as Flink does; options it does not set
+        keep their values. Read: ``parallelism.default``, ``pipeline.max-parallelism``,
+        ``execution.runtime-mode``, ``pipeline.name`` (the job name when ``execute()`` is given
+        none), ``pipeline.global-job-parameters``, ``pipeline.operator-chaining.enabled``, ``pipeline.auto-watermark-interval`` (0
+        turns periodic watermarks off; otherwise watermarks follow flowmagic's schedule: after
+        every record in bounded runs, at epoch ends in continuous ones), ``execution.checkpointing.interval``, ``execution.checkpointing.dir``
+        (or ``state.checkpoints.dir``), ``execution.savepoint.path`` and
+        ``execution.savepoint.ignore-unclaimed-state``. Like Flink, other keys are ignored:
+        Flink's cluster, memory and state-backend options have no meaning here."""
+        if not isinstance(configuration, Configuration):
+            raise InvalidTypeError(f"configure() expects a Configuration, got {configuration!r}")
+        settings = configuration.to_dict()
+        if "parallelism.default" in settings:
+            self.set_parallelism(_option_int(settings, "parallelism.default"))
+        if "pipeline.max-parallelism" in settings:
+            self.set_max_parallelism(_option_int(settings, "pipeline.max-parallelism"))
+        if "execution.runtime-mode" in settings:
+            self.set_runtime_mode(settings["execution.runtime-mode"])
+        if "pipeline.name" in settings:
+            self._pipeline_name = settings["pipeline.name"]
+        for key in ("pipeline.operator-chaining.enabled", "pipeline.operator-chaining"):
+            if key in settings:
+                self._chaining_enabled = _option_bool(settings, key)
+                break
+        if "pipeline.auto-watermark-interval" in settings:
+            self._auto_watermark_interval_ms = _option_millis(settings, "pipeline.auto-watermark-interval")
+        if "execution.checkpointing.interval" in settings:
+            self.enable_checkpointing(_option_millis(settings, "execution.checkpointing.interval"))
+        storage = settings.get("execution.checkpointing.dir") or settings.get("state.checkpoints.dir")
+        if storage is not None:
+            self._checkpoint_config.set_checkpoint_storage(storage)
+        if "pipeline.global-job-parameters" in settings:
+            self._job_parameters = _job_parameters(settings["pipeline.global-job-parameters"])
+        if "execution.savepoint.path" in settings:
+            self._savepoint_path = settings["execution.savepoint.path"]
+        if "execution.savepoint.ignore-unclaimed-state" in settings:
+            self._allow_non_restored_state = _option_bool(settings, "execution.savepoint.ignore-unclaimed-state")
+        return self
 
     def __repr__(self) -> str:
         return (
@@ -197,9 +221,10 @@ class StreamExecutionEnvironment:
             max_parallelism=self._max_parallelism,
             chaining_enabled=self._chaining_enabled,
             runtime_mode=mode,
-            job_name=job_name,
+            job_name=job_name if job_name is not None else self._pipeline_name,
             override_parallelism=parallelism is not None,
             job_parameters=tuple(self._job_parameters.items()),
+            auto_watermark_interval_ms=self._auto_watermark_interval_ms,
         )
 
     # -- bookkeeping used by the streams --------------------------------------------------
@@ -519,3 +544,24 @@ def _job_parameters(text: str) -> dict[str, str]:
             )
         parameters[key.strip()] = value.strip()
     return parameters
+
+
+def _option_int(settings: dict[str, str], key: str) -> int:
+    try:
+        return int(settings[key].strip())
+    except ValueError:
+        raise InvalidArgumentError(f"Could not parse value '{settings[key]}' for key '{key}'.") from None
+
+
+def _option_millis(settings: dict[str, str], key: str) -> int:
+    try:
+        return to_millis_text(settings[key], key)
+    except InvalidArgumentError:
+        raise InvalidArgumentError(f"Could not parse value '{settings[key]}' for key '{key}'.") from None
+
+
+def _option_bool(settings: dict[str, str], key: str) -> bool:
+    value = settings[key].strip().lower()
+    if value not in ("true", "false"):
+        raise InvalidArgumentError(f"Could not parse value '{settings[key]}' for key '{key}'.")
+    return value == "true"

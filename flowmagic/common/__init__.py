@@ -1,6 +1,7 @@
 """PyFlink's ``pyflink.common``: types, rows, watermark strategies, time, configuration."""
 
 from flowmagic.api.configuration import Configuration
+from flowmagic.api.job_execution_result import JobExecutionResult, JobID
 from flowmagic.api.pyflink import missing_names
 from flowmagic.api.sinks import Encoder, SimpleStringSchema
 from flowmagic.api.time import Duration, Time
@@ -11,6 +12,8 @@ __all__ = [
     "Configuration",
     "Duration",
     "Encoder",
+    "JobExecutionResult",
+    "JobID",
     "Row",
     "RowKind",
     "SimpleStringSchema",
@@ -25,7 +28,6 @@ __getattr__ = missing_names(
     {
         "ExecutionConfig": "set parallelism and the like on the StreamExecutionEnvironment",
         "JobClient": "env.execute_async() returns flowmagic's job client",
-        "JobExecutionResult": "env.execute() returns flowmagic's JobResult",
         "Instant": "use int milliseconds or datetime",
         "RestartStrategies": "a failed Spark task is retried by Spark (spark.task.maxFailures)",
         "ConfigOptions": "set options on Configuration by their string keys",

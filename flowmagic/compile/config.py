@@ -38,3 +38,6 @@ class PipelineConfig:
     override_parallelism: bool = False
     #: Flink's ``pipeline.global-job-parameters``: what ``get_job_parameter`` answers.
     job_parameters: tuple[tuple[str, str], ...] = ()
+    #: ``pipeline.auto-watermark-interval``: 0 turns periodic watermarks off (sources' and
+    #: assigners' watermarks then come only at the end of input), as in Flink.
+    auto_watermark_interval_ms: int = 200

@@ -120,6 +120,8 @@ class StreamGraph:
     sink_ids: list[int] = field(default_factory=list)
     #: The job-wide default parallelism the graph was generated with.
     default_parallelism: int = 1
+    #: ``pipeline.auto-watermark-interval`` in ms (0: no periodic watermarks).
+    auto_watermark_interval_ms: int = 200
     operator_hashes: dict[int, bytes] = field(default_factory=dict, repr=False)
     #: Flink's global job parameters (``runtime_context.get_job_parameter(key, default)``).
     job_parameters: dict[str, str] = field(default_factory=dict, repr=False)

@@ -51,6 +51,8 @@ class TaskInfo:
     metrics: MetricRegistry = field(default_factory=MetricRegistry, compare=False)
     #: The job's global parameters (``get_job_parameter``).
     job_parameters: dict[str, str] = field(default_factory=dict, compare=False)
+    #: False when ``pipeline.auto-watermark-interval`` is 0: generators emit no watermarks.
+    auto_watermarks: bool = True
 
     @property
     def subtask_name(self) -> str:

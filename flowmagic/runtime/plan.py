@@ -91,6 +91,8 @@ class VertexPlan:
     remote_text_path: str | None = None
     #: The job's global parameters (``get_job_parameter``).
     job_parameters: dict[str, str] = field(default_factory=dict)
+    #: Whether watermark generators emit at all (``pipeline.auto-watermark-interval`` > 0).
+    auto_watermarks: bool = True
 
     @property
     def chain_order(self) -> list[int]:
@@ -155,6 +157,7 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
             sorted_inputs=_sorted_inputs(batch, stream_graph.node(job_vertex.head_node).state_keys),
             remote_text_path=_remote_text_path(nodes[job_vertex.head_node].operator),
             job_parameters=dict(stream_graph.job_parameters),
+            auto_watermarks=stream_graph.auto_watermark_interval_ms > 0,
         )
     return plans
 

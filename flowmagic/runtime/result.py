@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import sys
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
+
+from flowmagic.api.job_execution_result import JobExecutionResult
 
 __all__ = ["JobResult"]
 
 
 @dataclass
-class JobResult:
-    """The outcome of a finished job: what its sinks produced and the final metrics."""
+class JobResult(JobExecutionResult):
+    """The outcome of a finished job: what its sinks produced and the final metrics; also
+    PyFlink's ``JobExecutionResult`` (``get_job_id()``, ``get_net_runtime()``...)."""
 
     job_name: str
     job_type: str
@@ -24,6 +28,7 @@ class JobResult:
     #: Files the file sinks committed.
     committed: list[str] = field(default_factory=list, repr=False)
     metrics: dict[str, Any] = field(default_factory=dict, repr=False)
+    job_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def collected(self, node_id: int) -> list[Any]:
         """The records the sink node ``node_id`` received, in subtask order."""

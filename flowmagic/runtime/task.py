@@ -183,6 +183,7 @@ class Subtask:
             clock,
             periodic_watermarks,
             job_parameters=plan.job_parameters,
+            auto_watermarks=plan.auto_watermarks,
         )
         self.buffer: list[tuple[int, Any, Any]] = []
         self.chain = _Chain(plan, self.info, not plan.batch, self.buffer)

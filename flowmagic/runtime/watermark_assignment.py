@@ -29,8 +29,9 @@ class TimestampsAndWatermarksOperator(Operator):
         super().__init__(name, params, task)
         strategy = params["strategy"]
         self.assigner = adapt(strategy.timestamp_assigner, "extract_timestamp") if strategy.timestamp_assigner else None
-        # BATCH ignores watermarks until the end of input, so none are generated.
-        self.lag = None if task.batch else strategy.out_of_orderness_ms
+        # BATCH ignores watermarks until the end of input, so none are generated; nor with
+        # periodic watermarks turned off (an interval of 0).
+        self.lag = None if task.batch or not task.auto_watermarks else strategy.out_of_orderness_ms
         self.max_timestamp = MIN_WATERMARK
         self.current = MIN_WATERMARK
         self.idleness = None if task.batch else getattr(strategy, "idleness_ms", None)

@@ -770,6 +770,7 @@ class ContinuousJob:
             job_type=self.graph.job_type,
             state=str(self.monitor.state),
             duration=(self.monitor.end_time or time.time()) - (self.monitor.start_time or time.time()),
+            job_id=self.job_id,
         )
         result.metrics = self.monitor.snapshot()
         return result
