@@ -52,7 +52,8 @@ from IPython.core.magic_arguments import MagicArgumentParser, argument, kwds, ma
 from IPython.display import display
 
 import flowmagic
-from flowmagic.api.environment import StreamExecutionEnvironment
+from flowmagic.api.environment import ProgramWatch, StreamExecutionEnvironment, watch_programs
+from flowmagic.api.pyflink_imports import imports_pyflink, installed_pyflink, pyflink_imports
 from flowmagic.errors import FlowError
 from flowmagic.pipeline import Pipeline
 from flowmagic.render import GraphvizError, layout, to_dot
@@ -186,6 +187,20 @@ def _check_name(name: str) -> None:
         raise UsageError(f"%%flow: {name!r} would hide the cell's `env` or a Python builtin; choose another name.")
 
 
+def _cell_program(watch: ProgramWatch, final: Any, default: StreamExecutionEnvironment) -> StreamExecutionEnvironment:
+    """The environment holding the cell's pipeline: the program the cell last executed (a
+    whole PyFlink program runs itself, and its environment then forgets it), else the one
+    ``env`` names at the end, else the last one the cell made and built a program on."""
+    if watch.executed:
+        return watch.executed[-1]
+    if isinstance(final, StreamExecutionEnvironment) and final.transformations:
+        return final
+    for made in reversed(watch.created):
+        if made.transformations:
+            return made
+    return final if isinstance(final, StreamExecutionEnvironment) else default
+
+
 def _cell_filename(name: str) -> str:
     return f"<flow-cell {name}>"
 
@@ -268,6 +283,15 @@ class FlowMagics(Magics):
         except SyntaxError as error:
             detail = "".join(traceback.format_exception_only(error)).rstrip()
             raise UsageError(f"%%flow {name}: the cell is not valid Python:\n{detail}") from None
+        pyflink = imports_pyflink(cell)
+        installed = installed_pyflink() if pyflink else None
+        if installed is not None:
+            raise UsageError(
+                f"%%flow {name}: the cell imports pyflink, and PyFlink is installed in this kernel ({installed}): "
+                "its imports would build a job for real Flink, not a flowmagic pipeline, so flowmagic leaves them "
+                "alone. Replace `pyflink` with `flowmagic` in the cell's imports (flowmagic.datastream, "
+                "flowmagic.common ...), or use a kernel without apache-flink."
+            )
         namespace = self.ipython.user_ns
         self.ipython.push(
             {dsl: getattr(flowmagic, dsl) for dsl in flowmagic.__all__ if dsl not in namespace}, interactive=False
@@ -275,18 +299,20 @@ class FlowMagics(Magics):
         missing = object()
         saved = namespace.get("env", missing)
         namespace["env"] = env
-        try:
-            exec(code, namespace)
-        except FlowError as error:
-            raise UsageError(_flow_error_message(name, error)) from None
-        except Exception as error:
-            # Re-raising the same exception keeps its context (what the user's code was handling).
-            raise _without_internal_frames(error)  # noqa: B904
-        finally:
-            final = namespace.pop("env", None)
-            if saved is not missing:
-                namespace["env"] = saved
-        return final if isinstance(final, StreamExecutionEnvironment) else env
+        with watch_programs() as watch:
+            try:
+                with pyflink_imports() if pyflink else contextlib.nullcontext():
+                    exec(code, namespace)
+            except FlowError as error:
+                raise UsageError(_flow_error_message(name, error)) from None
+            except Exception as error:
+                # Re-raising the same exception keeps its context (what the user's code was handling).
+                raise _without_internal_frames(error)  # noqa: B904
+            finally:
+                final = namespace.pop("env", None)
+                if saved is not missing:
+                    namespace["env"] = saved
+        return _cell_program(watch, final, env)
 
     # -- %flow COMMAND ... ---------------------------------------------------------------
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import inspect
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -37,7 +39,7 @@ from flowmagic.graph.transformations import (
 if TYPE_CHECKING:
     from flowmagic.runtime import JobResult
 
-__all__ = ["CollectedIterator", "StreamExecutionEnvironment"]
+__all__ = ["CollectedIterator", "ProgramWatch", "StreamExecutionEnvironment", "watch_programs"]
 
 
 class CollectedIterator(Iterator[Any]):
@@ -59,6 +61,31 @@ class CollectedIterator(Iterator[Any]):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class ProgramWatch:
+    """The environments made and the programs executed while a :func:`watch_programs` block
+    runs: how a ``%%flow`` cell holding a whole PyFlink program (which makes its own
+    environment, and whose ``execute()`` forgets the program) gives its pipeline."""
+
+    def __init__(self) -> None:
+        self.created: list[StreamExecutionEnvironment] = []
+        #: A copy of each environment as ``execute()`` found it, program and settings.
+        self.executed: list[StreamExecutionEnvironment] = []
+
+
+_WATCHES: list[ProgramWatch] = []
+
+
+@contextlib.contextmanager
+def watch_programs() -> Iterator[ProgramWatch]:
+    """Record the environments made and the programs executed in this block."""
+    watch = ProgramWatch()
+    _WATCHES.append(watch)
+    try:
+        yield watch
+    finally:
+        _WATCHES.remove(watch)
 
 
 class StreamExecutionEnvironment:
@@ -89,6 +116,8 @@ class StreamExecutionEnvironment:
         #: ``pipeline.name``: the job's name when ``execute()`` names none.
         self._pipeline_name: str | None = None
         self._auto_watermark_interval_ms = 200
+        for watch in _WATCHES:
+            watch.created.append(self)
 
     @classmethod
     def get_execution_environment(cls, configuration: Configuration | None = None) -> StreamExecutionEnvironment:
@@ -497,6 +526,7 @@ class StreamExecutionEnvironment:
         from flowmagic.runtime import execute
 
         graph = passes.build(self.get_stream_graph(job_name)).execution_graph
+        self._watched_execution()
         options.setdefault("continuous", self._continuous_options())
         return execute(graph, executor=executor, **options)
 
@@ -507,12 +537,20 @@ class StreamExecutionEnvironment:
         from flowmagic.runtime import echo_output, is_unbounded, start_continuous
 
         graph = passes.build(self.get_stream_graph(job_name)).execution_graph
+        self._watched_execution()
         if not is_unbounded(graph):
             raise ProgramError(
                 "execute_async() runs unbounded programs (socket_text_stream, from_datagen() without count, "
                 "from_spark); run a bounded one with execute()."
             )
         return start_continuous(graph, spark=spark, options=self._continuous_options(), on_output=echo_output)
+
+    def _watched_execution(self) -> None:
+        for watch in _WATCHES:
+            program = copy.copy(self)
+            program._transformations = list(self._transformations)
+            program._types = dict(self._types)
+            watch.executed.append(program)
 
     def _execute_and_collect(
         self, stream: DataStream, job_name: str | None, limit: int | None, executor: str
