@@ -1,7 +1,7 @@
 """PyFlink's environment around a program: ``execute()``'s ``JobExecutionResult`` and the
 Configuration keys ``get_execution_environment(configuration)`` and ``configure()`` honour.
 
-``conformance/oracle/x44`` holds the graphs Flink 2.3 built from the same configuration.
+``conformance/oracle/x74`` holds the graphs Flink 2.3 built from the same configuration.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def test_an_environment_from_a_configuration_builds_what_flink_built() -> None:
     ds = env.from_source(NumberSequenceSource(1, 10), WatermarkStrategy.for_monotonous_timestamps(), "numbers")
     ds.rebalance().print()
     # Flink 2.3 built the same graphs for get_execution_environment(configuration) as for configure().
-    expected = json.loads((CONFORMANCE / "oracle/expected/x44_configure_from_configuration.json").read_text())
+    expected = json.loads((CONFORMANCE / "oracle/expected/x74_configure_from_configuration.json").read_text())
     actual = actual_documents(env)
     assert actual["stream_graph"] == expected["stream_graph"]
     assert actual["job_graph"] == expected["job_graph"]
