@@ -133,8 +133,9 @@ class StreamExecutionEnvironment:
         ``execution.runtime-mode``, ``pipeline.name`` (the job name when ``execute()`` is given
         none), ``pipeline.global-job-parameters``, ``pipeline.operator-chaining.enabled``, ``pipeline.auto-watermark-interval`` (0
         turns periodic watermarks off; otherwise watermarks follow flowmagic's schedule: after
-        every record in bounded runs, at epoch ends in continuous ones), ``execution.checkpointing.interval``, ``execution.checkpointing.dir``
-        (or ``state.checkpoints.dir``), ``execution.savepoint.path`` and
+        every record in bounded runs, at epoch ends in continuous ones),
+        ``execution.checkpointing.interval``, ``execution.checkpointing.dir`` (or
+        ``state.checkpoints.dir``), ``execution.savepoint.path`` and
         ``execution.savepoint.ignore-unclaimed-state``. Like Flink, other keys are ignored:
         Flink's cluster, memory and state-backend options have no meaning here."""
         if not isinstance(configuration, Configuration):
