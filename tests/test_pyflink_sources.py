@@ -9,12 +9,15 @@ while a job runs, and a run resumed from its checkpoint directory.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+import flowmagic
 from flowmagic.api.configuration import Configuration
 from flowmagic.common import Duration, WatermarkStrategy
 from flowmagic.datastream import SourceFunction, StreamExecutionEnvironment
@@ -154,3 +157,106 @@ def test_a_monitored_file_source_reads_new_files_once_across_runs(spark, tmp_pat
     assert sorted(printed[:3]) == ["('a', 1)", "('b', 1)", "('b', 2)"]
     assert sorted(printed[3:5]) == ["('a', 2)", "('c', 1)"]
     assert printed[5:] == ["('c', 2)"]
+
+
+# A PyFlink program in the shape of PyFlink's examples word_count.py (with --input: FileSource) and
+# process_json_data.py, written for PyFlink; run with /work/pyflink-venv's PyFlink 2.3.0 it printed
+# PYFLINK_FILES_PRINTED. (PyFlink's own examples, imports changed, also print what PyFlink printed:
+# word_count.py --input on a 35-line file, 187 lines alike; process_json_data.py alike but for the
+# subtask prefix, which Flink's random rebalance start makes 1> or 2>.)
+PYFLINK_FILES_PROGRAM = """
+import json
+import os
+import sys
+
+from pyflink.common import Types, WatermarkStrategy
+from pyflink.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
+from pyflink.datastream.connectors.file_system import FileSource, StreamFormat
+
+directory = sys.argv[1]
+os.makedirs(os.path.join(directory, "in"), exist_ok=True)
+with open(os.path.join(directory, "in", "lines.txt"), "w") as file:
+    file.write(
+        "the quick brown fox jumps over the lazy dog\\nThe dog sleeps; the fox runs\\r\\n"
+        "a fox, a dog and THE end\\n"
+    )
+
+
+def tokens(line):
+    yield from line.split()
+
+
+env = StreamExecutionEnvironment.get_execution_environment()
+env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+env.set_parallelism(1)
+source = FileSource.for_record_stream_format(StreamFormat.text_line_format(), os.path.join(directory, "in"))
+files = source.process_static_file_set().build()
+counts = (
+    env.from_source(files, WatermarkStrategy.for_monotonous_timestamps(), "file_source")
+    .flat_map(tokens)
+    .map(lambda word: (word, 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
+    .key_by(lambda pair: pair[0])
+    .reduce(lambda a, b: (a[0], a[1] + b[1]))
+)
+counts.print()
+env.execute("word count from files")
+
+env = StreamExecutionEnvironment.get_execution_environment()
+env.set_parallelism(1)
+people = env.from_collection(
+    [
+        (1, '{"name": "Ada", "city": "London", "visits": 3}'),
+        (2, '{"name": "Grace", "city": "Arlington", "visits": 5}'),
+        (3, '{"name": "Linus", "city": "Helsinki", "visits": 1}'),
+    ]
+)
+
+
+def parse(record):
+    document = json.loads(record[1])
+    document["visits"] += 1
+    return record[0], document
+
+
+people.map(parse).filter(lambda record: record[1]["visits"] > 2).print()
+env.execute()
+"""
+
+PYFLINK_FILES_PRINTED = """
+(a,2)
+(THE,1)
+(The,1)
+(and,1)
+(dog,3)
+(end,1)
+(fox,2)
+(the,3)
+(fox,,1)
+(lazy,1)
+(over,1)
+(runs,1)
+(brown,1)
+(jumps,1)
+(quick,1)
+(sleeps;,1)
+(1, {'name': 'Ada', 'city': 'London', 'visits': 4})
+(2, {'name': 'Grace', 'city': 'Arlington', 'visits': 6})
+"""
+
+
+@pytest.mark.e2e
+def test_a_pyflink_program_reading_files_prints_what_pyflink_printed(tmp_path: Path) -> None:
+    program = tmp_path / "files_program.py"
+    program.write_text(PYFLINK_FILES_PROGRAM.replace("from pyflink", "from flowmagic"))
+    root = str(Path(flowmagic.__file__).parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    run = subprocess.run(
+        [sys.executable, str(program), str(tmp_path / "data")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout == PYFLINK_FILES_PRINTED.lstrip("\n")
