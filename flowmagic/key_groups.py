@@ -81,7 +81,8 @@ def java_hash_code(key: Any) -> int:
     ``bool`` hashes as Boolean, an ``int`` as Integer when it fits in 32 bits, as Long when
     it fits in 64 and as BigInteger beyond; ``float`` as Double, ``str`` as String (UTF-16
     code units) and ``tuple`` as Flink's ``TupleN`` (``31 * r + h(f)``, no seed, ``None``
-    fields count 0). Any other key, a list included, raises :class:`KeyRoutingError`.
+    fields count 0); a key whose class has ``java_hash_code(self, hash_of)`` (PyFlink's
+    ``Row``) as that method says. Any other key, a list included, raises :class:`KeyRoutingError`.
     """
     if isinstance(key, bool):
         return 1231 if key else 1237
@@ -105,6 +106,10 @@ def java_hash_code(key: Any) -> int:
         return result
     if key is None:
         raise KeyRoutingError("Assigned key must not be null!")
+    # A key type of the API layers (PyFlink's Row) says how Java hashes it, given this function.
+    java_hash = getattr(type(key), "java_hash_code", None)
+    if java_hash is not None:
+        return _to_int32(java_hash(key, java_hash_code))
     if isinstance(key, list):
         # Flink takes a java.util.List key (hashing its elements), but a Python list is
         # unhashable: no keyed state could be kept under it, so a list key is refused.
@@ -114,7 +119,7 @@ def java_hash_code(key: Any) -> int:
         )
     raise KeyRoutingError(
         f"This type ({type(key).__name__}) cannot be used as key: flowmagic routes a key by its Java hashCode, "
-        "known for bool, int, float, str and tuples of them."
+        "known for bool, int, float, str, Rows and tuples of them."
     )
 
 

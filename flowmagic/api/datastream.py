@@ -20,11 +20,12 @@ from flowmagic.api.functions import (
     OutputTag,
     ProcessFunction,
 )
-from flowmagic.api.types import TypeInformation, check_type_info
+from flowmagic.api.types import TypeInformation, check_type_info, is_tuple_type
 from flowmagic.api.watermarks import WatermarkStrategy
 from flowmagic.errors import (
     IncompatibleStreamsError,
     InvalidParallelismError,
+    InvalidTypeError,
     KeyedStreamRequiredError,
     ProgramError,
 )
@@ -265,7 +266,7 @@ class DataStream:
             inputs=[self._transformation],
             parallelism_configured=configured,
             description=description,
-            operator=operator,
+            operator=_typed(operator, check_type_info(output_type, f"{name} output_type")),
             state_key=state_key if state_key is not None else self._state_key(),
             call_site=call_site(),
         )
@@ -338,7 +339,14 @@ class DataStream:
         """Partition by key: records with equal keys go to the same subtask (HASH).
 
         ``key_type`` (PyFlink's) is accepted and changes nothing: keys are routed by their
-        Python values, as Flink routes the Java values PyFlink makes of them."""
+        values' Java ``hashCode``, as Java's ``keyBy`` routes them (PyFlink routes a key
+        wrapped in a one-field Row, so its subtask numbers differ)."""
+        if isinstance(key_selector, (int, str)):
+            raise InvalidTypeError(
+                f"key_by({key_selector!r}): keys by field position or name were removed in Flink 2 "
+                "(keyBy(int...), keyBy(String...)); select the key with a function, e.g. "
+                "key_by(lambda record: record[0])"
+            )
         _check_callable(key_selector, "key_by()", "get_key")
         check_type_info(key_type, "key_by() key_type")
         partitioner = Partitioner(HASH, key_selector=key_selector, call_site=call_site())
@@ -656,7 +664,7 @@ class ConnectedStreams:
             name=name,
             parallelism=self._env.get_parallelism(),
             inputs=[self.first.transformation, self.second.transformation],
-            operator=operator,
+            operator=_typed(operator, check_type_info(output_type, f"{name} output_type")),
             state_key1=key1,
             state_key2=key2,
             call_site=call_site(),
@@ -799,3 +807,11 @@ class DataStreamSink:
     def disable_chaining(self) -> DataStreamSink:
         self._as_stream().disable_chaining()
         return self
+
+
+def _typed(operator: OperatorSpec, output_type: TypeInformation | None) -> OperatorSpec:
+    """``operator`` with its declared Row or Tuple ``output_type``: the runtime hands its
+    records on as PyFlink does (Rows named by the type; anything else fails the job)."""
+    if output_type is None or not (output_type.field_names is not None or is_tuple_type(output_type)):
+        return operator
+    return OperatorSpec(operator.kind, {**operator.params, "output_type": output_type})

@@ -8,14 +8,25 @@ sink writes a record, as the Java type PyFlink converts the record to would prin
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError
 
-__all__ = ["PICKLED", "Row", "RowKind", "TypeInformation", "Types", "as_declared", "as_row", "check_type_info"]
+__all__ = [
+    "PICKLED",
+    "Row",
+    "RowKind",
+    "TypeInformation",
+    "Types",
+    "as_declared",
+    "as_row",
+    "check_type_info",
+    "is_tuple_type",
+    "named_row",
+]
 
 
 @dataclass(frozen=True)
@@ -283,6 +294,15 @@ class Row:
             return NotImplemented
         return (self._fields, self._values, self._row_kind) == (other._fields, other._values, other._row_kind)
 
+    def java_hash_code(self, hash_of: Callable[[Any], int]) -> int:
+        """Java's ``Row.hashCode()`` of this row as a key, as measured on Flink 2.3's
+        ``org.apache.flink.types.Row``: from 1, ``31 * r + 31 + h`` per field, plus 31 times
+        the kind's byte value."""
+        result = 1
+        for value in self._values:
+            result = (31 * result + 31 + (0 if value is None else hash_of(value))) & 0xFFFFFFFF
+        return (31 * self._row_kind.value + result) & 0xFFFFFFFF
+
     def __hash__(self) -> int:
         return hash((tuple(self._fields or ()), tuple(self._values)))
 
@@ -315,3 +335,20 @@ def as_declared(record: Any, type_info: TypeInformation) -> Any:
         if type_info.name.startswith("TupleTypeInfo"):
             return tuple(as_declared(value, field) for value, field in zip(record, fields, strict=True))
     return record
+
+
+def named_row(row: Row, field_names: Sequence[str]) -> Row:
+    """``row`` with the field names of its Row type, as PyFlink hands a typed Row on (its kind
+    kept); ``row`` itself when it has them already."""
+    names = list(field_names)
+    if row._fields == names:
+        return row
+    named = Row(*row)
+    named.set_field_names(names)
+    named.set_row_kind(row.get_row_kind())
+    return named
+
+
+def is_tuple_type(type_info: TypeInformation) -> bool:
+    """Whether ``type_info`` is a ``Types.TUPLE([...])``."""
+    return type_info.field_names is None and type_info.name.startswith("TupleTypeInfo(")

@@ -103,6 +103,8 @@ class Output:
         self.watermark_targets: list[Callable[[int], None]] = []
         self.status_targets: list[Callable[[bool], None]] = []
         self.collect: Callable[[Any, int | None], None] = self._fan_out
+        #: What each record becomes first (the operator's declared Row or Tuple type), if anything.
+        self.convert: Callable[[Any], Any] | None = None
         self.collect_batch: Callable[[list[Any]], None] = self._fan_out_batch
 
     def seal(self) -> None:
@@ -111,6 +113,10 @@ class Output:
             self.collect = self.targets[0]
         if len(self.batch_targets) == 1:
             self.collect_batch = self.batch_targets[0]
+        if self.convert is not None:
+            collect, collect_batch, convert = self.collect, self.collect_batch, self.convert
+            self.collect = lambda value, timestamp: collect(convert(value), timestamp)
+            self.collect_batch = lambda values: collect_batch([convert(value) for value in values])
 
     def _fan_out(self, value: Any, timestamp: int | None) -> None:
         for target in self.targets:

@@ -21,6 +21,7 @@ from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import BATCH_SIZE, MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.sorting import SortedInputs
+from flowmagic.runtime.typed_output import typed_output
 from flowmagic.runtime.wire import RESULT_SLOT, VALUES, WATERMARK, WATERMARK_STATUS
 
 __all__ = ["Subtask", "SubtaskStats", "run_subtask"]
@@ -94,6 +95,8 @@ class _Chain:
                     operator = assigner(node.name, {"strategy": strategy}, info)
             else:
                 operator = implementation(spec.kind)(node.name, spec.params, info)
+                if spec.params.get("output_type") is not None:
+                    operator.output.convert = typed_output(spec.params["output_type"], operator)
             self.operators[node.id] = operator
             if operator.emits_results:
                 operator.emit_result = self._result_emitter(node.id, info.index)
