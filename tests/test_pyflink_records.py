@@ -1,4 +1,5 @@
-"""Records as PyFlink hands them on: typed Row and Tuple outputs, Row keys, keys by position.
+"""Records as PyFlink hands them on: typed Row and Tuple outputs, Row keys, keys by position,
+cached streams.
 
 Expected lines and behaviours were recorded with PyFlink 2.3.0 running the same programs with
 ``pyflink`` in their imports; Row hash codes and key routing on Flink 2.3's JVM
@@ -10,8 +11,9 @@ from __future__ import annotations
 import pytest
 
 from flowmagic import assign_key_to_parallel_operator
-from flowmagic.common import Row, RowKind, Types
-from flowmagic.datastream import StreamExecutionEnvironment
+from flowmagic.common import Row, RowKind, Types, WatermarkStrategy
+from flowmagic.datastream import CachedDataStream, RuntimeExecutionMode, StreamExecutionEnvironment
+from flowmagic.datastream.connectors import NumberSequenceSource
 from flowmagic.errors import FlowError, JobFailedError
 from flowmagic.key_groups import java_hash_code
 
@@ -109,3 +111,22 @@ def test_keys_by_position_or_name_are_gone_in_flink_2(position) -> None:
     _env, pairs = _pairs()
     with pytest.raises(FlowError, match=r"removed in Flink 2 .*key_by\(lambda record: record\[0\]\)"):
         pairs.key_by(position)
+
+
+def test_a_cached_stream_serves_a_second_job() -> None:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    env.set_parallelism(1)
+    source = env.from_source(NumberSequenceSource(1, 5), WatermarkStrategy.no_watermarks(), "numbers")
+    cached = source.map(lambda x: x * 10).cache()
+    assert isinstance(cached, CachedDataStream)
+    cached.print()
+    assert _printed(env) == ["10", "20", "30", "40", "50"]
+    # The next job of the same environment reads it: PyFlink 2.3.0 printed 11 ... 51 here.
+    cached.map(lambda x: x + 1).print()
+    assert _printed(env) == ["11", "21", "31", "41", "51"]
+    cached.invalidate()
+    with pytest.raises(FlowError, match=r"Cache for KeyedStream is not supported\."):
+        source.key_by(lambda x: x).cache()
+    with pytest.raises(FlowError, match="cache the stream before it"):
+        source.rebalance().cache()

@@ -42,12 +42,14 @@ from flowmagic.graph.partitioners import (
     Partitioner,
 )
 from flowmagic.graph.transformations import (
+    CacheTransformation,
     LegacySinkTransformation,
     OneInputTransformation,
     PartitionTransformation,
     PhysicalTransformation,
     SideOutputTransformation,
     SinkTransformation,
+    SourceTransformation,
     Transformation,
     TwoInputTransformation,
     UnionTransformation,
@@ -61,7 +63,7 @@ if TYPE_CHECKING:
     from flowmagic.api.windowed import AllWindowedStream, WindowedStream
     from flowmagic.api.windows import WindowAssigner
 
-__all__ = ["ConnectedStreams", "DataStream", "DataStreamSink", "KeyedStream"]
+__all__ = ["CachedDataStream", "ConnectedStreams", "DataStream", "DataStreamSink", "KeyedStream"]
 
 UPPER_BOUND_MAX_PARALLELISM = 1 << 15
 
@@ -509,6 +511,34 @@ class DataStream:
         params = {"identifier": sink_identifier, "stderr": stderr, "type_info": self.get_type()}
         return self._legacy_sink(name, OperatorSpec(OperatorKind.PRINT, params))
 
+    def cache(self) -> CachedDataStream:
+        """Cache this stream's result for later jobs, as Flink's ``cache()`` (BATCH only; a
+        STREAMING job ignores it). Only an operator's or a source's stream can be cached.
+
+        In BATCH the job writes it with a ``CacheWrite`` vertex, as Flink does. flowmagic keeps
+        no result between jobs, so a later job computes the cached stream again: what PyFlink
+        2.3's local executor does too (its second job reads the source and writes the cache
+        again), and the records are the same."""
+        t = self._transformation
+        if type(t) not in (SourceTransformation, OneInputTransformation, TwoInputTransformation):
+            raise InvalidTypeError(
+                "cache() caches the stream of an operator or a source (Flink's SingleOutputStreamOperator), "
+                f"not one made by {type(t).__name__.removesuffix('Transformation').lower()}(): cache the stream "
+                "before it"
+            )
+        cached = CacheTransformation(
+            id=self._env._new_id(),
+            name="CacheWrite",
+            parallelism=t.parallelism,
+            inputs=[t],
+            operator=OperatorSpec(OperatorKind.CACHE_WRITE, {}),
+            chaining_strategy=ChainingStrategy.HEAD,
+            call_site=call_site(),
+        )
+        self._env._add_operator(cached)
+        self._env._declare_type(cached, self.get_type())
+        return CachedDataStream(self._env, cached)
+
     def print(self, sink_identifier: str | None = None) -> DataStreamSink:
         """Print every record to stdout as ``[id:][subtask+1]> record`` (Flink's format; the
         record as :func:`~flowmagic.runtime.records.printed_string` writes its declared type)."""
@@ -548,6 +578,14 @@ class DataStream:
         return self._env._execute_and_collect(self, job_execution_name, limit, executor)
 
 
+class CachedDataStream(DataStream):
+    """A stream whose result ``cache()`` keeps for later jobs (PyFlink's ``CachedDataStream``)."""
+
+    def invalidate(self) -> None:
+        """Release the cached result. flowmagic keeps none between jobs (each job computes
+        the cached stream), so there is nothing to release; kept for PyFlink's programs."""
+
+
 class KeyedStream(DataStream):
     """A stream partitioned by key; operators on it have per-key state."""
 
@@ -556,6 +594,10 @@ class KeyedStream(DataStream):
     ):
         super().__init__(env, transformation)
         self._key_selector = key_selector
+
+    def cache(self) -> CachedDataStream:
+        """Not for keyed streams, as in PyFlink."""
+        raise InvalidTypeError("Cache for KeyedStream is not supported.")
 
     @property
     def key_selector(self) -> Callable[[Any], Any]:

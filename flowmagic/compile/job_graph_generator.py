@@ -230,7 +230,11 @@ class _JobGraphBuilder:
                 dataset = IntermediateDataSet(
                     id=f"{producer.id[:24]}{index:08x}",
                     producer=producer.id,
-                    result_partition_type=result_partition_type(edge.exchange_mode, self.batch),
+                    result_partition_type=(
+                        "BLOCKING_PERSISTENT"
+                        if edge.persistent
+                        else result_partition_type(edge.exchange_mode, self.batch)
+                    ),
                 )
                 job_edge = JobEdge(
                     source_vertex=producer.id,
@@ -248,7 +252,7 @@ class _JobGraphBuilder:
         regions = _UnionFind(self.job_graph.vertices)
         if self.batch:
             for edge in self.job_graph.edges:
-                if edge.result_partition_type != "BLOCKING":
+                if edge.result_partition_type not in ("BLOCKING", "BLOCKING_PERSISTENT"):
                     regions.union(edge.source_vertex, edge.target_vertex)
         indices: dict[object, int] = {}
         for vertex in self.job_graph.sorted_vertices():

@@ -205,7 +205,7 @@ class StreamGraphGenerator:
         self._virtual_side_outputs[virtual_id] = (input_id, tag)
         return virtual_id
 
-    def add_edge(self, upstream_id: int, downstream_id: int, type_number: int) -> None:
+    def add_edge(self, upstream_id: int, downstream_id: int, type_number: int, *, persistent: bool = False) -> None:
         """Connect ``upstream_id`` (possibly virtual) to ``downstream_id``."""
         partitioner: Partitioner | None = None
         output_tag: str | None = None
@@ -220,7 +220,9 @@ class StreamGraphGenerator:
                 partitioner = partitioner if partitioner is not None else own_partitioner
             else:
                 break
-        self._create_actual_edge(upstream_id, downstream_id, type_number, partitioner, output_tag, exchange_mode)
+        self._create_actual_edge(
+            upstream_id, downstream_id, type_number, partitioner, output_tag, exchange_mode, persistent
+        )
 
     def _create_actual_edge(
         self,
@@ -230,6 +232,7 @@ class StreamGraphGenerator:
         partitioner: Partitioner | None,
         output_tag: str | None,
         exchange_mode: str | None,
+        persistent: bool = False,
     ) -> None:
         upstream = self.graph.nodes[upstream_id]
         downstream = self.graph.nodes[downstream_id]
@@ -254,6 +257,7 @@ class StreamGraphGenerator:
             output_tag=output_tag,
             exchange_mode=exchange_mode or UNDEFINED,
             unique_id=unique_id,
+            persistent=persistent,
         )
         upstream.out_edges.append(edge)
         downstream.in_edges.append(edge)

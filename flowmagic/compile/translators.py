@@ -14,6 +14,7 @@ from flowmagic.errors import GraphError
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.graph.partitioners import FORWARD, Partitioner
 from flowmagic.graph.transformations import (
+    CacheTransformation,
     LegacySinkTransformation,
     OneInputTransformation,
     PartitionTransformation,
@@ -107,6 +108,16 @@ def _sink_v2(gen: StreamGraphGenerator, t: SinkTransformation, inputs: list[list
     return []
 
 
+def _cache(gen: StreamGraphGenerator, t: CacheTransformation, inputs: list[list[int]], group: str) -> list[int]:
+    # Flink's CacheTransformationTranslator: STREAMING ignores the cache; BATCH writes the
+    # input's result with a CacheWrite node. Either way consumers read the input itself.
+    if gen.batch:
+        gen.add_node(t, t.name, group)
+        for input_id in inputs[0]:
+            gen.add_edge(input_id, t.id, 0, persistent=True)
+    return inputs[0]
+
+
 def _union(gen: StreamGraphGenerator, t: UnionTransformation, inputs: list[list[int]], group: str) -> list[int]:
     return [input_id for input_ids in inputs for input_id in input_ids]
 
@@ -128,6 +139,7 @@ _TRANSLATORS: dict[type[Transformation], Translator] = {
     LegacySinkTransformation: _legacy_sink,
     SinkTransformation: _sink_v2,
     UnionTransformation: _union,
+    CacheTransformation: _cache,
     PartitionTransformation: _partition,
     SideOutputTransformation: _side_output,
 }

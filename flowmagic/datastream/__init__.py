@@ -17,7 +17,7 @@ from flowmagic.api.broadcast import (
     KeyedBroadcastProcessFunction,
 )
 from flowmagic.api.checkpointing import CheckpointConfig, CheckpointingMode
-from flowmagic.api.datastream import ConnectedStreams, DataStream, DataStreamSink, KeyedStream
+from flowmagic.api.datastream import CachedDataStream, ConnectedStreams, DataStream, DataStreamSink, KeyedStream
 from flowmagic.api.functions import (
     AggregateFunction,
     CoFlatMapFunction,
@@ -72,6 +72,7 @@ __all__ = [
     "BroadcastConnectedStream",
     "BroadcastProcessFunction",
     "BroadcastStream",
+    "CachedDataStream",
     "CheckpointConfig",
     "CheckpointingMode",
     "CoFlatMapFunction",

@@ -60,6 +60,7 @@ class OperatorKind(enum.StrEnum):
     SINK_FUNCTION = "sink_function"
     SINK_WRITER = "sink_writer"
     SINK_COMMITTER = "sink_committer"
+    CACHE_WRITE = "cache_write"
 
     def __str__(self) -> str:
         return self.value

@@ -40,6 +40,9 @@ class StreamEdge:
     output_tag: str | None = None
     exchange_mode: str = UNDEFINED
     unique_id: int = 0
+    #: The edge into a BATCH ``cache()``'s CacheWrite: its result is kept after the job
+    #: (Flink's BLOCKING_PERSISTENT partition).
+    persistent: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {

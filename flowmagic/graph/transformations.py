@@ -16,6 +16,7 @@ from flowmagic.graph.operators import ChainingStrategy, OperatorSpec
 from flowmagic.graph.partitioners import Partitioner
 
 __all__ = [
+    "CacheTransformation",
     "LegacySinkTransformation",
     "OneInputTransformation",
     "PartitionTransformation",
@@ -101,6 +102,12 @@ class SinkTransformation(PhysicalTransformation):
     """A Sink V2 (``sink_to``): expanded into writer (and committer) operators when translated."""
 
     sink: Any = field(default=None, repr=False)
+
+
+@dataclass(eq=False)
+class CacheTransformation(PhysicalTransformation):
+    """``cache()``: in BATCH, a ``CacheWrite`` node keeps its input's result (a persistent
+    blocking partition); consumers of the cached stream read its input directly."""
 
 
 @dataclass(eq=False)

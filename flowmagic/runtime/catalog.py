@@ -2,6 +2,7 @@
 
 from flowmagic.runtime import (  # noqa: F401 - each module registers its kinds
     broadcast,
+    cache,
     file_source,
     interval_join,
     keyed_aggregation,
