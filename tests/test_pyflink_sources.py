@@ -2,7 +2,7 @@
 continuous mode) and ``NumberSequenceSource``; ``add_source`` of a Java function refused.
 
 Graph shapes are checked against Flink 2.3 in ``conformance/oracle`` (x70-x73) and records in
-``conformance/runtime_oracle`` (r70); these tests cover what those cannot: files appearing
+``conformance/runtime_oracle`` (r80); these tests cover what those cannot: files appearing
 while a job runs, and a run resumed from its checkpoint directory.
 """
 

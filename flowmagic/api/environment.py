@@ -131,9 +131,10 @@ class StreamExecutionEnvironment:
         """Apply the options ``configuration`` sets, as Flink does; options it does not set
         keep their values. Read: ``parallelism.default``, ``pipeline.max-parallelism``,
         ``execution.runtime-mode``, ``pipeline.name`` (the job name when ``execute()`` is given
-        none), ``pipeline.global-job-parameters``, ``pipeline.operator-chaining.enabled``, ``pipeline.auto-watermark-interval`` (0
-        turns periodic watermarks off; otherwise watermarks follow flowmagic's schedule: after
-        every record in bounded runs, at epoch ends in continuous ones),
+        none), ``pipeline.global-job-parameters``, ``pipeline.operator-chaining.enabled``,
+        ``pipeline.auto-watermark-interval`` (0 turns periodic watermarks off; otherwise
+        watermarks follow flowmagic's schedule: after every record in bounded runs, at epoch
+        ends in continuous ones),
         ``execution.checkpointing.interval``, ``execution.checkpointing.dir`` (or
         ``state.checkpoints.dir``), ``execution.savepoint.path`` and
         ``execution.savepoint.ignore-unclaimed-state``. Like Flink, other keys are ignored:
