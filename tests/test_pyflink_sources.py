@@ -33,7 +33,7 @@ def _env(parallelism: int = 2) -> StreamExecutionEnvironment:
     return env
 
 
-@pytest.mark.parametrize("executor", ["local", "spark"])
+@pytest.mark.parametrize("executor", ["local", pytest.param("spark", marks=pytest.mark.e2e)])
 def test_a_file_source_reads_every_visible_file_once_with_javas_line_endings(
     tmp_path: Path, executor: str, request: pytest.FixtureRequest
 ) -> None:
