@@ -71,12 +71,9 @@ def flowmagic_count(seconds: float, printed: bool) -> float:
     return _run(env, seconds, "Keyed Aggregation", printed)
 
 
-def pyspark_count(spark, seconds: float) -> float:
-    from pyspark.sql import functions
-
-    rate = spark.readStream.format("rate").option("rowsPerSecond", 400_000).option("numPartitions", 2).load()
-    counts = rate.groupBy((functions.col("value") % KEYS).alias("key")).count()
-    checkpoint = tempfile.mkdtemp(prefix="bench-ss-")
+def _processed_rows_per_second(counts, checkpoint: str, seconds: float) -> float:
+    """Run a streaming aggregation into the ``noop`` sink for ``seconds``: the median rows/s
+    its batches processed (the first batch left out)."""
     query = counts.writeStream.outputMode("update").format("noop").option("checkpointLocation", checkpoint).start()
     try:
         time.sleep(seconds)
@@ -84,6 +81,15 @@ def pyspark_count(spark, seconds: float) -> float:
         return statistics.median(rates[1:] or rates) if rates else 0.0
     finally:
         query.stop()
+
+
+def pyspark_count(spark, seconds: float) -> float:
+    from pyspark.sql import functions
+
+    rate = spark.readStream.format("rate").option("rowsPerSecond", 400_000).option("numPartitions", 2).load()
+    counts = rate.groupBy((functions.col("value") % KEYS).alias("key")).count()
+    checkpoint = tempfile.mkdtemp(prefix="bench-ss-")
+    return _processed_rows_per_second(counts, checkpoint, seconds)
 
 
 def pyspark_transform_with_state(spark, seconds: float) -> float:
@@ -121,13 +127,7 @@ def pyspark_transform_with_state(spark, seconds: float) -> float:
         .transformWithStateInPandas(RunningCount(), "key LONG, count LONG", "Update", "None")
     )
     checkpoint = tempfile.mkdtemp(prefix="bench-tws-")
-    query = counts.writeStream.outputMode("update").format("noop").option("checkpointLocation", checkpoint).start()
-    try:
-        time.sleep(seconds)
-        rates = [p["processedRowsPerSecond"] for p in query.recentProgress if p.get("numInputRows")]
-        return statistics.median(rates[1:] or rates) if rates else 0.0
-    finally:
-        query.stop()
+    return _processed_rows_per_second(counts, checkpoint, seconds)
 
 
 class _Sender:

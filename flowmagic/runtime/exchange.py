@@ -233,19 +233,18 @@ class RecordWriter:
                 self._flush_channel(channel)
 
     def emit_watermark(self, watermark: int) -> None:
+        self._to_every_channel(WATERMARK, watermark)
+
+    def emit_watermark_status(self, idle: bool) -> None:
+        self._to_every_channel(WATERMARK_STATUS, idle)
+
+    def _to_every_channel(self, kind: int, data: Any) -> None:
         # BATCH ignores watermarks: every consumer sees the end of its input as the last one.
         if not self.streaming:
             return
         for target in self.channels:
             self._flush_channel(target)
-            self.sink.append((self.slot, self._key(target), (WATERMARK, watermark)))
-
-    def emit_watermark_status(self, idle: bool) -> None:
-        if not self.streaming:
-            return
-        for target in self.channels:
-            self._flush_channel(target)
-            self.sink.append((self.slot, self._key(target), (WATERMARK_STATUS, idle)))
+            self.sink.append((self.slot, self._key(target), (kind, data)))
 
     def flush(self) -> None:
         """Hand on every buffered record."""
