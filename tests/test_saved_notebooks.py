@@ -65,6 +65,9 @@ def expect_pictures(browser: Browser) -> list[dict[str, Any]]:
     """Wait until the page shows its pictures; check each is drawn and visible; return them."""
     page = browser.page
     page.wait_for_function("document.querySelectorAll('.flowmagic-static img').length === 3", timeout=60_000)
+    # JupyterLab renders a long notebook's cells progressively: the run's picture, in the
+    # last cell, may come after the others.
+    page.wait_for_function("document.querySelector('.flowmagic-job img') !== null", timeout=60_000)
     page.wait_for_function("[...document.querySelectorAll('img')].every(img => img.complete)", timeout=60_000)
     pictures = page.evaluate(PICTURES)
     alts = [picture["alt"] for picture in pictures]
