@@ -7,12 +7,10 @@ server on 127.0.0.1, and Spark's own rate source through ``from_spark``.
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
-from collections.abc import Callable
 
 import pytest
+from continuous_support import LineServer, Printed, running_counts, start, wait_for
 
 import flowmagic
 from flowmagic import errors
@@ -22,67 +20,19 @@ from flowmagic.runtime.continuous.job import JobStatus
 pytestmark = pytest.mark.e2e
 
 
-def _wait_for(condition: Callable[[], bool], job=None, timeout: float = 120) -> None:
-    deadline = time.time() + timeout
-    while not condition():
-        if job is not None and job.get_job_status().is_globally_terminal:
-            job.wait()
-            raise AssertionError(f"the job ended: {job}")
-        if time.time() > deadline:
-            seen = job.monitor.snapshot()["vertices"] if job is not None else None
-            raise AssertionError(f"timed out waiting for {job}: {seen}")
-        time.sleep(0.1)
-
-
-class _Printed:
-    """Collects what a job's print sinks print (``(subtask, record text)``)."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self._lock = threading.Lock()
-
-    def take(self, output) -> None:
-        with self._lock:
-            self.lines.extend(line for _err, line in output.printed)
-
-    def pairs(self) -> list[tuple[str, int]]:
-        with self._lock:
-            lines = list(self.lines)
-        result = []
-        for line in lines:
-            key, value = line.split("> ", 1)[-1].strip("()").split(",")
-            result.append((key, int(value)))
-        return result
-
-
-def _start(env: flowmagic.StreamExecutionEnvironment, printed: _Printed, name: str = "job"):
-    from flowmagic import compile as passes
-    from flowmagic.runtime import start_continuous
-
-    graph = passes.build(env.get_stream_graph(name)).execution_graph
-    return start_continuous(graph, options=env._continuous_options(), on_output=printed.take)
-
-
-def _running_counts(pairs: list[tuple[str, int]]) -> dict[str, list[int]]:
-    counts: dict[str, list[int]] = {}
-    for key, value in pairs:
-        counts.setdefault(key, []).append(value)
-    return counts
-
-
 def test_a_keyed_running_count_over_a_data_generator_loses_and_repeats_nothing(spark, tmp_path) -> None:
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     env.enable_checkpointing(500)
     env.get_checkpoint_config().set_checkpoint_storage(f"file://{tmp_path / 'checkpoints'}")
     env.from_datagen(lambda i: (f"k{i % 7}", 1), rows_per_second=400).key_by(lambda p: p[0]).sum(1).print()
-    printed = _Printed()
-    job = _start(env, printed)
-    _wait_for(lambda: job.epochs >= 4 and len(printed.pairs()) >= 300, job)
+    printed = Printed()
+    job = start(env, printed)
+    wait_for(lambda: job.epochs >= 4 and len(printed.pairs()) >= 300, job)
     assert job.get_job_status() is JobStatus.RUNNING
     savepoint = job.stop_with_savepoint(str(tmp_path / "savepoint"))
     assert job.get_job_status() is JobStatus.FINISHED
     # Every key counts 1, 2, 3, ... with no gap and no repeat, across every epoch.
-    for key, values in _running_counts(printed.pairs()).items():
+    for key, values in running_counts(printed.pairs()).items():
         assert values == list(range(1, len(values) + 1)), key
     assert job.checkpoints.completed >= 1 and job.checkpoints.last_size_bytes
     assert (tmp_path / "savepoint" / "_metadata.json").exists() and savepoint == str(tmp_path / "savepoint")
@@ -109,22 +59,22 @@ def _counting_program(env: flowmagic.StreamExecutionEnvironment, edited: bool) -
 def test_savepoint_edit_and_restore_at_another_parallelism_keeps_keyed_state(spark, tmp_path) -> None:
     first = flowmagic.StreamExecutionEnvironment(parallelism=2)
     _counting_program(first, edited=False)
-    printed = _Printed()
-    job = _start(first, printed, "before")
-    _wait_for(lambda: job.epochs >= 3 and len(printed.pairs()) >= 50, job)
+    printed = Printed()
+    job = start(first, printed, "before")
+    wait_for(lambda: job.epochs >= 3 and len(printed.pairs()) >= 50, job)
     savepoint = job.stop_with_savepoint(str(tmp_path / "sp"))
-    last = {key: values[-1] for key, values in _running_counts(printed.pairs()).items()}
+    last = {key: values[-1] for key, values in running_counts(printed.pairs()).items()}
 
     configuration = Configuration().set_string("execution.savepoint.path", savepoint)
     second = flowmagic.StreamExecutionEnvironment.get_execution_environment(configuration)
     second.set_parallelism(3)
     _counting_program(second, edited=True)
-    printed_after = _Printed()
-    restored = _start(second, printed_after, "after")
-    _wait_for(lambda: set(_running_counts(printed_after.pairs())) == set(last), restored)
+    printed_after = Printed()
+    restored = start(second, printed_after, "after")
+    wait_for(lambda: set(running_counts(printed_after.pairs())) == set(last), restored)
     restored.cancel()
     assert restored.get_job_status() is JobStatus.CANCELED
-    for key, values in _running_counts(printed_after.pairs()).items():
+    for key, values in running_counts(printed_after.pairs()).items():
         # Each key goes on from where the savepoint left it, on whichever new subtask owns it.
         assert values == list(range(last[key] + 1, last[key] + 1 + len(values))), key
 
@@ -147,7 +97,7 @@ class _KeepsHugeState(flowmagic.KeyedProcessFunction):
 def test_state_that_does_not_fit_in_memory_fails_the_job_naming_its_operator(spark) -> None:
     env = flowmagic.StreamExecutionEnvironment(parallelism=1)
     env.from_datagen(lambda i: i % 3).key_by(lambda i: i).process(_KeepsHugeState()).name("huge state").print()
-    job = _start(env, _Printed(), "huge")
+    job = start(env, Printed(), "huge")
     with pytest.raises(errors.JobFailedError) as failure:
         job.wait(120)
     assert "huge state" in str(failure.value) and "does not fit in the Python worker's memory" in str(failure.value)
@@ -162,16 +112,16 @@ def test_a_new_run_over_the_same_checkpoint_directory_resumes_the_job(spark, tmp
         _counting_program(env, edited=False)
         return env
 
-    printed = _Printed()
-    job = _start(program(), printed, "first run")
-    _wait_for(lambda: job.epochs >= 3 and len(printed.pairs()) >= 30, job)
+    printed = Printed()
+    job = start(program(), printed, "first run")
+    wait_for(lambda: job.epochs >= 3 and len(printed.pairs()) >= 30, job)
     job.cancel()
-    last = {key: values[-1] for key, values in _running_counts(printed.pairs()).items()}
-    printed_again = _Printed()
-    resumed = _start(program(), printed_again, "second run")
-    _wait_for(lambda: set(_running_counts(printed_again.pairs())) == set(last), resumed)
+    last = {key: values[-1] for key, values in running_counts(printed.pairs()).items()}
+    printed_again = Printed()
+    resumed = start(program(), printed_again, "second run")
+    wait_for(lambda: set(running_counts(printed_again.pairs())) == set(last), resumed)
     resumed.cancel()
-    for key, values in _running_counts(printed_again.pairs()).items():
+    for key, values in running_counts(printed_again.pairs()).items():
         # Nothing lost and nothing repeated across the two runs: each key goes on by one.
         assert values == list(range(last[key] + 1, last[key] + 1 + len(values))), key
 
@@ -215,23 +165,23 @@ def s3(spark):
 def test_a_savepoint_on_s3_restores_at_another_parallelism(spark, s3) -> None:
     first = flowmagic.StreamExecutionEnvironment(parallelism=2)
     _counting_program(first, edited=False)
-    printed = _Printed()
-    job = _start(first, printed, "to s3")
-    _wait_for(lambda: job.epochs >= 3 and len(printed.pairs()) >= 50, job)
+    printed = Printed()
+    job = start(first, printed, "to s3")
+    wait_for(lambda: job.epochs >= 3 and len(printed.pairs()) >= 50, job)
     savepoint = job.stop_with_savepoint("s3a://savepoints/counts")
     assert savepoint == "s3a://savepoints/counts"
     assert s3.get_file_info("savepoints/counts/_metadata.json").size > 0
-    last = {key: values[-1] for key, values in _running_counts(printed.pairs()).items()}
+    last = {key: values[-1] for key, values in running_counts(printed.pairs()).items()}
 
     configuration = Configuration().set_string("execution.savepoint.path", savepoint)
     second = flowmagic.StreamExecutionEnvironment.get_execution_environment(configuration)
     second.set_parallelism(3)
     _counting_program(second, edited=False)
-    printed_after = _Printed()
-    restored = _start(second, printed_after, "from s3")
-    _wait_for(lambda: set(_running_counts(printed_after.pairs())) == set(last), restored)
+    printed_after = Printed()
+    restored = start(second, printed_after, "from s3")
+    wait_for(lambda: set(running_counts(printed_after.pairs())) == set(last), restored)
     restored.cancel()
-    for key, values in _running_counts(printed_after.pairs()).items():
+    for key, values in running_counts(printed_after.pairs()).items():
         assert values == list(range(last[key] + 1, last[key] + 1 + len(values))), key
 
 
@@ -242,15 +192,15 @@ def test_checkpoints_on_s3_without_sparks_connector_fail_saying_what_is_missing(
     # flowmagic writes its state there itself; Spark's own offsets need Spark's S3A connector,
     # which this Spark lacks.
     with pytest.raises(errors.JobError, match="hadoop-aws"):
-        _start(env, _Printed(), "checkpoints on s3")
+        start(env, Printed(), "checkpoints on s3")
 
 
 def test_state_of_an_operator_missing_from_the_new_program_needs_allow_non_restored_state(spark, tmp_path) -> None:
     first = flowmagic.StreamExecutionEnvironment(parallelism=1)
     _counting_program(first, edited=False)
-    printed = _Printed()
-    job = _start(first, printed, "with counts")
-    _wait_for(lambda: len(printed.pairs()) >= 5, job)
+    printed = Printed()
+    job = start(first, printed, "with counts")
+    wait_for(lambda: len(printed.pairs()) >= 5, job)
     savepoint = job.stop_with_savepoint(str(tmp_path / "sp"))
 
     def without_counts(allow: bool) -> flowmagic.StreamExecutionEnvironment:
@@ -262,38 +212,13 @@ def test_state_of_an_operator_missing_from_the_new_program_needs_allow_non_resto
         return env
 
     with pytest.raises(errors.JobError, match=r"Cannot map checkpoint/savepoint state for operator \w+ to the new"):
-        _start(without_counts(False), _Printed())
-    allowed = _start(without_counts(True), _Printed())
+        start(without_counts(False), Printed())
+    allowed = start(without_counts(True), Printed())
     allowed.cancel()
 
 
-class _LineServer:
-    """A TCP server on 127.0.0.1 that sends the lines it is given to one client."""
-
-    def __init__(self) -> None:
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.port = self.server.getsockname()[1]
-        self.client: socket.socket | None = None
-        self.connected = threading.Event()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        self.client, _address = self.server.accept()
-        self.connected.set()
-
-    def send(self, *lines: str) -> None:
-        assert self.connected.wait(60), "the job never connected"
-        assert self.client is not None
-        self.client.sendall("".join(f"{line}\n" for line in lines).encode())
-
-    def close(self) -> None:
-        if self.client is not None:
-            self.client.close()
-        self.server.close()
-
-
 def test_socket_word_count_in_processing_time_windows(spark) -> None:
-    server = _LineServer()
+    server = LineServer()
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     (
         env.socket_text_stream("127.0.0.1", server.port)
@@ -303,13 +228,13 @@ def test_socket_word_count_in_processing_time_windows(spark) -> None:
         .sum(1)
         .print()
     )
-    printed = _Printed()
-    job = _start(env, printed, "socket wordcount")
+    printed = Printed()
+    job = start(env, printed, "socket wordcount")
     try:
         server.send("to be or not to be", "that is the question")
         # No more input: the windows must still fire, in wall-clock time.
         try:
-            _wait_for(lambda: sum(count for _word, count in printed.pairs()) >= 10, job)
+            wait_for(lambda: sum(count for _word, count in printed.pairs()) >= 10, job)
         except AssertionError as error:
             raise AssertionError(f"{printed.lines} {error}") from None
     finally:
@@ -336,35 +261,35 @@ class _Timeout(flowmagic.KeyedProcessFunction):
 
 
 def test_processing_time_timers_fire_without_input(spark) -> None:
-    server = _LineServer()
+    server = LineServer()
     env = flowmagic.StreamExecutionEnvironment(parallelism=1)
     env.socket_text_stream("127.0.0.1", server.port).key_by(lambda line: line).process(_Timeout()).print()
-    printed = _Printed()
-    job = _start(env, printed, "timeouts")
+    printed = Printed()
+    job = start(env, printed, "timeouts")
     try:
         server.send("a", "b", "a")
-        _wait_for(lambda: ("a", 2) in printed.pairs() and ("b", 1) in printed.pairs(), job)
+        wait_for(lambda: ("a", 2) in printed.pairs() and ("b", 1) in printed.pairs(), job)
     finally:
         job.cancel()
         server.close()
 
 
 def test_epochs_with_nothing_to_do_run_no_spark_job_and_the_job_goes_on_from_its_live_state(spark) -> None:
-    server = _LineServer()
+    server = LineServer()
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     env.socket_text_stream("127.0.0.1", server.port).map(lambda w: (w, 1)).key_by(lambda p: p[0]).sum(1).print()
-    printed = _Printed()
-    job = _start(env, printed, "idle")
+    printed = Printed()
+    job = start(env, printed, "idle")
     tracker = spark.sparkContext.statusTracker()
     try:
         server.send("a", "b", "a")
-        _wait_for(lambda: len(printed.pairs()) == 3, job)
+        wait_for(lambda: len(printed.pairs()) == 3, job)
         jobs_before, epochs_before = len(tracker.getJobIdsForGroup(f"flowmagic-{job.job_id}")), job.epochs
-        _wait_for(lambda: job.epochs >= epochs_before + 5, job)
+        wait_for(lambda: job.epochs >= epochs_before + 5, job)
         # No input and no timer: the epochs completed (manifests written) without a Spark job.
         assert len(tracker.getJobIdsForGroup(f"flowmagic-{job.job_id}")) == jobs_before
         server.send("a", "b")
-        _wait_for(lambda: len(printed.pairs()) == 5, job)
+        wait_for(lambda: len(printed.pairs()) == 5, job)
     finally:
         job.cancel()
         server.close()
@@ -372,7 +297,7 @@ def test_epochs_with_nothing_to_do_run_no_spark_job_and_the_job_goes_on_from_its
 
 
 def test_an_idle_subtask_stops_holding_back_event_time_windows(spark) -> None:
-    server = _LineServer()
+    server = LineServer()
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     strategy = (
         flowmagic.WatermarkStrategy.for_monotonous_timestamps()
@@ -390,11 +315,11 @@ def test_an_idle_subtask_stops_holding_back_event_time_windows(spark) -> None:
         .sum(2)
         .print()
     )
-    printed = _Printed()
-    job = _start(env, printed, "idleness")
+    printed = Printed()
+    job = start(env, printed, "idleness")
     try:
         server.send("a,1000", "a,2000", "b,3000", "a,6000")
-        _wait_for(lambda: len(printed.lines) >= 2, job)
+        wait_for(lambda: len(printed.lines) >= 2, job)
     finally:
         job.cancel()
         server.close()
@@ -404,8 +329,8 @@ def test_an_idle_subtask_stops_holding_back_event_time_windows(spark) -> None:
 def test_admission_keeps_the_epochs_of_a_slow_pipeline_short(spark) -> None:
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     env.from_datagen(lambda i: i).map(lambda i: time.sleep(0.002) or i).add_sink(lambda i: None)
-    job = _start(env, _Printed(), "slow")
-    _wait_for(lambda: job.epochs >= 4, job)
+    job = start(env, Printed(), "slow")
+    wait_for(lambda: job.epochs >= 4, job)
     started = time.time()
     job.cancel()
     # A data generator as fast as admitted, at 2 ms a record: epochs stay within seconds.
@@ -414,7 +339,7 @@ def test_admission_keeps_the_epochs_of_a_slow_pipeline_short(spark) -> None:
 
 
 def test_watermarks_are_periodic_so_records_out_of_order_within_an_interval_are_not_late(spark) -> None:
-    server = _LineServer()
+    server = LineServer()
     env = flowmagic.StreamExecutionEnvironment(parallelism=1)
     strategy = flowmagic.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
         lambda event, _ts: event[1]
@@ -428,16 +353,16 @@ def test_watermarks_are_periodic_so_records_out_of_order_within_an_interval_are_
         .sum(2)
         .print()
     )
-    printed = _Printed()
-    job = _start(env, printed, "periodic watermarks")
+    printed = Printed()
+    job = start(env, printed, "periodic watermarks")
     try:
         # Together, as within one watermark interval in Flink: 1000 comes after 6000 but before
         # the watermark 6000 brings, so it is not late (a watermark after every record would
         # have closed its window); that watermark then closes the window of 1000.
         server.send("a,6000", "a,1000")
-        _wait_for(lambda: len(printed.lines) >= 1, job)
+        wait_for(lambda: len(printed.lines) >= 1, job)
         server.send("a,11000")
-        _wait_for(lambda: len(printed.lines) >= 2, job)
+        wait_for(lambda: len(printed.lines) >= 2, job)
     finally:
         job.cancel()
         server.close()
@@ -454,11 +379,11 @@ def test_a_spark_rate_source_feeds_a_keyed_count(spark) -> None:
         .sum(1)
         .print()
     )
-    printed = _Printed()
-    job = _start(env, printed, "rate")
-    _wait_for(lambda: len(printed.pairs()) >= 60, job)
+    printed = Printed()
+    job = start(env, printed, "rate")
+    wait_for(lambda: len(printed.pairs()) >= 60, job)
     job.cancel()
-    counts = _running_counts(printed.pairs())
+    counts = running_counts(printed.pairs())
     assert set(counts) == {"even", "odd"}
     for key, values in counts.items():
         assert values == list(range(1, len(values) + 1)), key
@@ -492,12 +417,12 @@ def test_a_failed_task_is_retried_and_the_job_loses_and_repeats_nothing(spark, t
     env.from_datagen(lambda i: (f"k{i % 4}", 1), rows_per_second=300).map(fail_once).key_by(lambda p: p[0]).sum(
         1
     ).print()
-    printed = _Printed()
-    job = _start(env, printed, "retried")
-    _wait_for(lambda: job.epochs >= 3 and len(printed.pairs()) >= 100, job)
+    printed = Printed()
+    job = start(env, printed, "retried")
+    wait_for(lambda: job.epochs >= 3 and len(printed.pairs()) >= 100, job)
     job.cancel()
     assert marker.exists()
-    for key, values in _running_counts(printed.pairs()).items():
+    for key, values in running_counts(printed.pairs()).items():
         assert values == list(range(1, len(values) + 1)), key
 
 
@@ -510,7 +435,7 @@ def test_an_unbounded_source_in_batch_mode_is_flinks_error(spark) -> None:
 
 
 def test_a_socket_source_whose_server_closes_ends_the_job_as_finished(spark) -> None:
-    server = _LineServer()
+    server = LineServer()
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     (
         env.socket_text_stream("127.0.0.1", server.port)
@@ -519,8 +444,8 @@ def test_a_socket_source_whose_server_closes_ends_the_job_as_finished(spark) -> 
         .sum(1)
         .print()
     )
-    printed = _Printed()
-    job = _start(env, printed, "closing socket")
+    printed = Printed()
+    job = start(env, printed, "closing socket")
     server.send("a b a", "c")
     server.close()
     # As Flink's socket source with max_retry=0: the end of the connection ends the source.
@@ -568,7 +493,7 @@ def _broadcast_and_keyed_state_program(env: flowmagic.StreamExecutionEnvironment
     events.key_by(lambda e: e[0]).connect(broadcast).process(Counting()).uid("counting").print()
 
 
-def _broadcast_and_keyed_lines(printed: _Printed) -> tuple[dict[str, list[tuple[int, ...]]], dict[int, list[int]]]:
+def _broadcast_and_keyed_lines(printed: Printed) -> tuple[dict[str, list[tuple[int, ...]]], dict[int, list[int]]]:
     keys: dict[str, list[tuple[int, ...]]] = {}
     rules: dict[int, list[int]] = {}
     for line in list(printed.lines):
@@ -585,9 +510,9 @@ def test_broadcast_state_and_reducing_aggregating_ttl_state_survive_a_savepoint_
 ) -> None:
     first = flowmagic.StreamExecutionEnvironment(parallelism=2)
     _broadcast_and_keyed_state_program(first)
-    printed = _Printed()
-    job = _start(first, printed, "before")
-    _wait_for(lambda: job.epochs >= 3 and len(_broadcast_and_keyed_lines(printed)[1]) == 2, job)
+    printed = Printed()
+    job = start(first, printed, "before")
+    wait_for(lambda: job.epochs >= 3 and len(_broadcast_and_keyed_lines(printed)[1]) == 2, job)
     savepoint = job.stop_with_savepoint(str(tmp_path / "sp"))
     keys, rules = _broadcast_and_keyed_lines(printed)
     for key, values in keys.items():
@@ -600,9 +525,9 @@ def test_broadcast_state_and_reducing_aggregating_ttl_state_survive_a_savepoint_
     second = flowmagic.StreamExecutionEnvironment.get_execution_environment(configuration)
     second.set_parallelism(3)
     _broadcast_and_keyed_state_program(second)
-    printed_after = _Printed()
-    restored = _start(second, printed_after, "after")
-    _wait_for(
+    printed_after = Printed()
+    restored = start(second, printed_after, "after")
+    wait_for(
         lambda: (
             len(_broadcast_and_keyed_lines(printed_after)[1]) == 3
             and set(_broadcast_and_keyed_lines(printed_after)[0]) == set(keys)

@@ -3,6 +3,7 @@
 from flowmagic.runtime import (  # noqa: F401 - each module registers its kinds
     broadcast,
     cache,
+    file_sink,
     file_source,
     interval_join,
     keyed_aggregation,

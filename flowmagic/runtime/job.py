@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from flowmagic.errors import JobCancelledError, JobError, ProgramError, UnsupportedSourceError
 from flowmagic.graph.execution_graph import ExecutionGraph
+from flowmagic.runtime.file_sink import InProgressFiles
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.result import JobResult
-from flowmagic.runtime.sinks import InProgressFiles
 
 if TYPE_CHECKING:
     from flowmagic.runtime.continuous.job import ContinuousJob, EpochOutput

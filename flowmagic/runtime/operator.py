@@ -53,6 +53,9 @@ class TaskInfo:
     job_parameters: dict[str, str] = field(default_factory=dict, compare=False)
     #: False when ``pipeline.auto-watermark-interval`` is 0: generators emit no watermarks.
     auto_watermarks: bool = True
+    #: A continuous job's run (None: a bounded job): what a retried epoch must name alike
+    #: (its clock is the epoch's logged time) is drawn from it, not at random.
+    run_id: str | None = None
 
     @property
     def subtask_name(self) -> str:
@@ -153,6 +156,11 @@ class Operator:
     #: Operators whose keyed state changes only for keys they record (see
     #: :meth:`track_changes`) set this: their snapshots can be incremental.
     tracks_changes = False
+    #: How a restore at another parallelism hands out this operator's operator state:
+    #: split (each old subtask's to exactly one new subtask, round-robin, as Flink's
+    #: ``SPLIT_DISTRIBUTE`` list state) or, by default, broadcast (every new subtask gets an
+    #: old subtask's copy, as Flink's broadcast state).
+    splits_operator_state = False
     #: The keys whose state changed since the last snapshot (None: not recorded).
     changed_keys: set[Any] | None = None
 
@@ -275,6 +283,10 @@ class Operator:
             return None
         return MIN_WATERMARK
 
+    def prepare_snapshot(self) -> None:
+        """A continuous job's epoch ends and its state is about to be written (Flink's
+        ``prepareSnapshotPreBarrier``): hand on what belongs to this epoch."""
+
     def snapshot_progress(self) -> Any:
         """Where this subtask stands that is not keyed state (a watermark generator's last
         watermark, say): kept from epoch to epoch of one run, never in savepoints."""
@@ -317,13 +329,14 @@ class Operator:
         return self.backend.snapshot(keys)
 
     def snapshot_operator_state(self) -> Any:
-        """This subtask's operator state (not keyed: broadcast state), or None when the
-        operator has none; a checkpoint stores it per subtask."""
+        """This subtask's operator state (not keyed: broadcast state, a file writer's open
+        part), or None when the operator has none; a checkpoint stores it per subtask."""
         return None
 
     def restore_operator_state(self, snapshot: Any) -> None:
-        """Take over operator state from :meth:`snapshot_operator_state` (of this subtask,
-        or of another one when the parallelism grew)."""
+        """Take over operator state from :meth:`snapshot_operator_state`: of this subtask,
+        or of another one when the parallelism grew (broadcast state), or of each old
+        subtask handed to this one (split state, see :attr:`splits_operator_state`)."""
 
     def restore_keyed(self, entries: dict[Any, dict[str, Any]]) -> None:
         """Take over the keyed state of ``entries`` (keys of this subtask's key groups)."""

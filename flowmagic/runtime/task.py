@@ -172,6 +172,7 @@ class Subtask:
         clock: Clock = WALL_CLOCK,
         *,
         periodic_watermarks: bool = False,
+        run_id: str | None = None,
     ):
         self.plan = plan
         self.index = index
@@ -187,6 +188,7 @@ class Subtask:
             periodic_watermarks,
             job_parameters=plan.job_parameters,
             auto_watermarks=plan.auto_watermarks,
+            run_id=run_id,
         )
         self.buffer: list[tuple[int, Any, Any]] = []
         self.chain = _Chain(plan, self.info, not plan.batch, self.buffer)
@@ -341,7 +343,10 @@ class Subtask:
         yield from self._drain()
 
     def flush(self) -> Iterator[tuple[int, Any, Any]]:
-        """Hand on every buffered record (the end of a continuous job's epoch)."""
+        """Hand on what the epoch made, and every buffered record (the end of a
+        continuous job's epoch)."""
+        for node_id in self.plan.chain_order:
+            self.chain.operators[node_id].prepare_snapshot()
         for writer in self.chain.writers:
             writer.flush()
         yield from self._drain()

@@ -5,16 +5,25 @@ fail, saying what to use, only when used.
 """
 
 from flowmagic.api.pyflink import missing_names, unsupported_class
+from flowmagic.api.rolling_policy import DefaultRollingPolicy, OnCheckpointRollingPolicy, RollingPolicy
 from flowmagic.api.sinks import FileSink
 from flowmagic.api.sources import FileSource, FileSourceBuilder, StreamFormat
 
 _MODULE = "flowmagic.datastream.connectors.file_system"
-_SINK_OPTIONS = "FileSink names its part files as Flink's defaults and rolls once per subtask and run"
+_SINK_OPTIONS = "FileSink names its part files as Flink's defaults, in one bucket (its base path)"
 
 OutputFileConfig = unsupported_class(_MODULE, "OutputFileConfig", _SINK_OPTIONS)
-RollingPolicy = unsupported_class(_MODULE, "RollingPolicy", _SINK_OPTIONS)
 
-__all__ = ["FileSink", "FileSource", "FileSourceBuilder", "OutputFileConfig", "RollingPolicy", "StreamFormat"]
+__all__ = [
+    "DefaultRollingPolicy",
+    "FileSink",
+    "FileSource",
+    "FileSourceBuilder",
+    "OnCheckpointRollingPolicy",
+    "OutputFileConfig",
+    "RollingPolicy",
+    "StreamFormat",
+]
 
 __getattr__ = missing_names(
     _MODULE,

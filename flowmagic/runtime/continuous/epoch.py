@@ -95,9 +95,8 @@ def _restore(subtask: Subtask, context: EpochContext) -> None:
             state = context.restore_operators.get(context.operator_ids.get(node_id, ""))
             if state is not None:
                 operator.restore_keyed(load_keyed(context.restore_storage, state.files, key_groups))
-                operator_state = state.operator_state_for(index)
-                if operator_state is not None:
-                    operator.restore_operator_state(load_operator_state(context.restore_storage, operator_state))
+                for path in state.operator_state_for(index, plan.parallelism, operator.splits_operator_state):
+                    operator.restore_operator_state(load_operator_state(context.restore_storage, path))
     progress_files = (context.restore_progress or {}).get(plan.id) or []
     progress_file = progress_files[index] if index < len(progress_files) else None
     if progress_file is not None:
@@ -258,7 +257,9 @@ def _run_epoch(
         subtask.rebind(stats)
         subtask.info.clock.time = context.start_time  # type: ignore[attr-defined]
     else:
-        subtask = Subtask(plan, index, attempt, stats, EpochClock(context.start_time), periodic_watermarks=True)
+        subtask = Subtask(
+            plan, index, attempt, stats, EpochClock(context.start_time), periodic_watermarks=True, run_id=context.run_id
+        )
         subtask.open()
         _restore(subtask, context)
         for operator in subtask.chain.operators.values():

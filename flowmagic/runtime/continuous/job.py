@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 import uuid
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -34,6 +35,7 @@ from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction, is_bounded_source
+from flowmagic.runtime.continuous.file_commit import FileCommits
 from flowmagic.runtime.continuous.file_monitor import FileMonitor
 from flowmagic.runtime.continuous.sources import (
     SocketLog,
@@ -54,6 +56,7 @@ from flowmagic.runtime.continuous.state_store import (
 )
 from flowmagic.runtime.continuous.storage import Storage, s3a_options
 from flowmagic.runtime.failures import failure_message
+from flowmagic.runtime.file_sink import sink_directories
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.plan import VertexPlan, build_plans, pickle_plan
 from flowmagic.runtime.result import JobResult
@@ -159,12 +162,6 @@ class ContinuousJob:
         #: The newest printed lines, for views that show a job's output as it comes.
         self.printed_tail: deque[str] = deque(maxlen=PRINTED_TAIL)
         stream_graph = graph.job_graph.stream_graph
-        for node in stream_graph.nodes.values():
-            if node.operator is not None and node.operator.kind is OperatorKind.SINK_WRITER:
-                raise JobError(
-                    f"{node.name!r}: FileSink does not commit in continuous jobs yet; write with a print sink "
-                    "or add_sink(), or run a bounded version of the program."
-                )
         self.plans = build_plans(graph)
         self.operator_ids = {node_id: digest.hex() for node_id, digest in stream_graph.operator_hashes.items()}
         #: Where the state to restore lies: this job's checkpoint directory, or a savepoint's.
@@ -174,6 +171,19 @@ class ContinuousJob:
         #: earlier run it resumes) rather than a savepoint's.
         self._own_previous = self._previous is not None and savepoint_path is None
         self._resumed_run = self._own_previous
+        #: File sinks' committables until a checkpoint commits them (a restored job's first).
+        self._commits = FileCommits(
+            sink_directories(stream_graph.nodes.values()), self._previous.pending if self._previous else ()
+        )
+        #: The part files the job's file sinks committed.
+        self.committed: list[str] = []
+        if self._commits.directories and checkpoint_interval_ms is None:
+            warnings.warn(
+                f"Job {graph.job_name!r} writes with a FileSink: part files are committed on checkpoints, and "
+                "checkpointing is disabled, so they stay in progress until the job's input ends or a savepoint "
+                "is taken. Enable it: env.enable_checkpointing(interval_ms).",
+                stacklevel=2,
+            )
         self._last_checkpoint_time = time.time()
         self._requests: list[_Request] = []
         self._lock = threading.Lock()
@@ -255,6 +265,8 @@ class ContinuousJob:
         self._payloads: dict[str, bytes] = {
             plan_id: pickle_plan(plan, cloudpickle.dumps) for plan_id, plan in self.plans.items()
         }
+        # Flink's committer commits a restored job's committables as soon as it starts.
+        self.committed.extend(self._commits.commit())
         session = get_spark_session(self.spark)
         ship_flowmagic(session.sparkContext, arrow=True)
         frames = [source_frame(session, SourceDescriptor("clock", _CLOCK_SOURCE, 1))]
@@ -509,7 +521,7 @@ class ContinuousJob:
             source_input=source_input,
             every_vertex_reports=True,
         ).collect()
-        self._complete(epoch, now, began, items)
+        self._complete(epoch, now, began, items, final)
         if final:
             # Every source ended, and this epoch ended the job's input: the job is FINISHED.
             self._stop_query()
@@ -550,9 +562,10 @@ class ContinuousJob:
             for node_id, log in self._sockets.items()
         )
 
-    def _complete(self, epoch: int, now: int, began: float, items: list[tuple[Any, Any]]) -> None:
+    def _complete(self, epoch: int, now: int, began: float, items: list[tuple[Any, Any]], final: bool) -> None:
         manifest = Manifest(epoch=epoch, time=now, offsets=dict(self._read_up_to))
         output = EpochOutput(epoch)
+        self._commits.begin_epoch()
         nodes = self.graph.job_graph.stream_graph.nodes
         wakeups = []
         for key, payload in items:
@@ -602,10 +615,12 @@ class ContinuousJob:
                 output.printed.append(payload)
             elif operator is not None and operator.kind is OperatorKind.COLLECT:
                 output.collected.setdefault(node_id, []).append(payload)
+            elif operator is not None and operator.kind is OperatorKind.SINK_COMMITTER:
+                self._commits.take(payload)
         self._wakeup = min(wakeups, default=None)
         self._last_run_end = time.time()
         self._admit(self._last_run_end - began)
-        self._finish_epoch(manifest, began, output)
+        self._finish_epoch(manifest, began, output, final=final, ran=True)
 
     def _admit(self, took: float) -> None:
         """Adapt how many records the next epochs admit to how long this one took."""
@@ -629,8 +644,11 @@ class ContinuousJob:
         first, last = key_groups.start, key_groups.stop - 1
         return [file for file in previous.operators[operator_id].files if (file.first, file.last) == (first, last)]
 
-    def _finish_epoch(self, manifest: Manifest, began: float, output: EpochOutput) -> None:
-        """Write the epoch's manifest (which completes it), then hand on what it made."""
+    def _finish_epoch(
+        self, manifest: Manifest, began: float, output: EpochOutput, *, final: bool = False, ran: bool = False
+    ) -> None:
+        """Write the epoch's manifest (which completes it), commit the file sinks' files if
+        it completes a checkpoint (or a savepoint, or the job), then hand on what it made."""
         if self.checkpoint_interval_ms is not None and (time.time() - self._last_checkpoint_time) * 1000 >= (
             self.checkpoint_interval_ms
         ):
@@ -641,7 +659,14 @@ class ContinuousJob:
             self.checkpoints.last_completed_at = time.time()
             self._last_checkpoint_time = time.time()
         epoch = manifest.epoch
+        manifest.pending = list(self._commits.pending)
         write_manifest(self.storage, manifest, f"manifests/{epoch:010d}.json")
+        with self._lock:
+            requests, self._requests = self._requests, []
+        if manifest.checkpoint is not None or requests or final:
+            self.committed.extend(self._commits.commit())
+        if ran:
+            self._commits.delete_orphans()
         previous_offsets = self._previous.offsets if self._previous is not None and self._own_previous else {}
         self._previous = manifest
         self._own_previous = True
@@ -652,7 +677,7 @@ class ContinuousJob:
         self._forget_old_epochs(epoch, previous_offsets)
         if self.on_output is not None and (output.printed or output.collected):
             self.on_output(output)
-        self._serve_requests(manifest)
+        self._serve_requests(manifest, requests)
 
     def _forget_old_epochs(self, epoch: int, consumed: dict[int, int]) -> None:
         """Delete the manifests of all but the newest epochs, and the state no kept
@@ -674,9 +699,7 @@ class ContinuousJob:
             with contextlib.suppress(FileNotFoundError):
                 os.remove(os.path.join(ranges_dir, f"{consumed.get(node_id, 0)}.json"))
 
-    def _serve_requests(self, manifest: Manifest) -> None:
-        with self._lock:
-            requests, self._requests = self._requests, []
+    def _serve_requests(self, manifest: Manifest, requests: list[_Request]) -> None:
         stop = False
         for request in requests:
             try:
@@ -773,6 +796,7 @@ class ContinuousJob:
             job_id=self.job_id,
         )
         result.metrics = self.monitor.snapshot()
+        result.committed = list(self.committed)
         return result
 
     def __repr__(self) -> str:

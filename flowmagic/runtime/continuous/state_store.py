@@ -64,16 +64,23 @@ class OperatorState:
     files: list[StateFile] = field(default_factory=list)
     operator_state: list[str | None] = field(default_factory=list)
 
-    def operator_state_for(self, index: int) -> str | None:
-        """The operator state subtask ``index`` restores from, as Flink hands out broadcast
-        state: its own subtask's, and for subtasks past the old parallelism the old
-        subtasks' in turn (every subtask held the same state)."""
+    def operator_state_for(self, index: int, parallelism: int, split: bool) -> list[str]:
+        """The operator state files subtask ``index`` of ``parallelism`` restores from.
+
+        Split state goes round-robin, each old subtask's to one new subtask (Flink's
+        ``SPLIT_DISTRIBUTE``). Broadcast state is every subtask's alike: a subtask takes
+        its own, and subtasks past the old parallelism the old subtasks' in turn.
+        """
+        if split:
+            return [
+                path for old, path in enumerate(self.operator_state) if path is not None and old % parallelism == index
+            ]
         written = [path for path in self.operator_state if path is not None]
         if not written:
-            return None
+            return []
         if index < len(self.operator_state) and self.operator_state[index] is not None:
-            return self.operator_state[index]
-        return written[index % len(written)]
+            return [self.operator_state[index]]  # type: ignore[list-item]
+        return [written[index % len(written)]]
 
 
 @dataclass
@@ -95,6 +102,9 @@ class Manifest:
     #: The epoch whose Spark job wrote this state: an epoch with nothing to do runs none
     #: and keeps the state of the one before (None: this epoch's own).
     ran: int | None = None
+    #: File sinks' part files rolled but not committed before this snapshot completed:
+    #: (in-progress path, final path), committed again by a job restored from it.
+    pending: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def state_epoch(self) -> int:
@@ -125,6 +135,7 @@ class Manifest:
                 },
                 "progress": self.progress,
                 "offsets": {str(node_id): offset for node_id, offset in self.offsets.items()},
+                "pending": [list(committable) for committable in self.pending],
             },
             indent=1,
         )
@@ -148,6 +159,7 @@ class Manifest:
             },
             progress=data.get("progress", {}),
             offsets={int(node_id): offset for node_id, offset in data.get("offsets", {}).items()},
+            pending=[(in_progress, final) for in_progress, final in data.get("pending", [])],
         )
 
 
@@ -228,7 +240,7 @@ def read_manifest(storage: Storage, name: str = _MANIFEST) -> Manifest:
 
 def copy_savepoint(source: Storage, manifest: Manifest, target: Storage) -> str:
     """Copy the state ``manifest`` names into ``target``, self-contained, as a savepoint."""
-    copied = Manifest(epoch=manifest.epoch, time=manifest.time)
+    copied = Manifest(epoch=manifest.epoch, time=manifest.time, pending=list(manifest.pending))
     for operator_id, state in manifest.operators.items():
         for state_file in state.files:
             target.write(state_file.path, source.read(state_file.path))

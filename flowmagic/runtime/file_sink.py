@@ -1,0 +1,277 @@
+"""Flink's FileSink at run time: writers roll part files, the driver commits them.
+
+Part files are named as Flink's FileSink names them: a writer draws an id and writes
+``.part-<id>-<n>.inprogress.<uuid>`` (hidden, so that readers skip it); when its rolling
+policy rolls the file, the file becomes a committable that the committer hands to the
+driver, which renames it to ``part-<id>-<n>`` once it is safe:
+
+- a bounded job commits every file once the job succeeded (its writers roll at the end of
+  their input), so a retried subtask's files never show, and the in-progress files of
+  failed or killed attempts are deleted when it ends (:class:`InProgressFiles`);
+- a continuous job commits the files rolled up to a checkpoint once the checkpoint's
+  manifest is written (Flink's two-phase commit: ``notifyCheckpointComplete``). The open
+  part file is the writer's operator state: it is flushed to disk at each epoch's end and
+  its length recorded, and a restored writer truncates it to that length and goes on
+  writing it, so records of an epoch that failed are written once, by its retry
+  (:mod:`flowmagic.runtime.continuous.file_commit` does the driver's side).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from flowmagic.api.rolling_policy import PartFileInfo
+from flowmagic.errors import JobError
+from flowmagic.graph.operators import OperatorKind
+from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.registry import implementation, register
+from flowmagic.runtime.result import JobResult
+from flowmagic.runtime.sinks import Sink
+
+__all__ = ["FileSinkCommitter", "FileSinkWriter", "InProgressFiles", "commit_part", "writer_of"]
+
+_IN_PROGRESS = re.compile(r"\.(?P<part>part-(?P<writer>[0-9a-f-]{36})-\d+)\.inprogress\.[0-9a-f]{32}")
+
+
+def writer_of(in_progress_name: str) -> str | None:
+    """The writer id in an in-progress file's name (None: not a FileSink's in-progress file)."""
+    match = _IN_PROGRESS.fullmatch(in_progress_name)
+    return match["writer"] if match else None
+
+
+def commit_part(in_progress: str, final: str) -> None:
+    """Publish a rolled part file; committing again what was committed changes nothing (a
+    restored job re-commits the committables of its last checkpoint)."""
+    if os.path.exists(in_progress):
+        os.replace(in_progress, final)
+    elif not os.path.exists(final):
+        # Flink's words when a recovered committable's file is gone.
+        raise JobError(
+            f"Committing during recovery failed: Could not access status of source file {in_progress} "
+            f"(nor is {final} there)."
+        )
+
+
+@dataclass
+class _PartFile:
+    """The writer's open part file."""
+
+    in_progress: str
+    name: str
+    size: int
+    created: int
+    updated: int
+
+    def info(self) -> PartFileInfo:
+        return PartFileInfo(self.size, self.created, self.updated)
+
+
+@register(OperatorKind.SINK_WRITER)
+class FileSinkWriter(Operator):
+    """Writes records to an open part file, rolls it as its rolling policy says, and hands
+    the rolled files on as committables (in a continuous job, also the open one's path, so
+    that the driver knows it is in use)."""
+
+    splits_operator_state = True
+
+    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+        super().__init__(name, params, task)
+        sink = params["sink"]
+        self.base_path: str = sink.base_path
+        self.encode = sink.encoder.encode
+        self.policy = sink.rolling_policy
+        self.check_interval: int = sink.bucket_check_interval
+        self.writer_id: str | None = None
+        self.counter = 0
+        self.part: _PartFile | None = None
+        self.file: TextIO | None = None
+        self.rolled: list[tuple[str, str]] = []
+        self.next_check = 0
+
+    def open(self) -> None:
+        os.makedirs(self.base_path, exist_ok=True)
+        self.next_check = self.task.clock.now() + self.check_interval
+
+    def _new_writer_id(self, now: int) -> str:
+        run_id = self.task.run_id
+        if run_id is None:
+            return str(uuid.uuid4())
+        # A retried epoch restores the writer as it was, and a fresh writer's retry must
+        # draw the same id, so that the driver knows the failed attempt's files as its own.
+        task = self.task
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, f"flowmagic:{run_id}:{task.vertex_name}:{task.index}:{now}"))
+
+    def _roll(self, now: int) -> tuple[_PartFile, TextIO]:
+        self._close_part()
+        if self.writer_id is None:
+            self.writer_id = self._new_writer_id(now)
+        name = f"part-{self.writer_id}-{self.counter}"
+        self.counter += 1
+        path = os.path.join(self.base_path, f".{name}.inprogress.{uuid.uuid4().hex}")
+        self.file = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed when the part rolls, or in close()
+        self.part = _PartFile(path, name, 0, now, now)
+        return self.part, self.file
+
+    def _close_part(self) -> None:
+        if self.part is not None and self.file is not None:
+            self.file.close()
+            self.rolled.append((self.part.in_progress, self.part.name))
+        self.part = self.file = None
+
+    def _write(self, values: Iterable[Any]) -> None:
+        now = self.task.clock.now()
+        part, file = self.part, self.file
+        policy, encode = self.policy, self.encode
+        value = None
+        try:
+            for value in values:
+                line = f"{encode(value)}\n"
+                if part is None or file is None or policy.should_roll_on_event(part.info()):
+                    part, file = self._roll(now)
+                file.write(line)
+                part.size += len(line) if line.isascii() else len(line.encode("utf-8"))
+        except Exception as error:
+            raise self.fail(error, value) from error
+        if part is not None:
+            part.updated = now
+
+    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        self._write((value,))
+
+    def process_batch(self, values: list[Any]) -> None:
+        self._write(values)
+
+    def _hand_on(self) -> None:
+        for committable in self.rolled:
+            self.output.collect(committable, None)
+        self.rolled.clear()
+
+    def advance_processing_time(self, now: int) -> None:
+        if now < self.next_check:
+            return
+        self.next_check = now + self.check_interval
+        if self.part is not None and self.policy.should_roll_on_processing_time(self.part.info(), now):
+            self._close_part()
+
+    def next_processing_timer(self) -> int | None:
+        return self.next_check if self.part is not None else None
+
+    def prepare_snapshot(self) -> None:
+        part, file = self.part, self.file
+        if part is not None and file is not None:
+            if self.policy.should_roll_on_checkpoint(part.info()):
+                self._close_part()
+            else:
+                # What the snapshot records as written must be on disk when it completes.
+                file.flush()
+                os.fsync(file.fileno())
+                self.output.collect((part.in_progress, None), None)
+        self._hand_on()
+
+    def end_input(self) -> None:
+        self._close_part()
+        self._hand_on()
+
+    def snapshot_operator_state(self) -> Any:
+        part = self.part
+        return {
+            "writer": self.writer_id,
+            "counter": self.counter,
+            "part": None if part is None else (part.in_progress, part.name, part.size, part.created, part.updated),
+        }
+
+    def restore_operator_state(self, snapshot: Any) -> None:
+        self.counter = max(self.counter, snapshot["counter"])
+        if self.writer_id is None:
+            self.writer_id = snapshot["writer"]
+        if snapshot["part"] is None:
+            return
+        path, name, size, created, updated = snapshot["part"]
+        try:
+            with open(path, "r+b") as file:
+                file.seek(0, os.SEEK_END)
+                if file.tell() < size:
+                    raise OSError(f"it holds {file.tell()} bytes, the checkpoint recorded {size}")
+                # What a failed attempt wrote after the checkpoint is written again by its retry.
+                file.truncate(size)
+        except OSError as error:
+            raise self.fail(
+                JobError(f"Cannot resume the in-progress file {path} of the restored FileSink writer: {error}"),
+                has_record=False,
+            ) from error
+        if self.part is None and snapshot["writer"] == self.writer_id:
+            self.part = _PartFile(path, name, size, created, updated)
+            self.file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed when the part rolls, or in close()
+        else:
+            # Another old subtask's open file (the parallelism shrank): closed, and committed
+            # with the next checkpoint, as Flink merges a restored bucket's state.
+            self.rolled.append((path, name))
+
+    def close(self) -> None:
+        if self.file is not None and not self.file.closed:
+            self.file.close()
+
+
+@register(OperatorKind.SINK_COMMITTER)
+class FileSinkCommitter(Sink):
+    """Passes committables to the driver, which publishes them once it is safe."""
+
+    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+        super().__init__(name, params, task)
+        self.base_path = params["sink"].base_path
+
+    @staticmethod
+    def deliver(result: JobResult, node_id: int, payload: Any) -> None:
+        _action, in_progress, final = payload
+        commit_part(in_progress, final)
+        result.committed.append(final)
+
+    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        in_progress, final_name = value
+        if final_name is None:
+            self.emit_result(("open", in_progress, None))
+        else:
+            self.emit_result(("commit", in_progress, os.path.join(self.base_path, final_name)))
+
+
+class InProgressFiles:
+    """The in-progress files that a bounded job's file sinks leave behind, for the driver to
+    delete.
+
+    Made before the job runs, it notes the in-progress files already there (another job may
+    be writing them); :meth:`discard_new` deletes those that appeared since.
+    """
+
+    def __init__(self, nodes: Iterable[Any]):
+        self.directories = sink_directories(nodes)
+        self.before = self._list()
+
+    def _list(self) -> set[str]:
+        found: set[str] = set()
+        for directory in self.directories:
+            with contextlib.suppress(OSError):
+                found.update(os.path.join(directory, n) for n in os.listdir(directory) if writer_of(n) is not None)
+        return found
+
+    def discard_new(self) -> None:
+        """Delete the in-progress files that appeared since this object was made."""
+        for path in self._list() - self.before:
+            with contextlib.suppress(OSError):
+                os.remove(path)
+
+
+def sink_directories(nodes: Iterable[Any]) -> list[str]:
+    """The base paths of the file sinks among a job's stream nodes."""
+    return sorted(
+        {
+            node.operator.params["sink"].base_path
+            for node in nodes
+            if node.operator is not None and implementation(node.operator.kind) is FileSinkWriter
+        }
+    )
