@@ -48,7 +48,7 @@ def test_a_restored_writer_truncates_its_open_file_to_the_checkpoint_and_goes_on
     clock = EpochClock(1_000)
     writer, handed = _writer(tmp_path, RollingPolicy.default_rolling_policy(), clock)
     writer.process_batch(["a", "b"])
-    writer.prepare_snapshot()
+    writer.prepare_snapshot(True)
     snapshot = writer.snapshot_operator_state()
     ((open_file, none),) = handed
     assert none is None and Path(open_file).read_text() == "a\nb\n"
@@ -77,9 +77,12 @@ def test_rolling_policies_roll_as_flinks(tmp_path) -> None:
 
     on_checkpoint, handed = _writer(tmp_path / "checkpoint", RollingPolicy.on_checkpoint_rolling_policy(), clock)
     on_checkpoint.process_batch(["x" * 1000])
-    on_checkpoint.prepare_snapshot()
+    on_checkpoint.prepare_snapshot(False)  # an epoch that is no checkpoint: the file stays open
+    assert [name for _path, name in handed] == [None]
+    handed.clear()
+    on_checkpoint.prepare_snapshot(True)
     assert [name is not None for _path, name in handed] == [True]
-    on_checkpoint.prepare_snapshot()  # nothing open, nothing to hand on
+    on_checkpoint.prepare_snapshot(True)  # nothing open, nothing to hand on
     assert len(handed) == 1
 
     policy = RollingPolicy.default_rolling_policy(rollover_interval=10_000, inactivity_interval=3_000)
@@ -91,14 +94,14 @@ def test_rolling_policies_roll_as_flinks(tmp_path) -> None:
     by_time.process("late", None)
     clock.time = 4_999
     by_time.advance_processing_time(4_999)  # written to 2.999 s ago: not inactive yet
-    by_time.prepare_snapshot()
+    by_time.prepare_snapshot(True)
     assert [name for _path, name in handed] == [None]
     # Inactive from 5 s on, but a policy is asked only at bucket checks (the next at 5.999 s).
     by_time.advance_processing_time(5_500)
     assert by_time.part is not None
     by_time.advance_processing_time(5_999)
     assert by_time.next_processing_timer() is None  # nothing open: no bucket check is due
-    by_time.prepare_snapshot()
+    by_time.prepare_snapshot(True)
     assert (tmp_path / "time" / _published(handed, tmp_path / "time")[0]).read_text() == "early\nlate\n"
 
 
@@ -108,13 +111,13 @@ def test_a_writer_given_two_old_subtasks_state_goes_on_with_one_and_commits_the_
     for index, word in enumerate(("first", "second")):
         writer, _handed = _writer(tmp_path, RollingPolicy.default_rolling_policy(), clock, index=index)
         writer.process(word, None)
-        writer.prepare_snapshot()
+        writer.prepare_snapshot(True)
         snapshots.append(writer.snapshot_operator_state())
     merged, handed = _writer(tmp_path, RollingPolicy.default_rolling_policy(), clock)
     for snapshot in snapshots:
         merged.restore_operator_state(snapshot)
     merged.process("third", None)
-    merged.prepare_snapshot()
+    merged.prepare_snapshot(True)
     assert sorted(handed, key=str) == sorted([(snapshots[0]["part"][0], None), snapshots[1]["part"][:2]], key=str)
     merged.end_input()
     contents = sorted((tmp_path / name).read_text() for name in _published(handed, tmp_path))

@@ -162,10 +162,10 @@ class FileSinkWriter(Operator):
     def next_processing_timer(self) -> int | None:
         return self.next_check if self.part is not None else None
 
-    def prepare_snapshot(self) -> None:
+    def prepare_snapshot(self, checkpoint: bool) -> None:
         part, file = self.part, self.file
         if part is not None and file is not None:
-            if self.policy.should_roll_on_checkpoint(part.info()):
+            if checkpoint and self.policy.should_roll_on_checkpoint(part.info()):
                 self._close_part()
             else:
                 # What the snapshot records as written must be on disk when it completes.

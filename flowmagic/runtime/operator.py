@@ -283,9 +283,10 @@ class Operator:
             return None
         return MIN_WATERMARK
 
-    def prepare_snapshot(self) -> None:
+    def prepare_snapshot(self, checkpoint: bool) -> None:
         """A continuous job's epoch ends and its state is about to be written (Flink's
-        ``prepareSnapshotPreBarrier``): hand on what belongs to this epoch."""
+        ``prepareSnapshotPreBarrier``; ``checkpoint``: the epoch completes a checkpoint or a
+        savepoint): hand on what belongs to this epoch."""
 
     def snapshot_progress(self) -> Any:
         """Where this subtask stands that is not keyed state (a watermark generator's last

@@ -342,11 +342,11 @@ class Subtask:
         self.chain.finish()
         yield from self._drain()
 
-    def flush(self) -> Iterator[tuple[int, Any, Any]]:
+    def flush(self, checkpoint: bool = False) -> Iterator[tuple[int, Any, Any]]:
         """Hand on what the epoch made, and every buffered record (the end of a
-        continuous job's epoch)."""
+        continuous job's epoch, ``checkpoint`` if it completes a checkpoint)."""
         for node_id in self.plan.chain_order:
-            self.chain.operators[node_id].prepare_snapshot()
+            self.chain.operators[node_id].prepare_snapshot(checkpoint)
         for writer in self.chain.writers:
             writer.flush()
         yield from self._drain()

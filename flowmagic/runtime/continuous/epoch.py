@@ -83,6 +83,8 @@ class EpochContext:
     read_bounded: bool = False
     #: The job's last epoch: every source has ended, so the job's input ends with it.
     final: bool = False
+    #: Whether the epoch completes a checkpoint or a savepoint (part files may roll).
+    checkpoint: bool = False
     #: The epoch a live subtask must have completed to go on (the last that ran a job).
     after_epoch: int = -1
 
@@ -277,7 +279,7 @@ def _run_epoch(
     if context.final:
         yield from subtask.end_of_input()
     else:
-        yield from subtask.flush()
+        yield from subtask.flush(context.checkpoint)
     subtask.records_in_before += stats.records_in
     report = _snapshot(subtask, context, attempt)
     report.update(

@@ -469,11 +469,12 @@ class ContinuousJob:
         sc = session.sparkContext
         ranges = self._epoch_ranges()
         final = self._sources_ended()
-        if self._idle(ranges, now, final):
+        checkpoint = self._checkpoint_due()
+        if self._idle(ranges, now, final, checkpoint):
             assert own is not None
             manifest = replace(own, epoch=epoch, time=now, offsets=dict(self._read_up_to), checkpoint=None)
             manifest.ran = own.state_epoch
-            self._finish_epoch(manifest, began, EpochOutput(epoch))
+            self._finish_epoch(manifest, began, EpochOutput(epoch), checkpoint=checkpoint)
             return
         context = EpochContext(
             run_id=self.job_id,
@@ -489,6 +490,7 @@ class ContinuousJob:
             # A resumed run's bounded sources were read by the run that wrote its checkpoint.
             read_bounded=self.epochs == 0 and not self._resumed_run,
             final=final,
+            checkpoint=checkpoint,
             after_epoch=own.state_epoch if own is not None else -1,
         )
 
@@ -521,7 +523,7 @@ class ContinuousJob:
             source_input=source_input,
             every_vertex_reports=True,
         ).collect()
-        self._complete(epoch, now, began, items, final)
+        self._complete(epoch, now, began, items, final, checkpoint)
         if final:
             # Every source ended, and this epoch ended the job's input: the job is FINISHED.
             self._stop_query()
@@ -541,11 +543,14 @@ class ContinuousJob:
             self._read_up_to[node_id] = start if end is None else end
         return ranges
 
-    def _idle(self, ranges: dict[int, list[list[tuple[int, int]]]], now: int, final: bool) -> bool:
+    def _idle(self, ranges: dict[int, list[list[tuple[int, int]]]], now: int, final: bool, checkpoint: bool) -> bool:
         """Whether the epoch has nothing to do, so that no Spark job runs for it: no input
-        came, no timer is due, and the job's input does not end (a Spark stream's batch is
-        not known to be empty without a job reading it)."""
+        came, no timer is due, the job's input does not end (a Spark stream's batch is not
+        known to be empty without a job reading it), and no checkpoint is due while file
+        sinks keep part files open (their rolling policy may roll them at checkpoints)."""
         if self.epochs == 0 or final or self._spark_frames or not self._own_previous:
+            return False
+        if checkpoint and self._commits.in_use:
             return False
         if any(share for shares in ranges.values() for share in shares):
             return False
@@ -562,7 +567,9 @@ class ContinuousJob:
             for node_id, log in self._sockets.items()
         )
 
-    def _complete(self, epoch: int, now: int, began: float, items: list[tuple[Any, Any]], final: bool) -> None:
+    def _complete(
+        self, epoch: int, now: int, began: float, items: list[tuple[Any, Any]], final: bool, checkpoint: bool
+    ) -> None:
         manifest = Manifest(epoch=epoch, time=now, offsets=dict(self._read_up_to))
         output = EpochOutput(epoch)
         self._commits.begin_epoch()
@@ -620,7 +627,7 @@ class ContinuousJob:
         self._wakeup = min(wakeups, default=None)
         self._last_run_end = time.time()
         self._admit(self._last_run_end - began)
-        self._finish_epoch(manifest, began, output, final=final, ran=True)
+        self._finish_epoch(manifest, began, output, checkpoint=checkpoint, final=final, ran=True)
 
     def _admit(self, took: float) -> None:
         """Adapt how many records the next epochs admit to how long this one took."""
@@ -644,14 +651,28 @@ class ContinuousJob:
         first, last = key_groups.start, key_groups.stop - 1
         return [file for file in previous.operators[operator_id].files if (file.first, file.last) == (first, last)]
 
+    def _checkpoint_due(self) -> bool:
+        """Whether the epoch about to run completes a checkpoint (Flink's interval since the
+        last one passed) or a savepoint (one was asked for)."""
+        with self._lock:
+            if self._requests:
+                return True
+        interval = self.checkpoint_interval_ms
+        return interval is not None and (time.time() - self._last_checkpoint_time) * 1000 >= interval
+
     def _finish_epoch(
-        self, manifest: Manifest, began: float, output: EpochOutput, *, final: bool = False, ran: bool = False
+        self,
+        manifest: Manifest,
+        began: float,
+        output: EpochOutput,
+        *,
+        checkpoint: bool,
+        final: bool = False,
+        ran: bool = False,
     ) -> None:
         """Write the epoch's manifest (which completes it), commit the file sinks' files if
         it completes a checkpoint (or a savepoint, or the job), then hand on what it made."""
-        if self.checkpoint_interval_ms is not None and (time.time() - self._last_checkpoint_time) * 1000 >= (
-            self.checkpoint_interval_ms
-        ):
+        if checkpoint and self.checkpoint_interval_ms is not None:
             self.checkpoints.completed += 1
             manifest.checkpoint = self.checkpoints.completed
             self.checkpoints.last_duration_ms = (time.time() - began) * 1000
