@@ -10,6 +10,7 @@ from flowmagic.errors import ProgramError
 
 __all__ = [
     "AggregateFunction",
+    "AllWindowFunction",
     "CoFlatMapFunction",
     "CoMapFunction",
     "CoProcessFunction",
@@ -191,9 +192,11 @@ class AggregateFunction(Function):
         raise NotImplementedError
 
 
-class WindowContext:
+class WindowContext(Generic[W]):
     """``context`` of a window function: ``window()``, ``current_watermark()``,
-    ``current_processing_time()``."""
+    ``current_processing_time()``, ``window_state()`` (state of the key and window) and
+    ``global_state()`` (state of the key). Subscriptable as PyFlink's
+    (``ProcessWindowFunction.Context[TimeWindow]``) for type hints."""
 
 
 class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
@@ -206,13 +209,29 @@ class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
     def process(self, key: Any, context: Any, elements: Any) -> Any:
         raise NotImplementedError
 
+    def clear(self, context: Any) -> None:
+        """The window is gone (Flink's cleanup time): drop its ``window_state()`` here."""
+        return None
+
 
 class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
-    """``window_all``'s ProcessWindowFunction: ``process(context, elements)``."""
+    """``window_all``'s ProcessWindowFunction: ``process(context, elements)``; ``clear(context)``
+    runs when a window is gone (to drop its ``window_state()``)."""
 
     Context = WindowContext
 
     def process(self, context: Any, elements: Any) -> Any:
+        raise NotImplementedError
+
+    def clear(self, context: Any) -> None:
+        return None
+
+
+class AllWindowFunction(Function, Generic[IN, OUT, W]):
+    """``window_all``'s WindowFunction: ``apply(window, inputs)`` returns (or yields) the
+    records of one window firing, or takes an ``out`` after ``inputs``."""
+
+    def apply(self, window: Any, inputs: Any) -> Any:
         raise NotImplementedError
 
 

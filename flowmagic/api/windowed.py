@@ -17,6 +17,7 @@ from flowmagic.api.types import TypeInformation, check_type_info
 from flowmagic.api.windows import (
     CountEvictor,
     CountTrigger,
+    Evictor,
     GlobalWindows,
     PurgingTrigger,
     Trigger,
@@ -61,7 +62,7 @@ class _Windowed:
         self._input = input_stream
         self._assigner = _check_assigner(assigner)
         self._trigger: Trigger = assigner.default_trigger()
-        self._evictor: CountEvictor | None = None
+        self._evictor: Evictor | None = None
         self._allowed_lateness = 0
         self._late_tag: OutputTag | None = None
 
@@ -74,9 +75,10 @@ class _Windowed:
         self._trigger = trigger
         return self
 
-    def evictor(self, evictor: CountEvictor):
-        """Evict elements before the window function runs."""
-        if not isinstance(evictor, CountEvictor):
+    def evictor(self, evictor: Evictor):
+        """Evict elements of a window before (or, with ``do_evict_after``, after) the window
+        function runs: ``CountEvictor.of(n)``, ``TimeEvictor.of(Time.seconds(10))``."""
+        if not isinstance(evictor, Evictor):
             raise ProgramError(f"evictor() expects an evictor such as CountEvictor.of(n), got {evictor!r}.")
         self._evictor = evictor
         return self

@@ -21,8 +21,15 @@ __all__ = [
     "ContinuousProcessingTimeTrigger",
     "CountEvictor",
     "CountTrigger",
+    "CountWindow",
+    "DeltaFunction",
+    "DeltaTrigger",
+    "DynamicEventTimeSessionWindows",
+    "DynamicProcessingTimeSessionWindows",
+    "DynamicSessionWindowAssigner",
     "EventTimeSessionWindows",
     "EventTimeTrigger",
+    "Evictor",
     "GlobalWindow",
     "GlobalWindows",
     "NeverTrigger",
@@ -30,9 +37,11 @@ __all__ = [
     "ProcessingTimeTrigger",
     "PurgingTrigger",
     "SessionWindowAssigner",
+    "SessionWindowTimeGapExtractor",
     "SlidingEventTimeWindows",
     "SlidingProcessingTimeWindows",
     "SlidingWindowAssigner",
+    "TimeEvictor",
     "TimeWindow",
     "Trigger",
     "TriggerResult",
@@ -78,6 +87,21 @@ class GlobalWindow:
 
     def __str__(self) -> str:
         return "GlobalWindow"
+
+
+@dataclass(frozen=True, order=True)
+class CountWindow:
+    """PyFlink's window of its count windows, for type hints such as
+    ``WindowFunction[tuple, tuple, str, CountWindow]``. flowmagic builds ``count_window`` as
+    Java Flink does (GlobalWindows with a count trigger): its functions see a GlobalWindow."""
+
+    id: int
+
+    def max_timestamp(self) -> int:
+        return _MAX_TIMESTAMP
+
+    def __str__(self) -> str:
+        return f"CountWindow{{id={self.id}}}"
 
 
 # -- triggers -----------------------------------------------------------------------------
@@ -235,24 +259,78 @@ class PurgingTrigger(Trigger):
         return f"PurgingTrigger({self.nested})"
 
 
-# -- evictors -----------------------------------------------------------------------------
+class DeltaFunction:
+    """Flink's ``DeltaFunction``: ``get_delta(old_data_point, new_data_point)`` measures how
+    far a window's newest element is from the one it last fired at (a float)."""
+
+    def get_delta(self, old_data_point: Any, new_data_point: Any) -> float:
+        raise NotImplementedError(f"{type(self).__name__} does not implement get_delta()")
 
 
 @dataclass(frozen=True, eq=False)
-class CountEvictor:
-    """Keeps at most ``max_count`` elements (the newest) before the window function runs."""
+class DeltaTrigger(Trigger):
+    """Flink's ``DeltaTrigger``: fires when ``delta_function`` (a :class:`DeltaFunction` or a
+    function of two elements) between the element it last fired at (first: the window's
+    first element) and a new one exceeds ``threshold``; then that element is the new
+    reference. ``type_info`` is the elements' type (Flink's state serializer)."""
 
-    max_count: int
+    threshold: float
+    delta_function: Any
+    type_info: Any = None
 
     @classmethod
-    def of(cls, max_count: int) -> CountEvictor:
-        if max_count <= 0:
-            raise InvalidArgumentError("CountEvictor count must be positive")
-        return cls(max_count)
+    def of(cls, threshold: float, delta_function: Any, type_info: Any = None) -> DeltaTrigger:
+        if not callable(getattr(delta_function, "get_delta", None)) and not callable(delta_function):
+            raise InvalidArgumentError(f"DeltaTrigger expects a DeltaFunction, got {delta_function!r}")
+        return cls(float(threshold), delta_function, type_info)
+
+    def __str__(self) -> str:
+        return f"DeltaTrigger({self.delta_function}, {self.threshold})"
+
+
+# -- evictors -----------------------------------------------------------------------------
+
+
+class Evictor:
+    """Base of evictors: they remove elements of a window before the window function runs,
+    or after it with ``do_evict_after`` (Flink's ``EvictingWindowOperator``)."""
+
+    do_evict_after: bool
 
     @property
     def class_name(self) -> str:
-        return "CountEvictor"
+        return type(self).__name__
+
+
+@dataclass(frozen=True, eq=False)
+class CountEvictor(Evictor):
+    """Keeps at most ``max_count`` elements of a window (the newest)."""
+
+    max_count: int
+    do_evict_after: bool = False
+
+    @classmethod
+    def of(cls, max_count: int, do_evict_after: bool = False) -> CountEvictor:
+        if max_count <= 0:
+            raise InvalidArgumentError("CountEvictor count must be positive")
+        return cls(max_count, bool(do_evict_after))
+
+
+@dataclass(frozen=True, eq=False)
+class TimeEvictor(Evictor):
+    """Keeps the elements whose timestamps are within ``window_size`` ms of the window's
+    newest timestamp (``timestamp > max - window_size``); elements without timestamps are
+    all kept."""
+
+    window_size: int
+    do_evict_after: bool = False
+
+    @classmethod
+    def of(cls, window_size: Duration | int, do_evict_after: bool = False) -> TimeEvictor:
+        return cls(to_millis(window_size, "TimeEvictor window size"), bool(do_evict_after))
+
+    def __str__(self) -> str:
+        return f"TimeEvictor({self.window_size})"
 
 
 # -- assigners ----------------------------------------------------------------------------
@@ -352,14 +430,60 @@ class SessionWindowAssigner(WindowAssigner):
         return f"{type(self).__name__}({self.gap})"
 
 
+class SessionWindowTimeGapExtractor:
+    """PyFlink's gap extractor of dynamic sessions: ``extract(element)`` is the session gap
+    (ms) that ``element`` opens."""
+
+    def extract(self, element: Any) -> int:
+        raise NotImplementedError(f"{type(self).__name__} does not implement extract()")
+
+
+@dataclass(frozen=True, eq=False)
+class DynamicSessionWindowAssigner(WindowAssigner):
+    """Per-key sessions whose gap each element sets: ``extractor`` (a
+    :class:`SessionWindowTimeGapExtractor` or a function of the element) returns it in ms."""
+
+    extractor: Any
+    is_merging = True
+
+    @classmethod
+    def with_dynamic_gap(cls, extractor: Any):
+        if not callable(getattr(extractor, "extract", None)) and not callable(extractor):
+            raise InvalidArgumentError(f"with_dynamic_gap() expects a SessionWindowTimeGapExtractor, got {extractor!r}")
+        return cls(extractor)
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class DynamicEventTimeSessionWindows(DynamicSessionWindowAssigner):
+    """Event-time sessions with a gap per element."""
+
+    is_event_time = True
+
+
+class DynamicProcessingTimeSessionWindows(DynamicSessionWindowAssigner):
+    """Processing-time sessions with a gap per element."""
+
+
 class EventTimeSessionWindows(SessionWindowAssigner):
     """Event-time sessions closed by ``gap`` of inactivity per key."""
 
     is_event_time = True
 
+    @staticmethod
+    def with_dynamic_gap(extractor: Any) -> DynamicEventTimeSessionWindows:
+        """Sessions whose gap each element sets (``extractor.extract(element)``, ms)."""
+        return DynamicEventTimeSessionWindows.with_dynamic_gap(extractor)
+
 
 class ProcessingTimeSessionWindows(SessionWindowAssigner):
     """Processing-time sessions closed by ``gap`` of inactivity per key."""
+
+    @staticmethod
+    def with_dynamic_gap(extractor: Any) -> DynamicProcessingTimeSessionWindows:
+        """Sessions whose gap each element sets (``extractor.extract(element)``, ms)."""
+        return DynamicProcessingTimeSessionWindows.with_dynamic_gap(extractor)
 
 
 class GlobalWindows(WindowAssigner):

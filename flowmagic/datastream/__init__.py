@@ -43,7 +43,7 @@ from flowmagic.api.pyflink import ASYNC, missing_names
 from flowmagic.api.sources import SourceFunction
 from flowmagic.api.types import PICKLED
 from flowmagic.api.windowed import AllWindowedStream, WindowedStream
-from flowmagic.api.windows import GlobalWindow, TimeWindow, Trigger, WindowAssigner
+from flowmagic.api.windows import CountWindow, GlobalWindow, TimeWindow, Trigger, WindowAssigner
 from flowmagic.compile.config import RuntimeExecutionMode
 
 if TYPE_CHECKING:
@@ -79,6 +79,7 @@ __all__ = [
     "CoMapFunction",
     "CoProcessFunction",
     "ConnectedStreams",
+    "CountWindow",
     "DataStream",
     "DataStreamSink",
     "FilterFunction",
@@ -128,7 +129,6 @@ __getattr__ = missing_names(
         "ExternalizedCheckpointRetention": "checkpoints are kept in the checkpoint storage directory",
         "SlotSharingGroup": "name a group with stream.slot_sharing_group(name)",
         "TimeCharacteristic": "Flink 2 has no time characteristic: event time comes from a WatermarkStrategy",
-        "CountWindow": "count windows are GlobalWindows: use key_by(...).count_window(size)",
         "TimeDomain": "timers are event time or processing time by the timer_service() method that set them",
     },
     __all__,

@@ -7,6 +7,7 @@ from flowmagic.api.broadcast import (
 )
 from flowmagic.api.functions import (
     AggregateFunction,
+    AllWindowFunction,
     CoFlatMapFunction,
     CoMapFunction,
     CoProcessFunction,
@@ -31,6 +32,7 @@ from flowmagic.api.sources import SourceFunction
 
 __all__ = [
     "AggregateFunction",
+    "AllWindowFunction",
     "BaseBroadcastProcessFunction",
     "BroadcastProcessFunction",
     "CoFlatMapFunction",
@@ -59,7 +61,6 @@ __getattr__ = missing_names(
     "flowmagic.datastream.functions",
     {
         "AsyncFunction": ASYNC,
-        "AllWindowFunction": "use ProcessAllWindowFunction with window_all(...).process(...)",
     },
     __all__,
 )

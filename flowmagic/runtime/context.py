@@ -43,6 +43,7 @@ from flowmagic.runtime.user_metrics import MetricGroup
 
 __all__ = [
     "KeyedStateBackend",
+    "KeyedStateStore",
     "ProcessContext",
     "RuntimeContext",
     "TimerService",
@@ -88,62 +89,14 @@ def with_collector(function: Callable[..., Any], arguments: int) -> Callable[...
     return function if takes_collector(function, arguments) else _DropCollector(function)
 
 
-class RuntimeContext(functions.RuntimeContext):
-    """``open(runtime_context)`` receives this: who the subtask is, its keyed state, the
-    job's parameters and the operator's metric group."""
+class KeyedStateStore:
+    """PyFlink's ``KeyedStateStore``: ``get_state(descriptor)`` and the other state kinds,
+    scoped by the current key of ``backend`` (a window function's ``window_state()`` is one
+    scoped by key and window)."""
 
-    def __init__(
-        self,
-        task_name: str,
-        index: int,
-        parallelism: int,
-        max_parallelism: int,
-        attempt: int,
-        backend: KeyedStateBackend | None,
-        *,
-        clock: Clock = WALL_CLOCK,
-        metrics: MetricGroup | None = None,
-        job_parameters: dict[str, str] | None = None,
-    ):
-        self._task_name = task_name
-        self._index = index
-        self._parallelism = parallelism
-        self._max_parallelism = max_parallelism
-        self._attempt = attempt
+    def __init__(self, backend: KeyedStateBackend | None, clock: Clock = WALL_CLOCK):
         self._backend = backend
         self._clock = clock
-        self._metrics = metrics
-        self._job_parameters = dict(job_parameters or {})
-
-    def get_task_name(self) -> str:
-        return self._task_name
-
-    def get_task_name_with_subtasks(self) -> str:
-        return f"{self._task_name} ({self._index + 1}/{self._parallelism})#{self._attempt}"
-
-    def get_index_of_this_subtask(self) -> int:
-        return self._index
-
-    def get_number_of_parallel_subtasks(self) -> int:
-        return self._parallelism
-
-    def get_max_number_of_parallel_subtasks(self) -> int:
-        return self._max_parallelism
-
-    def get_attempt_number(self) -> int:
-        return self._attempt
-
-    def get_job_parameter(self, key: str, default_value: str | None) -> str | None:
-        """The global job parameter ``key`` (Flink's ``pipeline.global-job-parameters``, set in
-        the Configuration of ``get_execution_environment``), else ``default_value``."""
-        return self._job_parameters.get(key, default_value)
-
-    def get_metrics_group(self) -> MetricGroup:
-        """The operator's metric group: its counters, gauges, meters and distributions
-        appear in the job's live view and final metrics, per subtask."""
-        if self._metrics is None:
-            raise ProgramError("This function runs outside of a task: it has no metric group.")
-        return self._metrics
 
     def _keyed(self, descriptor: StateDescriptor, kind: type[StateDescriptor]) -> KeyedStateBackend:
         if not isinstance(descriptor, kind):
@@ -185,6 +138,63 @@ class RuntimeContext(functions.RuntimeContext):
         if ttl is None:
             return AggregatingState(backend, name, function)
         return TtlAggregatingState(backend, name, function, ttl)
+
+
+class RuntimeContext(KeyedStateStore, functions.RuntimeContext):
+    """``open(runtime_context)`` receives this: who the subtask is, its keyed state, the
+    job's parameters and the operator's metric group."""
+
+    def __init__(
+        self,
+        task_name: str,
+        index: int,
+        parallelism: int,
+        max_parallelism: int,
+        attempt: int,
+        backend: KeyedStateBackend | None,
+        *,
+        clock: Clock = WALL_CLOCK,
+        metrics: MetricGroup | None = None,
+        job_parameters: dict[str, str] | None = None,
+    ):
+        self._task_name = task_name
+        self._index = index
+        self._parallelism = parallelism
+        self._max_parallelism = max_parallelism
+        self._attempt = attempt
+        super().__init__(backend, clock)
+        self._metrics = metrics
+        self._job_parameters = dict(job_parameters or {})
+
+    def get_task_name(self) -> str:
+        return self._task_name
+
+    def get_task_name_with_subtasks(self) -> str:
+        return f"{self._task_name} ({self._index + 1}/{self._parallelism})#{self._attempt}"
+
+    def get_index_of_this_subtask(self) -> int:
+        return self._index
+
+    def get_number_of_parallel_subtasks(self) -> int:
+        return self._parallelism
+
+    def get_max_number_of_parallel_subtasks(self) -> int:
+        return self._max_parallelism
+
+    def get_attempt_number(self) -> int:
+        return self._attempt
+
+    def get_job_parameter(self, key: str, default_value: str | None) -> str | None:
+        """The global job parameter ``key`` (Flink's ``pipeline.global-job-parameters``, set in
+        the Configuration of ``get_execution_environment``), else ``default_value``."""
+        return self._job_parameters.get(key, default_value)
+
+    def get_metrics_group(self) -> MetricGroup:
+        """The operator's metric group: its counters, gauges, meters and distributions
+        appear in the job's live view and final metrics, per subtask."""
+        if self._metrics is None:
+            raise ProgramError("This function runs outside of a task: it has no metric group.")
+        return self._metrics
 
 
 class TimerService(functions.TimerService):

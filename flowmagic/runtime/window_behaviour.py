@@ -17,6 +17,8 @@ from flowmagic.api.windows import (
     ContinuousProcessingTimeTrigger,
     CountEvictor,
     CountTrigger,
+    DeltaTrigger,
+    DynamicSessionWindowAssigner,
     EventTimeTrigger,
     GlobalWindow,
     GlobalWindows,
@@ -25,12 +27,14 @@ from flowmagic.api.windows import (
     PurgingTrigger,
     SessionWindowAssigner,
     SlidingWindowAssigner,
+    TimeEvictor,
     TimeWindow,
     Trigger,
     TriggerResult,
     TumblingWindowAssigner,
     WindowAssigner,
 )
+from flowmagic.errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     from flowmagic.runtime.windowing import TriggerContext
@@ -59,24 +63,24 @@ def _window_start(timestamp: int, offset: int, size: int) -> int:
 
 
 @functools.singledispatch
-def assign_windows(assigner: WindowAssigner, timestamp: int) -> list[Any]:
-    """The windows ``assigner`` puts an element with ``timestamp`` into."""
+def assign_windows(assigner: WindowAssigner, element: Any, timestamp: int) -> list[Any]:
+    """The windows ``assigner`` puts ``element`` with ``timestamp`` into."""
     raise TypeError(f"unsupported window assigner {assigner!r}")
 
 
 @assign_windows.register(GlobalWindows)
-def _(assigner: GlobalWindows, timestamp: int) -> list[Any]:
+def _(assigner: GlobalWindows, element: Any, timestamp: int) -> list[Any]:
     return [_GLOBAL]
 
 
 @assign_windows.register(TumblingWindowAssigner)
-def _(assigner: TumblingWindowAssigner, timestamp: int) -> list[Any]:
+def _(assigner: TumblingWindowAssigner, element: Any, timestamp: int) -> list[Any]:
     start = _window_start(timestamp, assigner.offset, assigner.size)
     return [TimeWindow(start, start + assigner.size)]
 
 
 @assign_windows.register(SlidingWindowAssigner)
-def _(assigner: SlidingWindowAssigner, timestamp: int) -> list[Any]:
+def _(assigner: SlidingWindowAssigner, element: Any, timestamp: int) -> list[Any]:
     windows = []
     start = _window_start(timestamp, assigner.offset, assigner.slide)
     while start > timestamp - assigner.size:
@@ -86,8 +90,17 @@ def _(assigner: SlidingWindowAssigner, timestamp: int) -> list[Any]:
 
 
 @assign_windows.register(SessionWindowAssigner)
-def _(assigner: SessionWindowAssigner, timestamp: int) -> list[Any]:
+def _(assigner: SessionWindowAssigner, element: Any, timestamp: int) -> list[Any]:
     return [TimeWindow(timestamp, timestamp + assigner.gap)]
+
+
+@assign_windows.register(DynamicSessionWindowAssigner)
+def _(assigner: DynamicSessionWindowAssigner, element: Any, timestamp: int) -> list[Any]:
+    extract = getattr(assigner.extractor, "extract", assigner.extractor)
+    gap = extract(element)
+    if gap <= 0:
+        raise InvalidArgumentError("Dynamic session time gap must satisfy 0 < gap")
+    return [TimeWindow(timestamp, timestamp + gap)]
 
 
 # -- triggers: when a window fires ---------------------------------------------------------
@@ -286,6 +299,28 @@ def _(trigger: Trigger, ctx: TriggerContext, window: Any) -> None:
         fire_time.clear()
 
 
+#: DeltaTrigger's partitioned state: the element the window last fired at.
+_LAST_ELEMENT = ValueStateDescriptor("last-element", None)
+
+
+@on_element.register(DeltaTrigger)
+def _(trigger: DeltaTrigger, ctx: TriggerContext, element: Any, timestamp: int, window: Any) -> TriggerResult:
+    last = ctx.get_partitioned_state(_LAST_ELEMENT)
+    if last.value() is None:
+        last.update(element)
+        return _CONTINUE
+    delta = getattr(trigger.delta_function, "get_delta", trigger.delta_function)
+    if delta(last.value(), element) > trigger.threshold:
+        last.update(element)
+        return _FIRE
+    return _CONTINUE
+
+
+@clear.register(DeltaTrigger)
+def _(trigger: DeltaTrigger, ctx: TriggerContext, window: Any) -> None:
+    ctx.get_partitioned_state(_LAST_ELEMENT).clear()
+
+
 @on_merge.register(EventTimeTrigger)
 @on_merge.register(ProcessingTimeTrigger)
 @on_merge.register(CountTrigger)
@@ -336,10 +371,19 @@ def _(trigger: PurgingTrigger, ctx: TriggerContext, window: Any) -> None:
 
 @functools.singledispatch
 def evict(evictor: Any, contents: list[Any]) -> list[Any]:
-    """The window's elements ``(value, timestamp)`` left after ``evictor`` ran before the function."""
+    """The window's elements ``(value, timestamp)`` that ``evictor`` leaves."""
     raise TypeError(f"unsupported evictor {evictor!r}")
 
 
 @evict.register(CountEvictor)
 def _(evictor: CountEvictor, contents: list[Any]) -> list[Any]:
     return contents[len(contents) - evictor.max_count :] if len(contents) > evictor.max_count else contents
+
+
+@evict.register(TimeEvictor)
+def _(evictor: TimeEvictor, contents: list[Any]) -> list[Any]:
+    # As Flink: a window whose first element has no timestamp keeps everything.
+    if not contents or contents[0][1] is None:
+        return contents
+    cutoff = max(timestamp for _value, timestamp in contents if timestamp is not None) - evictor.window_size
+    return [(value, timestamp) for value, timestamp in contents if timestamp is None or timestamp > cutoff]

@@ -20,6 +20,7 @@ from flowmagic.errors import ProgramError
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import (
     KeyedStateBackend,
+    KeyedStateStore,
     ListState,
     MapState,
     ValueState,
@@ -117,11 +118,19 @@ class TriggerContext:
 
 
 class WindowContext(functions.WindowContext):
-    """The ``context`` of a ProcessWindowFunction."""
+    """The ``context`` of a ProcessWindowFunction (and ProcessAllWindowFunction)."""
 
     def __init__(self, operator: WindowOperator):
         self._operator = operator
         self._window: Any = None
+        self._window_state = KeyedStateStore(operator.window_state_backend, operator.task.clock)
+        self._global_state = KeyedStateStore(operator.keyed_state, operator.task.clock)
+
+    def bind(self, key: Any, window: Any) -> WindowContext:
+        self._window = window
+        self._operator.keyed_state.current_key = key
+        self._operator.window_state_backend.current_key = (key, window)
+        return self
 
     def window(self) -> Any:
         return self._window
@@ -131,6 +140,14 @@ class WindowContext(functions.WindowContext):
 
     def current_processing_time(self) -> int:
         return self._operator.task.clock.now()
+
+    def window_state(self) -> KeyedStateStore:
+        """State of the current key and window (dropped by the function's ``clear(context)``)."""
+        return self._window_state
+
+    def global_state(self) -> KeyedStateStore:
+        """State of the current key, across its windows."""
+        return self._global_state
 
 
 class _ListCollector:
@@ -171,6 +188,8 @@ class WindowOperator(Operator):
         # The trigger's partitioned state, keyed by (key, window).
         self.trigger_state = KeyedStateBackend()
         self.trigger_context = TriggerContext(self)
+        # The window functions' window_state(), keyed by (key, window).
+        self.window_state_backend = KeyedStateBackend()
         self.sessions: dict[Any, list[TimeWindow]] = {}
         self.timers: list[tuple[int, int, str, Any, Any]] = []
         self.timer_set: set[tuple[str, int, Any, Any]] = set()
@@ -204,7 +223,10 @@ class WindowOperator(Operator):
             element_time = timestamp if timestamp is not None else MIN_WATERMARK
         else:
             element_time = self.task.clock.now()
-        windows = assign_windows(self.assigner, element_time)
+        try:
+            windows = assign_windows(self.assigner, value, element_time)
+        except Exception as error:
+            raise self.fail(error, value) from error
         if self.assigner.is_merging:
             windows = [self._merge_session(key, windows[0])]
         skipped = True
@@ -328,14 +350,20 @@ class WindowOperator(Operator):
         if slot not in self.contents:
             return
         contents = self.contents[slot]
-        if self.evictor is not None:
+        if self.evictor is None:
+            self._emit(key, window, contents)
+            return
+        # Flink's EvictingWindowOperator: the window keeps what the evictor left.
+        if not self.evictor.do_evict_after:
             contents = self.contents[slot] = evict(self.evictor, contents)
         self._emit(key, window, contents)
+        if self.evictor.do_evict_after:
+            self.contents[slot] = evict(self.evictor, contents)
 
     def _emit(self, key: Any, window: Any, contents: Any) -> None:
         timestamp = window.max_timestamp()
         collect = self.output.collect
-        self.context._window = window
+        self.context.bind(key, window)
         try:
             if self.incremental:
                 result = self.function.get_result(contents) if self.kind == "aggregate" else contents
@@ -397,11 +425,20 @@ class WindowOperator(Operator):
                 self.sessions[key] = [w for w in self.sessions[key] if w != window]
             try:
                 clear(self.trigger, self.trigger_context.bind(key, window), window)
+                self._clear_window_functions(key, window)
             except Exception as error:
                 raise self.fail(error, f"window {window} of key {key!r}") from error
             return
         method = on_event_time if kind == "event" else on_processing_time
         self._act(self._trigger(method, key, window, timestamp), key, window)
+
+    def _clear_window_functions(self, key: Any, window: Any) -> None:
+        # PyFlink's ProcessWindowFunction.clear(context): the window is gone, its
+        # window_state() with it.
+        for function in self.user_functions:
+            clearer = getattr(function, "clear", None)
+            if callable(clearer) and not isinstance(function, type):
+                clearer(self.context.bind(key, window))
 
     def _run_timers(self, kinds: tuple[str, ...], limit: int) -> None:
         deferred = []
@@ -460,6 +497,8 @@ class WindowOperator(Operator):
             of(key)["@sessions"] = list(sessions)
         for (key, window), states in self.trigger_state.snapshot().items():
             of(key).setdefault("@trigger", {})[window] = states
+        for (key, window), states in self.window_state_backend.snapshot().items():
+            of(key).setdefault("@window_state", {})[window] = states
         # In firing order: a window's trigger timer must stay ahead of its cleanup timer of the
         # same time, or a restored window would be cleared before it fires.
         pending = set(self.timer_set)
@@ -479,5 +518,8 @@ class WindowOperator(Operator):
             if "@sessions" in states:
                 self.sessions[key] = list(states["@sessions"])
             self.trigger_state.restore({(key, window): held for window, held in states.get("@trigger", {}).items()})
+            self.window_state_backend.restore(
+                {(key, window): held for window, held in states.get("@window_state", {}).items()}
+            )
             for kind, timestamp, window in states.get("@timers", []):
                 self.register_timer(kind, timestamp, key, window)
