@@ -75,6 +75,23 @@ def call_site() -> str | None:
         frame = frame.f_back
     if frame is None:
         return None
+    return call_site_of(frame)
+
+
+def call_location_name() -> str:
+    """Java's ``Utils.getCallLocationName()`` for the user's code: ``function(file:line)`` of
+    the innermost caller outside flowmagic (``<module>(cell.py:3)`` at a cell's top level)."""
+    frame: types.FrameType | None = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("flowmagic"):
+        frame = frame.f_back
+    if frame is None:
+        return "<unknown>"
+    site = call_site_of(frame)
+    return f"{frame.f_code.co_name}({os.path.basename(site.rsplit(':', 1)[0])}:{frame.f_lineno})"
+
+
+def call_site_of(frame: types.FrameType) -> str:
+    """``file:line`` of ``frame``, a cell named by its hash rather than by the kernel's pid."""
     filename = frame.f_code.co_filename
     # ipykernel compiles cells to /tmp/ipykernel_<pid>/<hash of the cell>.py: keep the part
     # that names the cell, so that saved outputs do not change with the kernel's pid.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flowmagic.api.datastream import DataStream, KeyedStream, _check_callable, call_site
+from flowmagic.api.datastream import DataStream, KeyedStream, _check_callable, call_location_name, call_site
 from flowmagic.api.functions import OutputTag, function_name
 from flowmagic.api.time import Duration, to_millis
 from flowmagic.api.types import TypeInformation, check_type_info
@@ -227,10 +227,41 @@ class WindowedStream(_Windowed):
         return keyed._one_input(name, spec, description=self._description(functions), output_type=output_type)
 
 
+#: How Flink's window_all apply()/process() names its window state (the serializer's JVM
+#: address left out).
+_WINDOW_CONTENTS = (
+    "ListStateDescriptor{name=window-contents, defaultValue=null, "
+    "serializer=org.apache.flink.api.common.typeutils.base.ListSerializer}"
+)
+#: Flink's CountEvictor has no toString(): its class name (without the JVM address).
+_EVICTOR_NAMES = {"CountEvictor": "org.apache.flink.streaming.api.windowing.evictors.CountEvictor"}
+
+
 class AllWindowedStream(_Windowed):
     """A non-keyed stream grouped into windows: one operator at parallelism 1."""
 
     _pass_through = "PassThroughAllWindowFunction"
+    #: Where apply()/process() was called (the operator's name shows it, as Flink's does).
+    _location = "<unknown>"
+
+    def process(self, function: Any, output_type: TypeInformation | None = None) -> DataStream:
+        """Call ``function.process(context, elements)`` (a ProcessAllWindowFunction) once per
+        window firing; ``context`` has ``window()``, ``window_state()``, ``global_state()``."""
+        self._location = call_location_name()
+        return super().process(function, output_type)
+
+    def apply(self, function: Any, output_type: TypeInformation | None = None) -> DataStream:
+        """Call ``function.apply(window, inputs)`` (an AllWindowFunction) once per window firing."""
+        self._location = call_location_name()
+        return super().apply(function, output_type)
+
+    def _trigger_window_name(self) -> str:
+        # Flink 2.3 still names window_all's apply()/process() operator the old way: after its
+        # window state, trigger, evictor and the user's call location.
+        parts = [str(self._assigner), _WINDOW_CONTENTS, str(self._trigger)]
+        if self._evictor is not None:
+            parts.append(_EVICTOR_NAMES.get(self._evictor.class_name, str(self._evictor)))
+        return f"TriggerWindow({', '.join(parts)}, AllWindowedStream.{self._location})"
 
     @classmethod
     def count(cls, stream: DataStream, size: int, slide: int | None = None) -> AllWindowedStream:
@@ -260,14 +291,16 @@ class AllWindowedStream(_Windowed):
             call_site=call_site(),
         )
         spec = OperatorSpec(OperatorKind.WINDOW, {**params, "key_selector": _null_byte_key, "all": True})
+        whole_window = params["function_kind"] in ("process", "apply")
+        name = self._trigger_window_name() if whole_window else type(self._assigner).__name__
         t = OneInputTransformation(
             id=env._new_id(),
-            name=type(self._assigner).__name__,
+            name=name,
             parallelism=1,
             inputs=[keyed_by_null],
             parallelism_configured=True,
             max_parallelism=1,
-            description=self._description(functions),
+            description=name if whole_window else self._description(functions),
             operator=spec,
             state_key=_null_byte_key,
             call_site=call_site(),
