@@ -67,7 +67,7 @@ def test_pyflink_modules_hold_flowmagics_classes() -> None:
         ("flowmagic.datastream", "TimeCharacteristic", "WatermarkStrategy"),
         ("flowmagic.datastream.functions", "AsyncFunction", "map() or process()"),
         ("flowmagic.datastream.state", "OperatorStateStore", "stream.broadcast(MapStateDescriptor"),
-        ("flowmagic.datastream.window", "CountWindow", "count_window(size"),
+        ("flowmagic.datastream.window", "CountTumblingWindowAssigner", "count_window(size"),
         ("flowmagic.common", "Instant", "milliseconds"),
         ("flowmagic.datastream.connectors", "DeliveryGuarantee", "from_spark"),
     ],
