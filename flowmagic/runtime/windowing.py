@@ -206,6 +206,8 @@ class WindowOperator(Operator):
         # (window_all's have no key), by function: decided once, not per firing.
         arguments = 2 if self.all_windows else 3
         window_functions = [self.window_function, self.function if self.kind in ("process", "apply") else None]
+        #: The functions that get a window and its context (not reduce or aggregate functions).
+        self.window_functions = [f for f in window_functions if f is not None]
         self.collector_style = {
             id(f): takes_collector(adapt(f, "apply" if self._is_apply(f) else "process"), arguments)
             for f in window_functions
@@ -435,7 +437,7 @@ class WindowOperator(Operator):
     def _clear_window_functions(self, key: Any, window: Any) -> None:
         # PyFlink's ProcessWindowFunction.clear(context): the window is gone, its
         # window_state() with it.
-        for function in self.user_functions:
+        for function in self.window_functions:
             clearer = getattr(function, "clear", None)
             if callable(clearer) and not isinstance(function, type):
                 clearer(self.context.bind(key, window))
