@@ -4,6 +4,7 @@ what Flink refuses or does at their edges (their outputs are runtime cases r90-r
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -18,6 +19,9 @@ from flowmagic.datastream.window import (
     TimeEvictor,
 )
 from flowmagic.errors import InvalidArgumentError, ProgramError
+from flowmagic.graph.operators import OperatorKind
+from flowmagic.runtime.operator import TaskInfo
+from flowmagic.runtime.registry import implementation
 
 
 def _events(env: flowmagic.StreamExecutionEnvironment, events: list) -> flowmagic.DataStream:
@@ -116,3 +120,41 @@ def test_window_all_whole_window_functions_are_named_as_flink_names_them() -> No
         f"org.apache.flink.streaming.api.windowing.evictors.CountEvictor, "
         f"{here}(test_window_evictors_and_sessions.py:{line + 2}))",
     ]
+
+
+class _CountsFirings(flowmagic.ProcessWindowFunction):
+    def process(self, key, context, elements):
+        firings = context.window_state().get_state(flowmagic.ValueStateDescriptor("firings", None))
+        firings.update((firings.value() or 0) + 1)
+        return [(key, firings.value())]
+
+
+def _window_operator() -> tuple[Any, list]:
+    task = TaskInfo("vertex", 0, 1, 128, 0, batch=False)
+    params = {
+        "key_selector": lambda e: e[0],
+        "assigner": GlobalWindows.create(),
+        "trigger": CountTrigger.of(1),
+        "evictor": None,
+        "allowed_lateness": 0,
+        "late_tag": None,
+        "function_kind": "process",
+        "function": _CountsFirings(),
+    }
+    operator = implementation(OperatorKind.WINDOW)("op", params, task)
+    emitted: list = []
+    operator.output.targets.append(lambda value, timestamp: emitted.append(value))
+    operator.output.seal()
+    operator.open()
+    return operator, emitted
+
+
+def test_window_state_is_kept_by_checkpoints() -> None:
+    before, emitted = _window_operator()
+    for element in [("a", 1), ("a", 2), ("b", 3)]:
+        before.process(element, None)
+    assert emitted == [("a", 1), ("a", 2), ("b", 1)]
+    after, emitted = _window_operator()
+    after.restore_keyed(before.snapshot_keyed())
+    after.process(("a", 4), None)
+    assert emitted == [("a", 3)]
