@@ -137,3 +137,151 @@ def test_wordcount_with_a_retry_on_a_standalone_cluster(cluster, pyspark_only_py
     assert 1 in outcome["attempts"].values()
     venv = str(Path(pyspark_only_python).parent.parent)
     assert outcome["workers"] == [[venv, False], [venv, False]]  # the pyspark-only Python, without mmh3
+
+
+_CONTINUOUS_JOB = textwrap.dedent(
+    """
+    import json, os, signal, statistics, sys, threading, time, urllib.request
+    from pyspark.sql import SparkSession
+    import flowmagic
+    from flowmagic import compile as passes
+    from flowmagic.api.rolling_policy import RollingPolicy
+    from flowmagic.runtime import start_continuous
+
+    url, output, checkpoints = sys.argv[1:4]
+    spark = (SparkSession.builder.master(url).appName("flowmagic-continuous-kills")
+             .config("spark.locality.wait", "0").config("spark.task.maxFailures", "8")
+             .config("spark.executor.memory", "512m")
+             .config("spark.driver.host", "127.0.0.1").getOrCreate())
+
+    def processes():
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as file:
+                        command = file.read().replace(b"\\0", b" ").decode()
+                    with open(f"/proc/{pid}/stat") as file:
+                        parent = int(file.read().rsplit(")", 1)[1].split()[1])
+                except OSError:
+                    continue
+                yield int(pid), parent, command
+
+    def executors(executor_id):
+        # This application's executor only (other jobs may run on this machine).
+        marks = (f"--app-id {spark.sparkContext.applicationId} ", f"--executor-id {executor_id} ")
+        return [pid for pid, _parent, command in processes() if "CoarseGrainedExecutorBackend" in command
+                and all(mark in command + " " for mark in marks)]
+
+    def python_workers(executor_id):
+        # An executor's daemon forks one worker per task; killing the forks fails their tasks.
+        ours = set(executors(executor_id))
+        daemons = {pid for pid, parent, command in processes() if parent in ours and "pyspark.daemon" in command}
+        return [pid for pid, parent, _command in processes() if parent in daemons]
+
+    def running_executor():
+        # Where a task of the job runs now, from the driver's REST API.
+        api = f"{spark.sparkContext.uiWebUrl}/api/v1/applications/{spark.sparkContext.applicationId}"
+        for stage in spark.sparkContext.statusTracker().getActiveStageIds():
+            try:
+                with urllib.request.urlopen(f"{api}/stages/{stage}/0/taskList?status=RUNNING") as answer:
+                    tasks = json.load(answer)
+            except OSError:
+                continue
+            if tasks:
+                return tasks[0]["executorId"]
+        return None
+
+    def slow(pair):
+        time.sleep(0.002)  # tasks last long enough to be killed while they run
+        return pair
+
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.enable_checkpointing(1000)
+    env.get_checkpoint_config().set_checkpoint_storage(f"file://{checkpoints}")
+    sink = (flowmagic.FileSink.for_row_format(output, flowmagic.Encoder.simple_string_encoder())
+            .with_rolling_policy(RollingPolicy.on_checkpoint_rolling_policy()).build())
+    (env.from_datagen(lambda i: (f"k{i % 10}", 1), rows_per_second=300).key_by(lambda p: p[0]).sum(1)
+        .map(slow).sink_to(sink))
+    job = start_continuous(passes.build(env.get_stream_graph("kills")).execution_graph, spark=spark)
+
+    ends = []
+    def watch():
+        seen = 0
+        while not job.get_job_status().is_globally_terminal:
+            if job.epochs != seen:
+                seen = job.epochs
+                ends.append(time.time())
+            time.sleep(0.01)
+    threading.Thread(target=watch, daemon=True).start()
+
+    def wait_epochs(count, timeout=180):
+        deadline = time.time() + timeout
+        while job.epochs < count:
+            if job.get_job_status().is_globally_terminal or time.time() > deadline:
+                job.wait()
+                raise SystemExit(f"no epoch {count}: {job}")
+            time.sleep(0.01)
+
+    def kill_mid_epoch(pids_of):
+        # Into a running task: the first epoch end after the kill counts its cost.
+        wait_epochs(job.epochs + 1)
+        while True:
+            time.sleep(0.02)
+            executor = running_executor()
+            pids = pids_of(executor) if executor is not None else []
+            if pids:
+                break
+        killed_at = time.time()
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        before = len(ends)
+        wait_epochs(job.epochs + 2)
+        return killed_at, before
+
+    wait_epochs(8)
+    kills = {"python_worker": kill_mid_epoch(python_workers)}
+    wait_epochs(job.epochs + 5)
+    kills["executor"] = kill_mid_epoch(executors)
+    wait_epochs(job.epochs + 5)
+    job.stop_with_savepoint(os.path.join(checkpoints, "savepoint"))
+    periods = [b - a for a, b in zip(ends, ends[1:])]
+    costs = {}
+    for name, (killed_at, before) in kills.items():
+        undisturbed = statistics.median(periods[:before - 1])
+        costs[name] = ends[before] - killed_at - undisturbed
+    tracker = spark.sparkContext.statusTracker()
+    failed = sum(tracker.getStageInfo(stage).numFailedTasks
+                 for job_id in tracker.getJobIdsForGroup(f"flowmagic-{job.job_id}")
+                 for stage in tracker.getJobInfo(job_id).stageIds if tracker.getStageInfo(stage) is not None)
+    print(json.dumps({"status": str(job.get_job_status()), "costs": costs, "failed_tasks": failed,
+                      "median_epoch": statistics.median(periods)}))
+    spark.stop()
+    """
+)
+
+
+def test_a_continuous_file_sink_job_survives_a_killed_python_worker_and_a_killed_executor(cluster, tmp_path) -> None:
+    url, env = cluster
+    output, checkpoints = tmp_path / "out", tmp_path / "checkpoints"
+    # Continuous jobs read their sources through PySpark's Python data sources, which need
+    # pyarrow on the workers: this job's workers run this Python.
+    driver_env = {**env, "PYTHONPATH": os.environ.get("PYTHONPATH", ""), "PYSPARK_PYTHON": sys.executable}
+    run = subprocess.run(
+        [sys.executable, "-c", _CONTINUOUS_JOB, url, str(output), str(checkpoints)],
+        capture_output=True, text=True, env=driver_env, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-5000:]
+    outcome = json.loads(run.stdout.strip().splitlines()[-1])
+    assert outcome["status"] == "FINISHED"
+    assert outcome["failed_tasks"] >= 2, outcome  # both kills failed running tasks, which Spark retried
+    counts: dict[str, list[int]] = {}
+    for path in output.iterdir():
+        assert not path.name.startswith("."), f"left in progress: {path.name}"
+        for line in path.read_text().splitlines():
+            key, value = line.strip("()").split(", ")
+            counts.setdefault(key, []).append(int(value))
+    # Every key's running count is there once from 1 on: nothing lost, nothing written twice.
+    assert len(counts) == 10
+    for key, values in counts.items():
+        assert sorted(values) == list(range(1, len(values) + 1)), key
+    print("kill costs (s past an undisturbed epoch):", outcome["costs"], "median epoch:", outcome["median_epoch"])

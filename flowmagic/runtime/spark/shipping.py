@@ -31,11 +31,16 @@ def ship_flowmagic(sc: Any, *, arrow: bool = False) -> None:
     ``arrow``: also check that the workers have ``pyarrow``, which PySpark's Python data
     sources (the continuous mode's sources) need wherever they run.
     """
+    if sc.applicationId not in _SHIPPED:
+        _ship(sc)
+        _SHIPPED.add(sc.applicationId)
+    # After shipping: the probe is flowmagic's, so a worker imports flowmagic to run it.
     if arrow and sc.applicationId not in _ARROW_CHECKED:
         _check_workers(sc, _with_arrow)
         _ARROW_CHECKED.add(sc.applicationId)
-    if sc.applicationId in _SHIPPED:
-        return
+
+
+def _ship(sc: Any) -> None:
     from pyspark import SparkFiles
 
     # Inside the SparkContext's own files directory, which Spark deletes when it stops: the
@@ -51,7 +56,6 @@ def ship_flowmagic(sc: Any, *, arrow: bool = False) -> None:
                 bundle.write(path, os.path.relpath(path, os.path.dirname(_PACKAGE)))
     sc.addPyFile(archive)
     _check_workers(sc, _on_worker)
-    _SHIPPED.add(sc.applicationId)
 
 
 def _on_worker(value: Any) -> Any:
