@@ -108,3 +108,20 @@ def test_the_view_shows_a_picture_and_dashes(monitor) -> None:
     assert svg.startswith("<svg") and "Source: Sequence Source -&gt; Map" in svg and ">CREATED<" in svg
     rows = re.findall(r"<tr><td>([^<]*)</td>.*?<td class='n'>([^<]*)</td></tr>", html)
     assert ("Sink (1/2)", "-") in rows
+
+
+def test_a_continuous_job_with_a_file_sink_shows_its_committed_and_waiting_files() -> None:
+    from flowmagic.widgets.job_view import _continuous_html
+
+    continuous = {
+        "epochs": 12,
+        "checkpoints": {"completed": 3, "last_duration_ms": 40.0, "last_completed_at": None,
+                        "last_size_bytes": 2048, "last_savepoint": None},
+        "load": {},
+        "files": {"committed": 1234, "pending": 2},
+        "printed_total": 0,
+        "printed_tail": [],
+    }  # fmt: skip
+    shown = _continuous_html(continuous, [])
+    assert "1,234 part files committed, 2 rolled and waiting for the next checkpoint" in shown
+    assert "part files" not in _continuous_html({**continuous, "files": None}, [])

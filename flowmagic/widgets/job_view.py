@@ -160,6 +160,12 @@ def _continuous_html(continuous: dict[str, Any], vertices: list[dict[str, Any]])
         "</tr>",
     ]
     parts = [f"<table>{''.join(rows)}</table>", _load_html(vertices, continuous.get("load", {}))]
+    files = continuous.get("files")
+    if files is not None:
+        parts.append(
+            f"<div class='progress'>FileSink: {files['committed']:,} part files committed, "
+            f"{files['pending']:,} rolled and waiting for the next checkpoint</div>"
+        )
     if continuous.get("error"):
         parts.append(f'<pre class="missing">{html.escape(printable(continuous["error"]))}</pre>')
     total, tail = continuous["printed_total"], continuous["printed_tail"]

@@ -753,6 +753,11 @@ class ContinuousJob:
                 vertex["id"]: [self.load.get((vertex["id"], index)) for index in range(len(vertex["subtasks"]))]
                 for vertex in snapshot["vertices"]
             },
+            "files": (
+                {"committed": len(self.committed), "pending": len(self._commits.pending)}
+                if self._commits.directories
+                else None
+            ),
             "printed_total": self.printed_total,
             "printed_tail": list(self.printed_tail),
             "error": str(self.error) if self.error is not None else None,
