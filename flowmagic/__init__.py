@@ -54,6 +54,7 @@ from flowmagic.api import (
     WatermarkStrategy,
     WindowFunction,
 )
+from flowmagic.api.pyflink_modules import install as _install_missing_pyflink_modules
 from flowmagic.compile.config import RuntimeExecutionMode
 from flowmagic.errors import FlowError
 from flowmagic.key_groups import (
@@ -118,6 +119,9 @@ __all__ = [
     "assign_to_key_group",
     "compute_default_max_parallelism",
 ]
+
+# ``import flowmagic.datastream.connectors.kafka`` (PyFlink's module) says what to use instead.
+_install_missing_pyflink_modules()
 
 
 def load_ipython_extension(ipython):  # pragma: no cover - exercised through IPython

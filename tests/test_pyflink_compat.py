@@ -7,6 +7,7 @@ outside the project) running the same programs with ``pyflink`` in their imports
 
 from __future__ import annotations
 
+import importlib
 import os
 import pickle
 import re
@@ -548,3 +549,17 @@ def test_pyflinks_windowing_examples_run_with_only_their_imports_changed(example
     )
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout == (PYFLINK_EXAMPLES / "windowing" / "expected" / f"{example.stem}.txt").read_text()
+
+
+@pytest.mark.parametrize(
+    ("module", "missing", "advice"),
+    [
+        ("flowmagic.datastream.connectors.kafka", "pyflink.datastream.connectors.kafka", "format('kafka')"),
+        ("flowmagic.datastream.formats.csv", "pyflink.datastream.formats", "parse records in map()"),
+        ("flowmagic.table", "pyflink.table", "the Table API and SQL are not supported"),
+    ],
+)
+def test_pyflink_modules_flowmagic_lacks_say_what_to_use_instead(module, missing, advice) -> None:
+    with pytest.raises(UnsupportedFeatureError, match=f"^{re.escape(missing)} has no flowmagic counterpart") as raised:
+        importlib.import_module(module)
+    assert advice in str(raised.value)

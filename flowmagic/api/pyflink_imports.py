@@ -21,7 +21,7 @@ import sys
 from collections.abc import Iterator
 from types import ModuleType
 
-from flowmagic.errors import UnsupportedFeatureError
+from flowmagic.api.pyflink_modules import missing_module_error
 
 __all__ = ["imports_pyflink", "installed_pyflink", "pyflink_imports"]
 
@@ -72,11 +72,7 @@ class _Aliases(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         except ModuleNotFoundError as missing:
             if missing.name is not None and not name.startswith(missing.name):
                 raise
-            raise UnsupportedFeatureError(
-                f"{fullname} has no flowmagic counterpart: flowmagic runs PyFlink's DataStream API "
-                "(pyflink.datastream and its connectors, functions, state and window modules; pyflink.common), "
-                "not the Table API or Java gateways."
-            ) from None
+            raise missing_module_error(fullname) from None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         self.loaded.append(spec.name)
