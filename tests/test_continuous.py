@@ -404,6 +404,17 @@ def test_execute_and_collect_with_a_limit_stops_the_job(spark) -> None:
     assert len(records) == 10
 
 
+def test_a_data_generator_source_of_long_max_records_runs_unbounded(spark) -> None:
+    from flowmagic.datastream.connectors.datagen import LONG_MAX, DataGeneratorSource, RateLimiterStrategy
+
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    source = DataGeneratorSource(lambda i: i, LONG_MAX, RateLimiterStrategy.per_second(200), flowmagic.Types.LONG())
+    numbers = env.from_source(source, flowmagic.WatermarkStrategy.no_watermarks(), "numbers")
+    # Flink's "for ever": in flowmagic a continuous job, which runs until the collector has enough.
+    records = sorted(numbers.execute_and_collect(limit=300))
+    assert len(records) == 300 and len(set(records)) == 300
+
+
 def test_a_failed_task_is_retried_and_the_job_loses_and_repeats_nothing(spark, tmp_path) -> None:
     marker = tmp_path / "failed-once"
 

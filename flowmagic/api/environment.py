@@ -313,13 +313,15 @@ class StreamExecutionEnvironment:
         source_name: str,
         type_info: TypeInformation | None = None,
     ) -> DataStream:
-        """Records of a unified ``source`` (``FileSource``, ``NumberSequenceSource``), as Flink's
+        """Records of a unified ``source`` (``FileSource``, ``NumberSequenceSource``,
+        ``DataGeneratorSource``), as Flink's
         ``fromSource``: vertex ``Source: <source_name>`` at the default parallelism, bounded or
         not as the source is. The source applies ``watermark_strategy`` itself (no operator of
         its own in the graphs, as in Flink)."""
         if not isinstance(source, Source):
             raise InvalidTypeError(
-                f"from_source() expects a FileSource or NumberSequenceSource, got {type(source).__name__}"
+                "from_source() expects a FileSource, NumberSequenceSource or DataGeneratorSource, "
+                f"got {type(source).__name__}"
             )
         if not isinstance(watermark_strategy, WatermarkStrategy):
             raise InvalidTypeError(f"from_source() expects a WatermarkStrategy, got {watermark_strategy!r}")
@@ -329,12 +331,11 @@ class StreamExecutionEnvironment:
         spec = source.operator_spec()
         if watermark_strategy.generates_watermarks or watermark_strategy.timestamp_assigner is not None:
             spec = OperatorSpec(spec.kind, {**spec.params, "watermark_strategy": watermark_strategy})
-        default_type = Types.LONG() if spec.kind is OperatorKind.SOURCE_SEQUENCE else Types.STRING()
         return self._source(
             source_name,
             spec,
             bounded=source.is_bounded(),
-            output_type=type_info if type_info is not None else default_type,
+            output_type=type_info if type_info is not None else source.produced_type(),
         )
 
     def add_source(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flowmagic.api.time import Duration, to_millis
+from flowmagic.api.types import TypeInformation, Types
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError, UnsupportedFeatureError
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 
@@ -36,6 +37,11 @@ class Source:
         """Whether the source ends by itself (Flink's ``Boundedness.BOUNDED``)."""
         raise NotImplementedError
 
+    def produced_type(self) -> TypeInformation | None:
+        """The type of its records when ``from_source`` declares none (Flink's
+        ``ResultTypeQueryable``); None: undeclared."""
+        return None
+
 
 @dataclass(frozen=True)
 class NumberSequenceSource(Source):
@@ -57,6 +63,9 @@ class NumberSequenceSource(Source):
 
     def is_bounded(self) -> bool:
         return True
+
+    def produced_type(self) -> TypeInformation | None:
+        return Types.LONG()
 
 
 @dataclass(frozen=True)
@@ -124,6 +133,9 @@ class FileSource(Source):
 
     def is_bounded(self) -> bool:
         return self.discovery_interval_ms is None
+
+    def produced_type(self) -> TypeInformation | None:
+        return Types.STRING()
 
 
 @dataclass(frozen=True)
