@@ -1,6 +1,6 @@
 """Benchmark: the continuous mode on one SparkSession, against Structured Streaming by hand.
 
-Run: ``.venv/bin/python bench/bench_continuous.py [--seconds 20] [--rounds 1]``. Measures, with
+Run: ``.venv/bin/python bench/bench_continuous.py [--seconds 20] [--rounds 1] [--only TEXT]``. Measures, with
 every case on the same session (``local[2]``) and, with ``--rounds N``, interleaved rounds
 compared by their medians:
 
@@ -13,7 +13,9 @@ compared by their medians:
 - latency: from a line entering a socket (10,000 lines/s) to its printed update reaching the
   notebook, median and p95; and how long after its end a 5 s processing-time window's result
   arrives;
-- the epoch overhead: epochs of a job whose source brings nothing (the clock alone);
+- the epoch overhead: epochs of a job whose source brings nothing (the clock alone), and of one
+  with a trickle of input through one exchange (a Spark job of two stages each epoch), against
+  PySpark's own micro-batches of the same trickle through one shuffle;
 - the state snapshot of an epoch at 100,000 keys (pickled by key group, written, as an epoch does):
   whole, and of the 1,000 keys an epoch changed (what epochs write between whole snapshots).
 """
@@ -21,11 +23,13 @@ compared by their medians:
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -234,15 +238,9 @@ def window_delay(windows: int = 3) -> float:
     return statistics.median(delays[1:])
 
 
-def epoch_overhead(seconds: float) -> float:
-    """Median seconds between epochs of a job that reads nothing (a socket nobody writes to)."""
-    import socket
-
-    server = socket.create_server(("127.0.0.1", 0))
-    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
-    env.socket_text_stream("127.0.0.1", server.getsockname()[1]).map(lambda line: line).print()
-    graph = passes.build(env.get_stream_graph("idle")).execution_graph
-    job = start_continuous(graph)
+def _epoch_period(env: flowmagic.StreamExecutionEnvironment, seconds: float) -> float:
+    """Seconds per epoch of ``env``'s job over ``seconds``, after its first epochs."""
+    job = start_continuous(passes.build(env.get_stream_graph("epochs")).execution_graph)
     try:
         while job.epochs < 3:
             time.sleep(0.05)
@@ -251,7 +249,46 @@ def epoch_overhead(seconds: float) -> float:
         return (time.time() - started) / max(job.epochs - first, 1)
     finally:
         job.cancel()
-        server.close()
+
+
+def epoch_overhead(seconds: float) -> float:
+    """Seconds between epochs of a job that reads nothing (a socket nobody writes to)."""
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+        env.socket_text_stream("127.0.0.1", server.getsockname()[1]).map(lambda line: line).print()
+        return _epoch_period(env, seconds)
+
+
+def epoch_period_with_input(seconds: float) -> float:
+    """Seconds between epochs of a job with a trickle of input (20 records/s) through one
+    exchange: every epoch runs a Spark job of two stages."""
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.from_datagen(lambda i: (i % 10, 1), rows_per_second=20).key_by(lambda pair: pair[0]).sum(1).add_sink(
+        lambda record: None
+    )
+    return _epoch_period(env, seconds)
+
+
+def pyspark_batch_period_with_input(spark, seconds: float) -> float:
+    """The same trickle through PySpark's own shuffle (rate source, ``groupBy().count()``,
+    update mode, ``noop`` sink): median seconds between the starts of its micro-batches."""
+    from datetime import datetime
+
+    from pyspark.sql import functions
+
+    rate = spark.readStream.format("rate").option("rowsPerSecond", 20).option("numPartitions", 2).load()
+    counts = rate.groupBy((functions.col("value") % 10).alias("key")).count()
+    checkpoint = tempfile.mkdtemp(prefix="bench-ss-")
+    query = counts.writeStream.outputMode("update").format("noop").option("checkpointLocation", checkpoint).start()
+    try:
+        time.sleep(seconds)
+        starts = [datetime.fromisoformat(p["timestamp"].rstrip("Z")) for p in query.recentProgress]
+        periods = [(b - a).total_seconds() for a, b in itertools.pairwise(starts[2:])]
+        return statistics.median(periods) if periods else 0.0
+    finally:
+        query.stop()
 
 
 def snapshot_seconds(keys: int, changed: int | None) -> float:
@@ -284,6 +321,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--only", default="", help="run only the cases whose name contains this text")
     args = parser.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
@@ -298,32 +336,52 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("OFF")
+    seconds = args.seconds
+    cases: dict[str, Callable[[], float]] = {
+        "flowmagic count, updates to a sink": lambda: flowmagic_count(seconds, False),
+        "flowmagic count, every update printed": lambda: flowmagic_count(seconds, True),
+        "PySpark groupBy().count(), update mode": lambda: pyspark_count(spark, seconds),
+        "PySpark transformWithStateInPandas count": lambda: pyspark_transform_with_state(spark, seconds),
+        "socket to printed update, median and p95 (s)": lambda: latency(seconds),
+        "5 s processing-time window, result after its end (s)": window_delay,
+        "epoch period, no input (s)": lambda: epoch_overhead(seconds / 2),
+        "epoch period, a trickle through 1 exchange (s)": lambda: epoch_period_with_input(seconds / 2),
+        "PySpark batch period, a trickle through 1 shuffle (s)": lambda: pyspark_batch_period_with_input(
+            spark, seconds / 2
+        ),
+        "snapshot of 100,000 keys, whole (s)": lambda: snapshot_seconds(100_000, None),
+        "snapshot of 100,000 keys, 1,000 changed (s)": lambda: snapshot_seconds(100_000, 1_000),
+    }
     results: dict[str, list[float]] = {}
     for _round in range(args.rounds):
-        results.setdefault("flowmagic count, updates to a sink", []).append(flowmagic_count(args.seconds, False))
-        results.setdefault("flowmagic count, every update printed", []).append(flowmagic_count(args.seconds, True))
-        results.setdefault("PySpark groupBy().count(), update mode", []).append(pyspark_count(spark, args.seconds))
-        results.setdefault("PySpark transformWithStateInPandas count", []).append(
-            pyspark_transform_with_state(spark, args.seconds)
-        )
-        median, p95 = latency(args.seconds)
-        results.setdefault("socket to printed update, median (s)", []).append(median)
-        results.setdefault("socket to printed update, p95 (s)", []).append(p95)
-        results.setdefault("5 s processing-time window, result after its end (s)", []).append(window_delay())
-        results.setdefault("epoch period, no input (s)", []).append(epoch_overhead(args.seconds / 2))
-        results.setdefault("snapshot of 100,000 keys, whole (s)", []).append(snapshot_seconds(100_000, None))
-        results.setdefault("snapshot of 100,000 keys, 1,000 changed (s)", []).append(snapshot_seconds(100_000, 1_000))
+        for name, case in cases.items():
+            if args.only not in name:
+                continue
+            value = case()
+            if isinstance(value, tuple):
+                median, p95 = value
+                results.setdefault(name.replace("median and p95", "median"), []).append(median)
+                results.setdefault(name.replace("median and p95", "p95"), []).append(p95)
+            else:
+                results.setdefault(name, []).append(value)
     medians = {name: statistics.median(values) for name, values in results.items()}
     for name, value in medians.items():
-        print(f"{name:45s} {value:>14,.3f}")
-    baseline = medians["PySpark groupBy().count(), update mode"]
-    if baseline:
-        ratio = medians["flowmagic count, updates to a sink"] / baseline
-        print(f"ratio flowmagic (sink) / PySpark count: {ratio:.2f}")
-    stateful = medians["PySpark transformWithStateInPandas count"]
-    if stateful:
-        ratio = medians["flowmagic count, updates to a sink"] / stateful
-        print(f"ratio flowmagic (sink) / transformWithStateInPandas: {ratio:.2f}")
+        print(f"{name:55s} {value:>14,.3f}")
+    for numerator, denominator, label in (
+        ("flowmagic count, updates to a sink", "PySpark groupBy().count(), update mode", "PySpark count"),
+        (
+            "flowmagic count, updates to a sink",
+            "PySpark transformWithStateInPandas count",
+            "transformWithStateInPandas",
+        ),
+        (
+            "epoch period, a trickle through 1 exchange (s)",
+            "PySpark batch period, a trickle through 1 shuffle (s)",
+            "PySpark's own micro-batch with a shuffle",
+        ),
+    ):
+        if medians.get(numerator) and medians.get(denominator):
+            print(f"ratio {numerator} / {label}: {medians[numerator] / medians[denominator]:.2f}")
 
 
 if __name__ == "__main__":
