@@ -85,7 +85,7 @@ def test_sources_and_builders_refuse_what_they_cannot_do(tmp_path: Path) -> None
         SourceFunction("org.example.MySource")
     with pytest.raises(UnsupportedFeatureError, match="no Java code"):
         _env().add_source("org.example.MySource")
-    with pytest.raises(FlowError, match="expects a FileSource or NumberSequenceSource"):
+    with pytest.raises(FlowError, match="expects a FileSource, NumberSequenceSource or DataGeneratorSource"):
         _env().from_source([1, 2], WatermarkStrategy.no_watermarks(), "list")
     remote = FileSource.for_record_stream_format(TEXT, "s3a://bucket/in").build()
     with pytest.raises(JobFailedError, match="local paths"):

@@ -222,21 +222,32 @@ _CONTINUOUS_JOB = textwrap.dedent(
                 raise SystemExit(f"no epoch {count}: {job}")
             time.sleep(0.01)
 
+    def failed_tasks():
+        tracker = spark.sparkContext.statusTracker()
+        stages = [stage for job_id in tracker.getJobIdsForGroup(f"flowmagic-{job.job_id}")
+                  for stage in tracker.getJobInfo(job_id).stageIds]
+        return sum(info.numFailedTasks for info in map(tracker.getStageInfo, stages) if info is not None)
+
     def kill_mid_epoch(pids_of):
-        # Into a running task: the first epoch end after the kill counts its cost.
-        wait_epochs(job.epochs + 1)
-        while True:
-            time.sleep(0.02)
-            executor = running_executor()
-            pids = pids_of(executor) if executor is not None else []
-            if pids:
-                break
-        killed_at = time.time()
-        for pid in pids:
-            os.kill(pid, signal.SIGKILL)
-        before = len(ends)
-        wait_epochs(job.epochs + 2)
-        return killed_at, before
+        # Into a running task (which may end between the look and the kill: then again); the
+        # first epoch end after the kill counts its cost.
+        for _attempt in range(5):
+            wait_epochs(job.epochs + 1)
+            while True:
+                time.sleep(0.02)
+                executor = running_executor()
+                pids = pids_of(executor) if executor is not None else []
+                if pids:
+                    break
+            failed = failed_tasks()
+            killed_at = time.time()
+            for pid in pids:
+                os.kill(pid, signal.SIGKILL)
+            before = len(ends)
+            wait_epochs(job.epochs + 2)
+            if failed_tasks() > failed:
+                return killed_at, before
+        raise SystemExit("no kill failed a running task")
 
     wait_epochs(8)
     kills = {"python_worker": kill_mid_epoch(python_workers)}
@@ -249,10 +260,7 @@ _CONTINUOUS_JOB = textwrap.dedent(
     for name, (killed_at, before) in kills.items():
         undisturbed = statistics.median(periods[:before - 1])
         costs[name] = ends[before] - killed_at - undisturbed
-    tracker = spark.sparkContext.statusTracker()
-    failed = sum(tracker.getStageInfo(stage).numFailedTasks
-                 for job_id in tracker.getJobIdsForGroup(f"flowmagic-{job.job_id}")
-                 for stage in tracker.getJobInfo(job_id).stageIds if tracker.getStageInfo(stage) is not None)
+    failed = failed_tasks()
     print(json.dumps({"status": str(job.get_job_status()), "costs": costs, "failed_tasks": failed,
                       "median_epoch": statistics.median(periods)}))
     spark.stop()
