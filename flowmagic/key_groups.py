@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import math
 import operator
+import pickle
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from flowmagic.errors import InvalidParallelismError, KeyRoutingError
@@ -21,8 +23,10 @@ __all__ = [
     "compute_default_max_parallelism",
     "compute_key_group_range",
     "compute_operator_index_for_key_group",
+    "java_byte_array_hash",
     "java_hash_code",
     "murmur_hash",
+    "pyflink_pickled_key_hash",
 ]
 
 UPPER_BOUND_MAX_PARALLELISM = 1 << 15
@@ -58,15 +62,48 @@ def _big_integer_hash(value: int) -> int:
 _POWERS_OF_31: list[int] = [1]
 
 
+def _powers_of_31(count: int) -> list[int]:
+    while len(_POWERS_OF_31) <= count:
+        _POWERS_OF_31.append((_POWERS_OF_31[-1] * 31) & 0xFFFFFFFF)
+    return _POWERS_OF_31
+
+
 def _string_hash(value: str) -> int:
     # String.hashCode = sum(unit[i] * 31^(n-1-i)) mod 2^32, evaluated in C (map/sum) rather
     # than a Python loop per character: routing hashes every distinct key.
     encoded = value.encode("utf-16-be", "surrogatepass")
     count = len(encoded) // 2
-    while len(_POWERS_OF_31) < count:
-        _POWERS_OF_31.append((_POWERS_OF_31[-1] * 31) & 0xFFFFFFFF)
+    powers = _powers_of_31(count)
     units = struct.unpack(f">{count}H", encoded)
-    return _to_int32(sum(map(operator.mul, units, reversed(_POWERS_OF_31[:count]))))
+    return _to_int32(sum(map(operator.mul, units, reversed(powers[:count]))))
+
+
+def java_byte_array_hash(data: bytes) -> int:
+    """``Arrays.hashCode(byte[])``: from 1, ``31 * h + b`` for each (signed) byte."""
+    count = len(data)
+    powers = _powers_of_31(count)
+    signed = struct.unpack(f"{count}b", data)
+    return _to_int32(powers[count] + sum(map(operator.mul, signed, reversed(powers[:count]))))
+
+
+def pyflink_pickled_key_hash(key: Any) -> int:
+    """The Java hash PyFlink routes a ``key_by`` key declared without ``key_type`` by.
+
+    PyFlink's Python worker writes such a key pickled (cloudpickle, at the highest pickle
+    protocol) and its Java side keys by ``Row.of(thoseBytes)``, whose ``hashCode()`` is
+    ``62 + Arrays.hashCode(bytes)`` (measured on Flink 2.3). Values of built-in types
+    (numbers, strings, bytes, None, tuples of them) pickle to the same bytes under
+    ``pickle`` as under cloudpickle, so they land on PyFlink's subtasks; an object of a
+    class pickles with its module's name, which differs between the two programs.
+    """
+    try:
+        data = pickle.dumps(key, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as error:
+        raise KeyRoutingError(
+            f"This key ({type(key).__name__}) cannot be pickled, as PyFlink pickles a key_by key declared "
+            f"without key_type: {error}"
+        ) from error
+    return _to_int32(62 + java_byte_array_hash(data))
 
 
 def _double_hash(value: float) -> int:
@@ -172,10 +209,11 @@ def _check_max_parallelism(max_parallelism: int) -> None:
         )
 
 
-def assign_to_key_group(key: Any, max_parallelism: int) -> int:
-    """The key group (``0 <= g < max_parallelism``) Flink assigns ``key`` to."""
+def assign_to_key_group(key: Any, max_parallelism: int, hash_code: Callable[[Any], int] = java_hash_code) -> int:
+    """The key group (``0 <= g < max_parallelism``) Flink assigns ``key`` to, given the Java
+    ``hashCode`` of what Flink keys by (the key's own, by default)."""
     _check_max_parallelism(max_parallelism)
-    return murmur_hash(java_hash_code(key)) % max_parallelism
+    return murmur_hash(hash_code(key)) % max_parallelism
 
 
 def compute_operator_index_for_key_group(max_parallelism: int, parallelism: int, key_group: int) -> int:
@@ -183,11 +221,14 @@ def compute_operator_index_for_key_group(max_parallelism: int, parallelism: int,
     return key_group * parallelism // max_parallelism
 
 
-def assign_key_to_parallel_operator(key: Any, max_parallelism: int, parallelism: int) -> int:
+def assign_key_to_parallel_operator(
+    key: Any, max_parallelism: int, parallelism: int, hash_code: Callable[[Any], int] = java_hash_code
+) -> int:
     """The index of the subtask that receives ``key`` over a HASH (``key_by``) exchange."""
     if not 0 < parallelism <= max_parallelism:
         raise InvalidParallelismError(f"Parallelism {parallelism} must be in (0, max parallelism {max_parallelism}].")
-    return compute_operator_index_for_key_group(max_parallelism, parallelism, assign_to_key_group(key, max_parallelism))
+    group = assign_to_key_group(key, max_parallelism, hash_code)
+    return compute_operator_index_for_key_group(max_parallelism, parallelism, group)
 
 
 def compute_key_group_range(max_parallelism: int, parallelism: int, operator_index: int) -> range:

@@ -357,9 +357,10 @@ class DataStream:
     def key_by(self, key_selector: Callable[[Any], Any], key_type: TypeInformation | None = None) -> KeyedStream:
         """Partition by key: records with equal keys go to the same subtask (HASH).
 
-        ``key_type`` (PyFlink's) is accepted and changes nothing: keys are routed by their
-        values' Java ``hashCode``, as Java's ``keyBy`` routes them (PyFlink routes a key
-        wrapped in a one-field Row, so its subtask numbers differ)."""
+        Keys are routed by their values' Java ``hashCode``, as Java's ``keyBy`` routes them;
+        with ``key_type`` (PyFlink's) too, although PyFlink routes such a key wrapped in a
+        one-field Row. In a program of PyFlink's API (:mod:`flowmagic.datastream`), a key
+        without ``key_type`` goes where PyFlink sends it: by the Java hash of its pickled bytes."""
         if isinstance(key_selector, (int, str)):
             raise InvalidTypeError(
                 f"key_by({key_selector!r}): keys by field position or name were removed in Flink 2 "
@@ -368,7 +369,8 @@ class DataStream:
             )
         _check_callable(key_selector, "key_by()", "get_key")
         check_type_info(key_type, "key_by() key_type")
-        partitioner = Partitioner(HASH, key_selector=key_selector, call_site=call_site())
+        pickled_keys = key_type is None and self._env._routes_untyped_keys_pickled
+        partitioner = Partitioner(HASH, key_selector=key_selector, call_site=call_site(), pickled_keys=pickled_keys)
         return self._partition(partitioner, KeyedStream, key_selector=key_selector)
 
     def shuffle(self) -> DataStream:
@@ -740,7 +742,8 @@ class ConnectedStreams:
     ) -> ConnectedStreams:
         """Key both inputs, so that the operator sees matching keys of both in one subtask."""
         check_type_info(key_type, "key_by() key_type")
-        return ConnectedStreams(self._env, self.first.key_by(key_selector1), self.second.key_by(key_selector2))
+        first, second = self.first.key_by(key_selector1, key_type), self.second.key_by(key_selector2, key_type)
+        return ConnectedStreams(self._env, first, second)
 
     def map(
         self,

@@ -57,6 +57,7 @@ class StreamExecutionEnvironment(environment.StreamExecutionEnvironment):
     environment prints them as Flink prints Java values (``(a,1)``)."""
 
     _undeclared_type = PICKLED
+    _routes_untyped_keys_pickled = True
 
     def execute(self, job_name: str | None = None, *, executor: str = "spark", **options: Any) -> JobResult:
         """Run the program, then forget it, as Flink does: the next ``execute()`` runs only

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flowmagic.graph.partitioners import BROADCAST, CUSTOM, FORWARD, GLOBAL, HASH, REBALANCE, RESCALE, SHUFFLE
-from flowmagic.key_groups import assign_key_to_parallel_operator
+from flowmagic.key_groups import assign_key_to_parallel_operator, java_hash_code, pyflink_pickled_key_hash
 from flowmagic.runtime.context import adapt
 from flowmagic.runtime.operator import KeySelectorError, Operator
 from flowmagic.runtime.plan import EdgePlan
@@ -96,6 +96,7 @@ class RecordWriter:
     def _hash(self) -> Callable[[Any], int]:
         self.key_of = key_of = adapt(self.edge.key_selector, "get_key")
         self.routes: dict[Any, int] = {}
+        self.hash_code = pyflink_pickled_key_hash if self.edge.pickled_keys else java_hash_code
         routes = self.routes
         route = self._route_key
 
@@ -111,7 +112,9 @@ class RecordWriter:
 
     def _route_key(self, key: Any) -> int:
         edge = self.edge
-        channel = assign_key_to_parallel_operator(key, edge.consumer_max_parallelism, edge.consumer_parallelism)
+        channel = assign_key_to_parallel_operator(
+            key, edge.consumer_max_parallelism, edge.consumer_parallelism, self.hash_code
+        )
         if len(self.routes) < _ROUTE_CACHE:
             self.routes[key] = channel
         return channel
