@@ -7,6 +7,7 @@ outside the project) running the same programs with ``pyflink`` in their imports
 
 from __future__ import annotations
 
+import datetime
 import importlib
 import os
 import pickle
@@ -95,10 +96,10 @@ def test_a_misspelt_name_lists_what_the_module_has() -> None:
 
 
 def test_names_imported_on_paths_not_taken_fail_only_when_used() -> None:
-    from flowmagic.datastream.connectors import OutputFileConfig
+    from flowmagic.datastream.connectors import FileCompactStrategy
 
-    with pytest.raises(UnsupportedFeatureError, match="part files"):
-        OutputFileConfig()
+    with pytest.raises(UnsupportedFeatureError, match="does not compact"):
+        FileCompactStrategy.builder()
 
 
 # -- Types and Row ----------------------------------------------------------------------------
@@ -544,6 +545,22 @@ def test_pyflinks_basic_operations_example(tmp_path: Path) -> None:
 def test_pyflinks_word_count_example_prints(tmp_path: Path) -> None:
     # BATCH: the keyed reduce emits each word once, in the order of the words' pickled bytes.
     assert _run_example("word_count", tmp_path).stdout == _expected("word_count")
+
+
+@pytest.mark.e2e
+def test_pyflinks_word_count_example_writes_files(tmp_path: Path) -> None:
+    # --output: a FileSink with part prefix "prefix" and suffix ".ext", in the default
+    # DateTimeBucketAssigner's hourly bucket (yyyy-MM-dd--HH, this machine's time zone).
+    out = tmp_path / "out"
+    before = datetime.datetime.now()
+    run = _run_example("word_count", tmp_path, "--output", str(out))
+    after = datetime.datetime.now()
+    assert run.stdout == _expected("word_count_to_files")
+    (bucket,) = os.listdir(out)
+    assert bucket in {before.strftime("%Y-%m-%d--%H"), after.strftime("%Y-%m-%d--%H")}
+    (part,) = os.listdir(out / bucket)
+    assert re.fullmatch(r"prefix-[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}-0\.ext", part)
+    assert (out / bucket / part).read_text() == _expected("word_count_part_file")
 
 
 @pytest.mark.e2e

@@ -582,6 +582,7 @@ class DataStream:
             parallelism=self._env.get_parallelism(),
             inputs=[self._transformation],
             sink=sink,
+            record_type=self.get_type(),
             call_site=call_site(),
         )
         self._env._add_operator(t)
