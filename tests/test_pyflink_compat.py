@@ -22,11 +22,12 @@ import pytest
 import flowmagic
 from flowmagic.common import Row, RowKind, Time, Types, WatermarkStrategy
 from flowmagic.common.watermark_strategy import TimestampAssigner
-from flowmagic.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
+from flowmagic.datastream import RuntimeExecutionMode, StreamExecutionEnvironment, TimeDomain
 from flowmagic.datastream.functions import (
     CoProcessFunction,
     KeyedCoProcessFunction,
     KeyedProcessFunction,
+    MapFunction,
     ProcessFunction,
     ProcessWindowFunction,
     RuntimeContext,
@@ -96,7 +97,7 @@ def test_a_misspelt_name_lists_what_the_module_has() -> None:
 
 
 def test_names_imported_on_paths_not_taken_fail_only_when_used() -> None:
-    from flowmagic.datastream.connectors import FileCompactStrategy
+    from flowmagic.datastream.connectors.file_system import FileCompactStrategy
 
     with pytest.raises(UnsupportedFeatureError, match="does not compact"):
         FileCompactStrategy.builder()
@@ -410,6 +411,50 @@ def test_collector_style_functions_still_work_and_the_two_styles_mix() -> None:
     assert [line for line in lines if line.startswith("lambda>")] == [f"lambda> {n}" for n in (1, 2, 3, 4)]
 
 
+class _BothTimers(KeyedProcessFunction):
+    def process_element(self, value, ctx):
+        ctx.timer_service().register_event_time_timer(value[1] + 10)
+        if value[1] == 1000:
+            ctx.timer_service().register_processing_time_timer(1)
+
+    def on_timer(self, timestamp, ctx):
+        domain = ctx.time_domain()
+        when = timestamp if domain == TimeDomain.EVENT_TIME else "now"
+        yield f"{ctx.get_current_key()} {when} {domain} {domain.value}"
+
+
+def test_on_timer_context_tells_the_time_domain() -> None:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    events = env.from_collection(
+        [("a", 1000), ("b", 2000), ("a", 3000)], type_info=Types.TUPLE([Types.STRING(), Types.LONG()])
+    )
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda value, _ts: value[1])
+    timers = events.assign_timestamps_and_watermarks(strategy).key_by(lambda v: v[0]).process(_BothTimers())
+    timers.print()
+    # PyFlink 2.3.0 printed these (the processing-time timer first: its watermarks came at the end).
+    assert sorted(printed(env)) == sorted(
+        [
+            "a now TimeDomain.PROCESSING_TIME 1",
+            "a 1010 TimeDomain.EVENT_TIME 0",
+            "b 2010 TimeDomain.EVENT_TIME 0",
+            "a 3010 TimeDomain.EVENT_TIME 0",
+        ]
+    )
+
+
+def test_time_domain_outside_on_timer_says_where_it_is_available() -> None:
+    class Asks(KeyedProcessFunction):
+        def process_element(self, value, ctx):
+            yield ctx.time_domain()
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    env.from_collection([1]).key_by(lambda v: v).process(Asks()).print()
+    with pytest.raises(FlowError, match=r"time_domain\(\) is only available in on_timer\(\)"):
+        env.execute(executor="local")
+
+
 def test_connected_map_takes_the_output_type_second_as_in_pyflink() -> None:
     from flowmagic.datastream.functions import CoMapFunction
 
@@ -611,3 +656,27 @@ def test_pyflink_modules_flowmagic_lacks_say_what_to_use_instead(module, missing
     with pytest.raises(UnsupportedFeatureError, match=f"^{re.escape(missing)} has no flowmagic counterpart") as raised:
         importlib.import_module(module)
     assert advice in str(raised.value)
+
+
+class _Greet(MapFunction):
+    def open(self, runtime_context):
+        self.greeting = runtime_context.get_job_parameter("greeting", "hello")
+        self.missing = runtime_context.get_job_parameter("missing", "default")
+
+    def map(self, value):
+        return f"{self.greeting} {value} {self.missing}"
+
+
+def test_global_job_parameters_set_on_the_execution_config() -> None:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    config = env.get_config()
+    assert config.set_global_job_parameters({"greeting": "hi", "other": "x"}) is config
+    assert env.get_config().get_global_job_parameters() == {"greeting": "hi", "other": "x"}
+    env.from_collection(["a", "b"]).map(_Greet(), output_type=Types.STRING()).print()
+    # What PyFlink 2.3.0 printed for this program.
+    assert printed(env) == ["hi a default", "hi b default"]
+    with pytest.raises(FlowError, match="str to str"):
+        config.set_global_job_parameters({"n": 1})
+    config.set_auto_watermark_interval(0).set_parallelism(3)
+    assert (config.get_auto_watermark_interval(), env.get_parallelism()) == (0, 3)
