@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import operator
-import pickle
 import struct
 from collections.abc import Callable
 from typing import Any
@@ -23,10 +22,10 @@ __all__ = [
     "compute_default_max_parallelism",
     "compute_key_group_range",
     "compute_operator_index_for_key_group",
+    "java_boxed_hash_code",
     "java_byte_array_hash",
     "java_hash_code",
     "murmur_hash",
-    "pyflink_pickled_key_hash",
 ]
 
 UPPER_BOUND_MAX_PARALLELISM = 1 << 15
@@ -86,30 +85,36 @@ def java_byte_array_hash(data: bytes) -> int:
     return _to_int32(powers[count] + sum(map(operator.mul, signed, reversed(powers[:count]))))
 
 
-def pyflink_pickled_key_hash(key: Any) -> int:
-    """The Java hash PyFlink routes a ``key_by`` key declared without ``key_type`` by.
-
-    PyFlink's Python worker writes such a key pickled (cloudpickle, at the highest pickle
-    protocol) and its Java side keys by ``Row.of(thoseBytes)``, whose ``hashCode()`` is
-    ``62 + Arrays.hashCode(bytes)`` (measured on Flink 2.3). Values of built-in types
-    (numbers, strings, bytes, None, tuples of them) pickle to the same bytes under
-    ``pickle`` as under cloudpickle, so they land on PyFlink's subtasks; an object of a
-    class pickles with its module's name, which differs between the two programs.
-    """
-    try:
-        data = pickle.dumps(key, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception as error:
-        raise KeyRoutingError(
-            f"This key ({type(key).__name__}) cannot be pickled, as PyFlink pickles a key_by key declared "
-            f"without key_type: {error}"
-        ) from error
-    return _to_int32(62 + java_byte_array_hash(data))
-
-
 def _double_hash(value: float) -> int:
     # Double.doubleToLongBits collapses every NaN to the canonical one.
     bits = 0x7FF8000000000000 if math.isnan(value) else struct.unpack(">q", struct.pack(">d", value))[0]
     return _long_hash(bits)
+
+
+def _float_hash(value: float) -> int:
+    # Float.floatToIntBits collapses every NaN to the canonical one.
+    return 0x7FC00000 if math.isnan(value) else struct.unpack(">i", struct.pack(">f", value))[0]
+
+
+_BOXED_HASHES: dict[str, Callable[[Any], int]] = {
+    "Integer": lambda value: _to_int32(int(value)),
+    "Short": lambda value: _to_int32(int(value)),
+    "Byte": lambda value: _to_int32(int(value)),
+    "Long": lambda value: _long_hash(int(value)),
+    "Double": lambda value: _double_hash(float(value)),
+    "Float": lambda value: _float_hash(float(value)),
+    "Boolean": lambda value: 1231 if value else 1237,
+    "String": lambda value: _string_hash(str(value)),
+}
+
+
+def java_boxed_hash_code(value: Any, java_type: str) -> int:
+    """``hashCode()`` of ``value`` as the boxed Java type ``java_type`` (``Integer``,
+    ``Long``, ``Double``, ``Float``, ``Boolean``, ``String``, ``Short``, ``Byte``): a Python
+    int typed ``Long`` hashes as a Long even when it fits an Integer. Other types hash as
+    :func:`java_hash_code` says."""
+    boxed = _BOXED_HASHES.get(java_type)
+    return java_hash_code(value) if boxed is None else boxed(value)
 
 
 def java_hash_code(key: Any) -> int:

@@ -20,7 +20,7 @@ from flowmagic.api.functions import (
     OutputTag,
     ProcessFunction,
 )
-from flowmagic.api.types import TypeInformation, check_type_info, is_tuple_type
+from flowmagic.api.types import PICKLED, TypeInformation, check_type_info, is_tuple_type
 from flowmagic.api.watermarks import WatermarkStrategy
 from flowmagic.errors import (
     IncompatibleStreamsError,
@@ -357,10 +357,9 @@ class DataStream:
     def key_by(self, key_selector: Callable[[Any], Any], key_type: TypeInformation | None = None) -> KeyedStream:
         """Partition by key: records with equal keys go to the same subtask (HASH).
 
-        Keys are routed by their values' Java ``hashCode``, as Java's ``keyBy`` routes them;
-        with ``key_type`` (PyFlink's) too, although PyFlink routes such a key wrapped in a
-        one-field Row. In a program of PyFlink's API (:mod:`flowmagic.datastream`), a key
-        without ``key_type`` goes where PyFlink sends it: by the Java hash of its pickled bytes."""
+        Keys are routed by their values' Java ``hashCode``, as Java's ``keyBy`` routes them. In
+        a program of PyFlink's API (:mod:`flowmagic.datastream`), a key goes where PyFlink
+        sends it: by the Java hash of a Row holding it as ``key_type``, or its pickled bytes."""
         if isinstance(key_selector, (int, str)):
             raise InvalidTypeError(
                 f"key_by({key_selector!r}): keys by field position or name were removed in Flink 2 "
@@ -369,8 +368,10 @@ class DataStream:
             )
         _check_callable(key_selector, "key_by()", "get_key")
         check_type_info(key_type, "key_by() key_type")
-        pickled_keys = key_type is None and self._env._routes_untyped_keys_pickled
-        partitioner = Partitioner(HASH, key_selector=key_selector, call_site=call_site(), pickled_keys=pickled_keys)
+        pyflink_key_type = (key_type or PICKLED) if self._env._routes_keys_as_pyflink else None
+        partitioner = Partitioner(
+            HASH, key_selector=key_selector, call_site=call_site(), pyflink_key_type=pyflink_key_type
+        )
         return self._partition(partitioner, KeyedStream, key_selector=key_selector)
 
     def shuffle(self) -> DataStream:

@@ -97,9 +97,9 @@ class StreamExecutionEnvironment:
 
     #: The record type of streams that declare none (see ``DataStream.get_type()``).
     _undeclared_type: TypeInformation | None = None
-    #: Whether a ``key_by`` without ``key_type`` routes its keys as PyFlink does (by the
-    #: Java hash of their pickled bytes) rather than by their Java hash, as Java's keyBy.
-    _routes_untyped_keys_pickled = False
+    #: Whether ``key_by`` routes its keys as PyFlink does (by the Java hash of a Row holding
+    #: the key as its ``key_type``, or pickled) rather than by their Java hash, as Java's keyBy.
+    _routes_keys_as_pyflink = False
 
     def __init__(self, parallelism: int | None = None):
         self._parallelism = (
