@@ -233,7 +233,12 @@ def test_stop_with_savepoint_under_load_commits_and_a_restored_job_goes_on_from_
         # Rolled at checkpoints and savepoints (the default policy would keep the open file in
         # progress across the savepoint, as Flink does, and go on with it after the restore).
         policy = RollingPolicy.on_checkpoint_rolling_policy()
-        sink = FileSink.for_row_format(str(output), Encoder.simple_string_encoder()).with_rolling_policy(policy).build()
+        sink = (
+            FileSink.for_row_format(str(output), Encoder.simple_string_encoder())
+            .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner())
+            .with_rolling_policy(policy)
+            .build()
+        )
         # As fast as admission lets the generator go.
         env.from_datagen(lambda i: (f"k{i % 10}", 1)).key_by(lambda p: p[0]).sum(1).uid("count").sink_to(sink)
         graph = passes.build(env.get_stream_graph("under load")).execution_graph
