@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import operator
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from flowmagic.errors import InvalidParallelismError, KeyRoutingError
@@ -21,6 +22,8 @@ __all__ = [
     "compute_default_max_parallelism",
     "compute_key_group_range",
     "compute_operator_index_for_key_group",
+    "java_boxed_hash_code",
+    "java_byte_array_hash",
     "java_hash_code",
     "murmur_hash",
 ]
@@ -58,21 +61,60 @@ def _big_integer_hash(value: int) -> int:
 _POWERS_OF_31: list[int] = [1]
 
 
+def _powers_of_31(count: int) -> list[int]:
+    while len(_POWERS_OF_31) <= count:
+        _POWERS_OF_31.append((_POWERS_OF_31[-1] * 31) & 0xFFFFFFFF)
+    return _POWERS_OF_31
+
+
 def _string_hash(value: str) -> int:
     # String.hashCode = sum(unit[i] * 31^(n-1-i)) mod 2^32, evaluated in C (map/sum) rather
     # than a Python loop per character: routing hashes every distinct key.
     encoded = value.encode("utf-16-be", "surrogatepass")
     count = len(encoded) // 2
-    while len(_POWERS_OF_31) < count:
-        _POWERS_OF_31.append((_POWERS_OF_31[-1] * 31) & 0xFFFFFFFF)
+    powers = _powers_of_31(count)
     units = struct.unpack(f">{count}H", encoded)
-    return _to_int32(sum(map(operator.mul, units, reversed(_POWERS_OF_31[:count]))))
+    return _to_int32(sum(map(operator.mul, units, reversed(powers[:count]))))
+
+
+def java_byte_array_hash(data: bytes) -> int:
+    """``Arrays.hashCode(byte[])``: from 1, ``31 * h + b`` for each (signed) byte."""
+    count = len(data)
+    powers = _powers_of_31(count)
+    signed = struct.unpack(f"{count}b", data)
+    return _to_int32(powers[count] + sum(map(operator.mul, signed, reversed(powers[:count]))))
 
 
 def _double_hash(value: float) -> int:
     # Double.doubleToLongBits collapses every NaN to the canonical one.
     bits = 0x7FF8000000000000 if math.isnan(value) else struct.unpack(">q", struct.pack(">d", value))[0]
     return _long_hash(bits)
+
+
+def _float_hash(value: float) -> int:
+    # Float.floatToIntBits collapses every NaN to the canonical one.
+    return 0x7FC00000 if math.isnan(value) else struct.unpack(">i", struct.pack(">f", value))[0]
+
+
+_BOXED_HASHES: dict[str, Callable[[Any], int]] = {
+    "Integer": lambda value: _to_int32(int(value)),
+    "Short": lambda value: _to_int32(int(value)),
+    "Byte": lambda value: _to_int32(int(value)),
+    "Long": lambda value: _long_hash(int(value)),
+    "Double": lambda value: _double_hash(float(value)),
+    "Float": lambda value: _float_hash(float(value)),
+    "Boolean": lambda value: 1231 if value else 1237,
+    "String": lambda value: _string_hash(str(value)),
+}
+
+
+def java_boxed_hash_code(value: Any, java_type: str) -> int:
+    """``hashCode()`` of ``value`` as the boxed Java type ``java_type`` (``Integer``,
+    ``Long``, ``Double``, ``Float``, ``Boolean``, ``String``, ``Short``, ``Byte``): a Python
+    int typed ``Long`` hashes as a Long even when it fits an Integer. Other types hash as
+    :func:`java_hash_code` says."""
+    boxed = _BOXED_HASHES.get(java_type)
+    return java_hash_code(value) if boxed is None else boxed(value)
 
 
 def java_hash_code(key: Any) -> int:
@@ -172,10 +214,11 @@ def _check_max_parallelism(max_parallelism: int) -> None:
         )
 
 
-def assign_to_key_group(key: Any, max_parallelism: int) -> int:
-    """The key group (``0 <= g < max_parallelism``) Flink assigns ``key`` to."""
+def assign_to_key_group(key: Any, max_parallelism: int, hash_code: Callable[[Any], int] = java_hash_code) -> int:
+    """The key group (``0 <= g < max_parallelism``) Flink assigns ``key`` to, given the Java
+    ``hashCode`` of what Flink keys by (the key's own, by default)."""
     _check_max_parallelism(max_parallelism)
-    return murmur_hash(java_hash_code(key)) % max_parallelism
+    return murmur_hash(hash_code(key)) % max_parallelism
 
 
 def compute_operator_index_for_key_group(max_parallelism: int, parallelism: int, key_group: int) -> int:
@@ -183,11 +226,14 @@ def compute_operator_index_for_key_group(max_parallelism: int, parallelism: int,
     return key_group * parallelism // max_parallelism
 
 
-def assign_key_to_parallel_operator(key: Any, max_parallelism: int, parallelism: int) -> int:
+def assign_key_to_parallel_operator(
+    key: Any, max_parallelism: int, parallelism: int, hash_code: Callable[[Any], int] = java_hash_code
+) -> int:
     """The index of the subtask that receives ``key`` over a HASH (``key_by``) exchange."""
     if not 0 < parallelism <= max_parallelism:
         raise InvalidParallelismError(f"Parallelism {parallelism} must be in (0, max parallelism {max_parallelism}].")
-    return compute_operator_index_for_key_group(max_parallelism, parallelism, assign_to_key_group(key, max_parallelism))
+    group = assign_to_key_group(key, max_parallelism, hash_code)
+    return compute_operator_index_for_key_group(max_parallelism, parallelism, group)
 
 
 def compute_key_group_range(max_parallelism: int, parallelism: int, operator_index: int) -> range:

@@ -13,6 +13,7 @@ from continuous_support import LineServer, wait_for
 
 import flowmagic
 from flowmagic import errors
+from flowmagic.api.bucket_assigner import BucketAssigner
 from flowmagic.api.rolling_policy import RollingPolicy
 from flowmagic.api.sinks import Encoder, FileSink
 from flowmagic.runtime.clock import EpochClock
@@ -24,6 +25,7 @@ from flowmagic.runtime.operator import TaskInfo
 def _writer(base: Path, policy: RollingPolicy, clock: EpochClock, check_interval: int = 60_000, index: int = 0):
     sink = (
         FileSink.for_row_format(str(base), Encoder.simple_string_encoder())
+        .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner())
         .with_rolling_policy(policy)
         .with_bucket_check_interval(check_interval)
         .build()
@@ -54,14 +56,14 @@ def test_a_restored_writer_truncates_its_open_file_to_the_checkpoint_and_goes_on
     assert none is None and Path(open_file).read_text() == "a\nb\n"
     # The attempt goes on writing, then fails before its epoch completes: its retry restores.
     writer.process_batch(["lost", "lost"])
-    writer.file.flush()
+    writer.buckets[""].file.flush()
     retry, retry_handed = _writer(tmp_path, RollingPolicy.default_rolling_policy(), clock)
     retry.restore_operator_state(snapshot)
     assert Path(open_file).read_text() == "a\nb\n"
     retry.process_batch(["c"])
     retry.end_input()
     published = _published(retry_handed, tmp_path)
-    assert published == [snapshot["part"][1]]
+    assert published == [snapshot["buckets"][""]["part"][1]]
     assert (tmp_path / published[0]).read_text() == "a\nb\nc\n"
 
 
@@ -98,7 +100,7 @@ def test_rolling_policies_roll_as_flinks(tmp_path) -> None:
     assert [name for _path, name in handed] == [None]
     # Inactive from 5 s on, but a policy is asked only at bucket checks (the next at 5.999 s).
     by_time.advance_processing_time(5_500)
-    assert by_time.part is not None
+    assert by_time.buckets[""].part is not None
     by_time.advance_processing_time(5_999)
     assert by_time.next_processing_timer() is None  # nothing open: no bucket check is due
     by_time.prepare_snapshot(True)
@@ -118,7 +120,8 @@ def test_a_writer_given_two_old_subtasks_state_goes_on_with_one_and_commits_the_
         merged.restore_operator_state(snapshot)
     merged.process("third", None)
     merged.prepare_snapshot(True)
-    assert sorted(handed, key=str) == sorted([(snapshots[0]["part"][0], None), snapshots[1]["part"][:2]], key=str)
+    parts = [snapshot["buckets"][""]["part"] for snapshot in snapshots]
+    assert sorted(handed, key=str) == sorted([(parts[0][0], None), parts[1][:2]], key=str)
     merged.end_input()
     contents = sorted((tmp_path / name).read_text() for name in _published(handed, tmp_path))
     assert contents == ["first\nthird\n", "second\n"]
@@ -148,7 +151,12 @@ class _FailOnce(flowmagic.MapFunction):
 
 def _program(env, server: LineServer, output: Path, marker: Path, policy: RollingPolicy) -> None:
     env.enable_checkpointing(300)
-    sink = FileSink.for_row_format(str(output), Encoder.simple_string_encoder()).with_rolling_policy(policy).build()
+    sink = (
+        FileSink.for_row_format(str(output), Encoder.simple_string_encoder())
+        .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner())
+        .with_rolling_policy(policy)
+        .build()
+    )
     (
         env.socket_text_stream("127.0.0.1", server.port)
         .map(lambda line: (line, 1))
@@ -165,8 +173,8 @@ def _committed_counts(output: Path) -> dict[str, list[int]]:
         if path.name.startswith("."):
             continue
         for line in path.read_text().splitlines():
-            key, value = line.strip("()").split(", ")
-            counts.setdefault(key.strip("'"), []).append(int(value))
+            key, value = line.strip("()").split(",")
+            counts.setdefault(key, []).append(int(value))
     return {key: sorted(values) for key, values in counts.items()}
 
 
@@ -225,7 +233,12 @@ def test_stop_with_savepoint_under_load_commits_and_a_restored_job_goes_on_from_
         # Rolled at checkpoints and savepoints (the default policy would keep the open file in
         # progress across the savepoint, as Flink does, and go on with it after the restore).
         policy = RollingPolicy.on_checkpoint_rolling_policy()
-        sink = FileSink.for_row_format(str(output), Encoder.simple_string_encoder()).with_rolling_policy(policy).build()
+        sink = (
+            FileSink.for_row_format(str(output), Encoder.simple_string_encoder())
+            .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner())
+            .with_rolling_policy(policy)
+            .build()
+        )
         # As fast as admission lets the generator go.
         env.from_datagen(lambda i: (f"k{i % 10}", 1)).key_by(lambda p: p[0]).sum(1).uid("count").sink_to(sink)
         graph = passes.build(env.get_stream_graph("under load")).execution_graph

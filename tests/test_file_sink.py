@@ -14,7 +14,11 @@ from flowmagic import errors
 
 def _run(out: Path, parallelism: int, values: list[int], mapper=None):
     env = flowmagic.StreamExecutionEnvironment(parallelism=parallelism)
-    sink = flowmagic.FileSink.for_row_format(str(out), flowmagic.Encoder.simple_string_encoder()).build()
+    sink = (
+        flowmagic.FileSink.for_row_format(str(out), flowmagic.Encoder.simple_string_encoder())
+        .with_bucket_assigner(flowmagic.BucketAssigner.base_path_bucket_assigner())
+        .build()
+    )
     stream = env.from_collection(values)
     if mapper is not None:
         stream = stream.map(mapper)

@@ -6,6 +6,7 @@ from flowmagic.api.broadcast import (
     BroadcastStream,
     KeyedBroadcastProcessFunction,
 )
+from flowmagic.api.bucket_assigner import BucketAssigner
 from flowmagic.api.datastream import (
     ConnectedStreams,
     DataStream,
@@ -33,6 +34,8 @@ from flowmagic.api.functions import (
     WindowFunction,
 )
 from flowmagic.api.joins import CoGroupFunction, FlatJoinFunction, JoinFunction, ProcessJoinFunction
+from flowmagic.api.output_file_config import OutputFileConfig
+from flowmagic.api.rolling_policy import RollingPolicy
 from flowmagic.api.sinks import Encoder, FileSink
 from flowmagic.api.state import (
     AggregatingStateDescriptor,
@@ -68,6 +71,7 @@ __all__ = [
     "BroadcastConnectedStream",
     "BroadcastProcessFunction",
     "BroadcastStream",
+    "BucketAssigner",
     "CoFlatMapFunction",
     "CoGroupFunction",
     "CoMapFunction",
@@ -95,6 +99,7 @@ __all__ = [
     "ListStateDescriptor",
     "MapFunction",
     "MapStateDescriptor",
+    "OutputFileConfig",
     "OutputTag",
     "Partitioner",
     "ProcessFunction",
@@ -105,6 +110,7 @@ __all__ = [
     "PurgingTrigger",
     "ReduceFunction",
     "ReducingStateDescriptor",
+    "RollingPolicy",
     "Row",
     "SinkFunction",
     "SlidingEventTimeWindows",

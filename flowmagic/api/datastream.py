@@ -20,7 +20,7 @@ from flowmagic.api.functions import (
     OutputTag,
     ProcessFunction,
 )
-from flowmagic.api.types import TypeInformation, check_type_info, is_tuple_type
+from flowmagic.api.types import PICKLED, TypeInformation, check_type_info, is_tuple_type
 from flowmagic.api.watermarks import WatermarkStrategy
 from flowmagic.errors import (
     IncompatibleStreamsError,
@@ -357,9 +357,9 @@ class DataStream:
     def key_by(self, key_selector: Callable[[Any], Any], key_type: TypeInformation | None = None) -> KeyedStream:
         """Partition by key: records with equal keys go to the same subtask (HASH).
 
-        ``key_type`` (PyFlink's) is accepted and changes nothing: keys are routed by their
-        values' Java ``hashCode``, as Java's ``keyBy`` routes them (PyFlink routes a key
-        wrapped in a one-field Row, so its subtask numbers differ)."""
+        Keys are routed by their values' Java ``hashCode``, as Java's ``keyBy`` routes them. In
+        a program of PyFlink's API (:mod:`flowmagic.datastream`), a key goes where PyFlink
+        sends it: by the Java hash of a Row holding it as ``key_type``, or its pickled bytes."""
         if isinstance(key_selector, (int, str)):
             raise InvalidTypeError(
                 f"key_by({key_selector!r}): keys by field position or name were removed in Flink 2 "
@@ -368,7 +368,10 @@ class DataStream:
             )
         _check_callable(key_selector, "key_by()", "get_key")
         check_type_info(key_type, "key_by() key_type")
-        partitioner = Partitioner(HASH, key_selector=key_selector, call_site=call_site())
+        pyflink_key_type = (key_type or PICKLED) if self._env._routes_keys_as_pyflink else None
+        partitioner = Partitioner(
+            HASH, key_selector=key_selector, call_site=call_site(), pyflink_key_type=pyflink_key_type
+        )
         return self._partition(partitioner, KeyedStream, key_selector=key_selector)
 
     def shuffle(self) -> DataStream:
@@ -580,6 +583,7 @@ class DataStream:
             parallelism=self._env.get_parallelism(),
             inputs=[self._transformation],
             sink=sink,
+            record_type=self.get_type(),
             call_site=call_site(),
         )
         self._env._add_operator(t)
@@ -740,7 +744,8 @@ class ConnectedStreams:
     ) -> ConnectedStreams:
         """Key both inputs, so that the operator sees matching keys of both in one subtask."""
         check_type_info(key_type, "key_by() key_type")
-        return ConnectedStreams(self._env, self.first.key_by(key_selector1), self.second.key_by(key_selector2))
+        first, second = self.first.key_by(key_selector1, key_type), self.second.key_by(key_selector2, key_type)
+        return ConnectedStreams(self._env, first, second)
 
     def map(
         self,

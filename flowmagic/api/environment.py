@@ -97,6 +97,9 @@ class StreamExecutionEnvironment:
 
     #: The record type of streams that declare none (see ``DataStream.get_type()``).
     _undeclared_type: TypeInformation | None = None
+    #: Whether ``key_by`` routes its keys as PyFlink does (by the Java hash of a Row holding
+    #: the key as its ``key_type``, or pickled) rather than by their Java hash, as Java's keyBy.
+    _routes_keys_as_pyflink = False
 
     def __init__(self, parallelism: int | None = None):
         self._parallelism = (
@@ -246,6 +249,15 @@ class StreamExecutionEnvironment:
     ) -> PipelineConfig:
         """The settings graphs are generated with; ``parallelism`` and ``runtime_mode``
         override the environment's for one generation (like ``flink run -p N``)."""
+        return self._pipeline_config(job_name, parallelism=parallelism, runtime_mode=runtime_mode)
+
+    def _pipeline_config(
+        self,
+        job_name: str | None = None,
+        *,
+        parallelism: int | None = None,
+        runtime_mode: RuntimeExecutionMode | str | None = None,
+    ) -> PipelineConfig:
         mode = self._runtime_mode if runtime_mode is None else RuntimeExecutionMode(str(runtime_mode).upper())
         return PipelineConfig(
             parallelism=self._parallelism if parallelism is None else check_parallelism(parallelism, "Parallelism"),
@@ -488,7 +500,7 @@ class StreamExecutionEnvironment:
         return self._generate(self._transformations, job_name, parallelism=parallelism, runtime_mode=runtime_mode)
 
     def _generate(self, roots: list[Transformation], job_name: str | None, **overrides: Any) -> StreamGraph:
-        return passes.generate(roots, self.get_config(job_name, **overrides), self._new_id)
+        return passes.generate(roots, self._pipeline_config(job_name, **overrides), self._new_id)
 
     def get_execution_plan(self) -> str:
         """Flink's StreamGraph JSON (``getExecutionPlan()``), byte for byte."""

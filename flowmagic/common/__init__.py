@@ -1,6 +1,7 @@
 """PyFlink's ``pyflink.common``: types, rows, watermark strategies, time, configuration."""
 
 from flowmagic.api.configuration import Configuration
+from flowmagic.api.execution_config import ExecutionConfig
 from flowmagic.api.job_execution_result import JobExecutionResult, JobID
 from flowmagic.api.pyflink import missing_names
 from flowmagic.api.sinks import Encoder, SimpleStringSchema
@@ -12,6 +13,7 @@ __all__ = [
     "Configuration",
     "Duration",
     "Encoder",
+    "ExecutionConfig",
     "JobExecutionResult",
     "JobID",
     "Row",
@@ -26,7 +28,6 @@ __all__ = [
 __getattr__ = missing_names(
     "flowmagic.common",
     {
-        "ExecutionConfig": "set parallelism and the like on the StreamExecutionEnvironment",
         "JobClient": "env.execute_async() returns flowmagic's job client",
         "Instant": "use int milliseconds or datetime",
         "RestartStrategies": "a failed Spark task is retried by Spark (spark.task.maxFailures)",

@@ -81,7 +81,7 @@ def _sink_v2(gen: StreamGraphGenerator, t: SinkTransformation, inputs: list[list
         group,
         node_id=writer_id,
         uid=t.uid,
-        operator=OperatorSpec(OperatorKind.SINK_WRITER, {"sink": t.sink}),
+        operator=OperatorSpec(OperatorKind.SINK_WRITER, {"sink": t.sink, "type_info": t.record_type}),
     )
     for input_id in inputs[0]:
         gen.add_edge(input_id, writer_id, 0)

@@ -18,6 +18,7 @@ from flowmagic.api.broadcast import (
 )
 from flowmagic.api.checkpointing import CheckpointConfig, CheckpointingMode
 from flowmagic.api.datastream import CachedDataStream, ConnectedStreams, DataStream, DataStreamSink, KeyedStream
+from flowmagic.api.execution_config import ExecutionConfig
 from flowmagic.api.functions import (
     AggregateFunction,
     CoFlatMapFunction,
@@ -41,6 +42,7 @@ from flowmagic.api.functions import (
 )
 from flowmagic.api.pyflink import ASYNC, missing_names
 from flowmagic.api.sources import SourceFunction
+from flowmagic.api.time_domain import TimeDomain
 from flowmagic.api.types import PICKLED
 from flowmagic.api.windowed import AllWindowedStream, WindowedStream
 from flowmagic.api.windows import CountWindow, GlobalWindow, TimeWindow, Trigger, WindowAssigner
@@ -57,6 +59,12 @@ class StreamExecutionEnvironment(environment.StreamExecutionEnvironment):
     environment prints them as Flink prints Java values (``(a,1)``)."""
 
     _undeclared_type = PICKLED
+    _routes_keys_as_pyflink = True
+
+    def get_config(self) -> ExecutionConfig:  # type: ignore[override]  # PyFlink's returns its ExecutionConfig
+        """The environment's :class:`~flowmagic.api.execution_config.ExecutionConfig`, as
+        PyFlink's (``get_config().set_global_job_parameters({...})``)."""
+        return ExecutionConfig(self)
 
     def execute(self, job_name: str | None = None, *, executor: str = "spark", **options: Any) -> JobResult:
         """Run the program, then forget it, as Flink does: the next ``execute()`` runs only
@@ -101,6 +109,7 @@ __all__ = [
     "SinkFunction",
     "SourceFunction",
     "StreamExecutionEnvironment",
+    "TimeDomain",
     "TimeWindow",
     "TimerService",
     "Trigger",
@@ -129,7 +138,6 @@ __getattr__ = missing_names(
         "ExternalizedCheckpointRetention": "checkpoints are kept in the checkpoint storage directory",
         "SlotSharingGroup": "name a group with stream.slot_sharing_group(name)",
         "TimeCharacteristic": "Flink 2 has no time characteristic: event time comes from a WatermarkStrategy",
-        "TimeDomain": "timers are event time or processing time by the timer_service() method that set them",
     },
     __all__,
 )

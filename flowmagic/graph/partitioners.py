@@ -43,7 +43,9 @@ class Partitioner:
     ``unspecified`` marks a FORWARD that Flink chose itself because no partitioner was given
     in a dynamic (BATCH) graph: Flink's ``ForwardForUnspecifiedPartitioner``. ``call_site``
     is the user's ``file:line`` of the ``key_by`` or ``partition_custom``, which a failing
-    key selector or partitioner is reported at.
+    key selector or partitioner is reported at. ``pyflink_key_type`` is set for a ``key_by`` of
+    PyFlink's API: the key type it declared (``Types.PICKLED_BYTE_ARRAY()`` when none), by
+    which PyFlink converts its keys before routing them.
     """
 
     kind: str
@@ -51,6 +53,7 @@ class Partitioner:
     function: Callable[..., int] | None = field(default=None, repr=False)
     unspecified: bool = False
     call_site: str | None = field(default=None, repr=False)
+    pyflink_key_type: Any = field(default=None, repr=False)
 
     @property
     def is_pointwise(self) -> bool:

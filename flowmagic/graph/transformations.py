@@ -99,9 +99,11 @@ class LegacySinkTransformation(PhysicalTransformation):
 
 @dataclass(eq=False)
 class SinkTransformation(PhysicalTransformation):
-    """A Sink V2 (``sink_to``): expanded into writer (and committer) operators when translated."""
+    """A Sink V2 (``sink_to``): expanded into writer (and committer) operators when translated.
+    ``record_type`` is the input's declared type, which says how records are written."""
 
     sink: Any = field(default=None, repr=False)
+    record_type: Any = field(default=None, repr=False)
 
 
 @dataclass(eq=False)

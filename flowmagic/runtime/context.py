@@ -20,6 +20,7 @@ from flowmagic.api.state import (
     StateDescriptor,
     ValueStateDescriptor,
 )
+from flowmagic.api.time_domain import TimeDomain
 from flowmagic.errors import ProgramError
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.keyed_state import (
@@ -297,10 +298,18 @@ class ProcessContext(functions.OnTimerContext):
         self._timers = timers
         self._backend = backend
         self.current_timestamp: int | None = None
+        #: While ``on_timer`` runs: the domain of the firing timer.
+        self.current_time_domain: TimeDomain | None = None
 
     def timestamp(self) -> int | None:
         """The event timestamp of the current record (None when it has none)."""
         return self.current_timestamp
+
+    def time_domain(self) -> TimeDomain:
+        """In ``on_timer``: whether the firing timer is an event-time or a processing-time one."""
+        if self.current_time_domain is None:
+            raise ProgramError("time_domain() is only available in on_timer(), on the context of a firing timer.")
+        return self.current_time_domain
 
     def timer_service(self) -> TimerService:
         """Current time and watermark; registering timers needs a keyed stream."""

@@ -1,9 +1,11 @@
 """Flink's FileSink at run time: writers roll part files, the driver commits them.
 
-Part files are named as Flink's FileSink names them: a writer draws an id and writes
-``.part-<id>-<n>.inprogress.<uuid>`` (hidden, so that readers skip it); when its rolling
-policy rolls the file, the file becomes a committable that the committer hands to the
-driver, which renames it to ``part-<id>-<n>`` once it is safe:
+Part files are named as Flink's FileSink names them: a writer draws an id and writes, in
+each bucket (a directory under the base path, by default the processing hour),
+``.part-<id>-<n>.inprogress.<uuid>`` (hidden, so that readers skip it; ``part`` and a
+suffix come from the OutputFileConfig); when its rolling policy rolls the file, the file
+becomes a committable that the committer hands to the driver, which renames it to
+``part-<id>-<n>`` once it is safe:
 
 - a bounded job commits every file once the job succeeded (its writers roll at the end of
   their input), so a retried subtask's files never show, and the in-progress files of
@@ -24,19 +26,24 @@ import re
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 from flowmagic.api.rolling_policy import PartFileInfo
 from flowmagic.errors import JobError
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.records import java_to_string
 from flowmagic.runtime.registry import implementation, register
 from flowmagic.runtime.result import JobResult
 from flowmagic.runtime.sinks import Sink
 
 __all__ = ["FileSinkCommitter", "FileSinkWriter", "InProgressFiles", "commit_part", "writer_of"]
 
-_IN_PROGRESS = re.compile(r"\.(?P<part>part-(?P<writer>[0-9a-f-]{36})-\d+)\.inprogress\.[0-9a-f]{32}")
+# ``.<prefix>-<writer id>-<n><suffix>.inprogress.<uuid>``.
+_IN_PROGRESS = re.compile(
+    r"\.(?P<part>.*?-(?P<writer>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-\d+.*)"
+    r"\.inprogress\.[0-9a-f]{32}"
+)
 
 
 def writer_of(in_progress_name: str) -> str | None:
@@ -60,7 +67,7 @@ def commit_part(in_progress: str, final: str) -> None:
 
 @dataclass
 class _PartFile:
-    """The writer's open part file."""
+    """A bucket's open part file."""
 
     in_progress: str
     name: str
@@ -72,11 +79,21 @@ class _PartFile:
         return PartFileInfo(self.size, self.created, self.updated)
 
 
+@dataclass
+class _Bucket:
+    """One bucket (directory under the base path) of a writer: its part counter and open part."""
+
+    relative: str
+    counter: int = 0
+    part: _PartFile | None = None
+    file: BinaryIO | None = None
+
+
 @register(OperatorKind.SINK_WRITER)
 class FileSinkWriter(Operator):
-    """Writes records to an open part file, rolls it as its rolling policy says, and hands
-    the rolled files on as committables (in a continuous job, also the open one's path, so
-    that the driver knows it is in use)."""
+    """Writes records to an open part file per bucket, rolls them as the rolling policy says,
+    and hands the rolled files on as committables (in a continuous job, also the open ones'
+    paths, so that the driver knows they are in use)."""
 
     splits_operator_state = True
 
@@ -84,13 +101,14 @@ class FileSinkWriter(Operator):
         super().__init__(name, params, task)
         sink = params["sink"]
         self.base_path: str = sink.base_path
-        self.encode = sink.encoder.encode
+        self.type_info = params.get("type_info")
+        self.charset: str = sink.encoder.charset
+        self.assigner = sink.bucket_assigner
+        self.names = sink.output_file_config
         self.policy = sink.rolling_policy
         self.check_interval: int = sink.bucket_check_interval
         self.writer_id: str | None = None
-        self.counter = 0
-        self.part: _PartFile | None = None
-        self.file: TextIO | None = None
+        self.buckets: dict[str, _Bucket] = {}
         self.rolled: list[tuple[str, str]] = []
         self.next_check = 0
 
@@ -107,35 +125,44 @@ class FileSinkWriter(Operator):
         task = self.task
         return str(uuid.uuid5(uuid.NAMESPACE_URL, f"flowmagic:{run_id}:{task.vertex_name}:{task.index}:{now}"))
 
-    def _roll(self, now: int) -> tuple[_PartFile, TextIO]:
-        self._close_part()
+    def _bucket(self, relative: str) -> _Bucket:
+        if relative not in self.buckets:
+            self.buckets[relative] = _Bucket(relative)
+        return self.buckets[relative]
+
+    def _roll(self, bucket: _Bucket, now: int) -> tuple[_PartFile, BinaryIO]:
+        self._close_part(bucket)
         if self.writer_id is None:
             self.writer_id = self._new_writer_id(now)
-        name = f"part-{self.writer_id}-{self.counter}"
-        self.counter += 1
-        path = os.path.join(self.base_path, f".{name}.inprogress.{uuid.uuid4().hex}")
-        self.file = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed when the part rolls, or in close()
-        self.part = _PartFile(path, name, 0, now, now)
-        return self.part, self.file
+        name = f"{self.names.part_prefix}-{self.writer_id}-{bucket.counter}{self.names.part_suffix}"
+        bucket.counter += 1
+        directory = os.path.join(self.base_path, bucket.relative)
+        os.makedirs(directory, exist_ok=True)
+        path = os.path.join(directory, f".{name}.inprogress.{uuid.uuid4().hex}")
+        bucket.file = open(path, "wb")  # noqa: SIM115 - closed when the part rolls, or in close()
+        bucket.part = _PartFile(path, os.path.join(bucket.relative, name), 0, now, now)
+        return bucket.part, bucket.file
 
-    def _close_part(self) -> None:
-        if self.part is not None and self.file is not None:
-            self.file.close()
-            self.rolled.append((self.part.in_progress, self.part.name))
-        self.part = self.file = None
+    def _close_part(self, bucket: _Bucket) -> None:
+        if bucket.part is not None and bucket.file is not None:
+            bucket.file.close()
+            self.rolled.append((bucket.part.in_progress, bucket.part.name))
+        bucket.part = bucket.file = None
 
     def _write(self, values: Iterable[Any]) -> None:
         now = self.task.clock.now()
-        part, file = self.part, self.file
-        policy, encode = self.policy, self.encode
+        # Records are bucketed by the processing time they are written at: one time per batch.
+        bucket = self._bucket(self.assigner.bucket_id(now))
+        part, file = bucket.part, bucket.file
+        policy, type_info, charset = self.policy, self.type_info, self.charset
         value = None
         try:
             for value in values:
-                line = f"{encode(value)}\n"
+                data = (java_to_string(value, type_info) + "\n").encode(charset)
                 if part is None or file is None or policy.should_roll_on_event(part.info()):
-                    part, file = self._roll(now)
-                file.write(line)
-                part.size += len(line) if line.isascii() else len(line.encode("utf-8"))
+                    part, file = self._roll(bucket, now)
+                file.write(data)
+                part.size += len(data)
         except Exception as error:
             raise self.fail(error, value) from error
         if part is not None:
@@ -152,21 +179,27 @@ class FileSinkWriter(Operator):
             self.output.collect(committable, None)
         self.rolled.clear()
 
+    def _open_buckets(self) -> list[_Bucket]:
+        return [bucket for bucket in self.buckets.values() if bucket.part is not None]
+
     def advance_processing_time(self, now: int) -> None:
         if now < self.next_check:
             return
         self.next_check = now + self.check_interval
-        if self.part is not None and self.policy.should_roll_on_processing_time(self.part.info(), now):
-            self._close_part()
+        for bucket in self._open_buckets():
+            assert bucket.part is not None, "an open bucket has a part"
+            if self.policy.should_roll_on_processing_time(bucket.part.info(), now):
+                self._close_part(bucket)
 
     def next_processing_timer(self) -> int | None:
-        return self.next_check if self.part is not None else None
+        return self.next_check if self._open_buckets() else None
 
     def prepare_snapshot(self, checkpoint: bool) -> None:
-        part, file = self.part, self.file
-        if part is not None and file is not None:
+        for bucket in self._open_buckets():
+            part, file = bucket.part, bucket.file
+            assert part is not None and file is not None, "an open bucket has a part"
             if checkpoint and self.policy.should_roll_on_checkpoint(part.info()):
-                self._close_part()
+                self._close_part(bucket)
             else:
                 # What the snapshot records as written must be on disk when it completes.
                 file.flush()
@@ -175,24 +208,29 @@ class FileSinkWriter(Operator):
         self._hand_on()
 
     def end_input(self) -> None:
-        self._close_part()
+        for bucket in self.buckets.values():
+            self._close_part(bucket)
         self._hand_on()
 
     def snapshot_operator_state(self) -> Any:
-        part = self.part
-        return {
-            "writer": self.writer_id,
-            "counter": self.counter,
-            "part": None if part is None else (part.in_progress, part.name, part.size, part.created, part.updated),
-        }
+        buckets = {}
+        for relative, bucket in self.buckets.items():
+            part = bucket.part
+            state = None if part is None else (part.in_progress, part.name, part.size, part.created, part.updated)
+            buckets[relative] = {"counter": bucket.counter, "part": state}
+        return {"writer": self.writer_id, "buckets": buckets}
 
     def restore_operator_state(self, snapshot: Any) -> None:
-        self.counter = max(self.counter, snapshot["counter"])
         if self.writer_id is None:
             self.writer_id = snapshot["writer"]
-        if snapshot["part"] is None:
-            return
-        path, name, size, created, updated = snapshot["part"]
+        for relative, state in snapshot["buckets"].items():
+            bucket = self._bucket(relative)
+            bucket.counter = max(bucket.counter, state["counter"])
+            if state["part"] is not None:
+                self._restore_part(bucket, state["part"], own=snapshot["writer"] == self.writer_id)
+
+    def _restore_part(self, bucket: _Bucket, part: tuple[str, str, int, int, int], *, own: bool) -> None:
+        path, name, size, created, updated = part
         try:
             with open(path, "r+b") as file:
                 file.seek(0, os.SEEK_END)
@@ -205,17 +243,18 @@ class FileSinkWriter(Operator):
                 JobError(f"Cannot resume the in-progress file {path} of the restored FileSink writer: {error}"),
                 has_record=False,
             ) from error
-        if self.part is None and snapshot["writer"] == self.writer_id:
-            self.part = _PartFile(path, name, size, created, updated)
-            self.file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed when the part rolls, or in close()
+        if bucket.part is None and own:
+            bucket.part = _PartFile(path, name, size, created, updated)
+            bucket.file = open(path, "ab")  # noqa: SIM115 - closed when the part rolls, or in close()
         else:
             # Another old subtask's open file (the parallelism shrank): closed, and committed
             # with the next checkpoint, as Flink merges a restored bucket's state.
             self.rolled.append((path, name))
 
     def close(self) -> None:
-        if self.file is not None and not self.file.closed:
-            self.file.close()
+        for bucket in self.buckets.values():
+            if bucket.file is not None and not bucket.file.closed:
+                bucket.file.close()
 
 
 @register(OperatorKind.SINK_COMMITTER)
@@ -253,10 +292,11 @@ class InProgressFiles:
         self.before = self._list()
 
     def _list(self) -> set[str]:
+        # Part files lie in bucket directories below the base paths.
         found: set[str] = set()
         for directory in self.directories:
-            with contextlib.suppress(OSError):
-                found.update(os.path.join(directory, n) for n in os.listdir(directory) if writer_of(n) is not None)
+            for parent, _dirs, names in os.walk(directory):
+                found.update(os.path.join(parent, n) for n in names if writer_of(n) is not None)
         return found
 
     def discard_new(self) -> None:

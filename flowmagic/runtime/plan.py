@@ -35,6 +35,8 @@ class EdgePlan:
     output_tag: str | None
     ship_strategy: str
     key_selector: Any
+    #: HASH: route as PyFlink does keys of this declared type, not by the key's Java hash.
+    pyflink_key_type: Any
     custom_function: Any
     #: The user's ``file:line`` of the ``key_by`` or ``partition_custom`` (None for others).
     call_site: str | None
@@ -99,8 +101,13 @@ class VertexPlan:
         return list(self.nodes)
 
 
-def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
-    """One plan per vertex of ``graph``."""
+def build_plans(graph: ExecutionGraph, *, pyflink_key_routing: bool = False) -> dict[str, VertexPlan]:
+    """One plan per vertex of ``graph``.
+
+    With ``pyflink_key_routing``, the keys of a ``key_by`` of PyFlink's API go where PyFlink
+    sends them. Continuous jobs leave it off: they store and restore keyed state by the key
+    groups of the keys' Java hashes.
+    """
     job_graph = graph.job_graph
     stream_graph = job_graph.stream_graph
     batch = job_graph.job_type == "BATCH"
@@ -122,6 +129,7 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
                 output_tag=stream_edge.output_tag,
                 ship_strategy=job_edge.ship_strategy,
                 key_selector=job_edge.partitioner.key_selector,
+                pyflink_key_type=job_edge.partitioner.pyflink_key_type if pyflink_key_routing else None,
                 custom_function=job_edge.partitioner.function,
                 call_site=job_edge.partitioner.call_site,
                 consumer_parallelism=consumer.parallelism,

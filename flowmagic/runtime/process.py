@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from flowmagic.api.time_domain import TimeDomain
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import ProcessContext, TimerService, emit_all, with_collector
 from flowmagic.runtime.operator import TaskInfo
@@ -80,19 +81,22 @@ class ProcessOperator(FunctionOperator):
         if self.timers._processing:
             self.advance_processing_time(self.timers.current_processing_time())
 
-    def _fire(self, timestamp: int, key: Any) -> None:
+    def _fire(self, timestamp: int, key: Any, domain: TimeDomain) -> None:
         if self.on_timer is None:
             return
         self.keyed_state.current_key = key
         self.context.current_timestamp = timestamp
+        self.context.current_time_domain = domain
         try:
             emit_all(self.on_timer(timestamp, self.context, self.out), self.out.collect)
         except Exception as error:
             raise self.fail(error, f"timer {timestamp} of key {key!r}") from error
+        finally:
+            self.context.current_time_domain = None
 
     def advance_processing_time(self, now: int) -> None:
         for timestamp, key in self.timers.due_processing_timers(now):
-            self._fire(timestamp, key)
+            self._fire(timestamp, key, TimeDomain.PROCESSING_TIME)
 
     def next_processing_timer(self) -> int | None:
         return self.timers.next_processing_timer()
@@ -112,7 +116,7 @@ class ProcessOperator(FunctionOperator):
     def process_watermark(self, watermark: int) -> None:
         self.timers.current_watermark_value = watermark
         for timestamp, key in self.timers.due_event_timers(watermark):
-            self._fire(timestamp, key)
+            self._fire(timestamp, key, TimeDomain.EVENT_TIME)
         self.output.emit_watermark(watermark)
 
     def finish_key(self) -> None:
@@ -120,7 +124,7 @@ class ProcessOperator(FunctionOperator):
         # time, and the next key starts again without a watermark.
         self.timers.current_watermark_value = MAX_WATERMARK
         for timestamp, key in self.timers.due_event_timers(MAX_WATERMARK):
-            self._fire(timestamp, key)
+            self._fire(timestamp, key, TimeDomain.EVENT_TIME)
         self.advance_processing_time(MAX_WATERMARK)
         self.timers.current_watermark_value = MIN_WATERMARK
 

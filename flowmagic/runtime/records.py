@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import math
+import struct
+from decimal import Decimal
 from typing import Any
 
 from flowmagic.api.types import PICKLED, Row, TypeInformation
 
-__all__ = ["BATCH_SIZE", "MAX_WATERMARK", "MIN_WATERMARK", "java_string", "printed_string"]
+__all__ = [
+    "BATCH_SIZE",
+    "MAX_WATERMARK",
+    "MIN_WATERMARK",
+    "java_double_string",
+    "java_string",
+    "java_to_string",
+    "printed_string",
+]
 
 #: Long.MIN_VALUE / Long.MAX_VALUE: "no watermark yet" and "end of input".
 MIN_WATERMARK = -(1 << 63)
@@ -74,4 +84,76 @@ def printed_string(value: Any, type_info: TypeInformation | None) -> str:
             + ", ".join(f"{printed_string(k, key_type)}={printed_string(v, value_type)}" for k, v in value.items())
             + "}"
         )
+    return java_string(value)
+
+
+def _java_decimal(digits: str, exponent: int, negative: bool) -> str:
+    # digits * 10^exponent (digits without leading zeros), as Double.toString lays it out:
+    # plain between 10^-3 and 10^7, else one digit, a point, the rest and E<exponent>.
+    scientific = len(digits) + exponent - 1
+    digits = digits.rstrip("0") or "0"
+    sign = "-" if negative else ""
+    if -3 <= scientific < 7:
+        if scientific >= 0:
+            whole, fraction = digits[: scientific + 1].ljust(scientific + 1, "0"), digits[scientific + 1 :]
+        else:
+            whole, fraction = "0", "0" * (-scientific - 1) + digits
+        return f"{sign}{whole}.{fraction or '0'}"
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{scientific}"
+
+
+def _java_floating(text: str, value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    sign, digits, exponent = Decimal(text).as_tuple()
+    assert isinstance(exponent, int), "a finite value"
+    return _java_decimal("".join(map(str, digits)).lstrip("0") or "0", exponent, bool(sign))
+
+
+def java_double_string(value: float) -> str:
+    """``Double.toString(value)``: the shortest digits that read back as ``value``
+    (``repr``'s), written as Java writes them (``2.5``, ``1.0E20``, ``1.0E-4``)."""
+    return _java_floating(repr(value), value)
+
+
+def _java_float_string(value: float) -> str:
+    # Float.toString: the shortest digits that read back as the same 32-bit float.
+    packed = struct.pack(">f", value)
+    for precision in range(1, 10):
+        text = f"{value:.{precision}g}"
+        if struct.pack(">f", float(text)) == packed:
+            return _java_floating(text, value)
+    return _java_floating(repr(value), value)
+
+
+def java_to_string(value: Any, type_info: TypeInformation | None) -> str:
+    """``toString()`` of the Java value a record of the declared ``type_info`` becomes, as
+    Flink's ``SimpleStringEncoder`` writes it: tuples as ``(a,1)``, Rows as ``+I[a, 1]``,
+    doubles as ``1.0E20``. A record kept pickled (PyFlink's default type) is written as
+    ``str(record)`` (PyFlink writes the Java ``byte[]``'s identity, ``[B@1b2c3d``); one of no
+    declared type as :func:`java_string`."""
+    if type_info is None:
+        return java_string(value)
+    if type_info == PICKLED:
+        return str(value)
+    if value is None:
+        return "null"
+    name, fields = type_info.name, type_info.fields
+    if name.startswith("RowTypeInfo"):
+        kind = value.get_row_kind().short_string if isinstance(value, Row) else "+I"
+        return kind + "[" + ", ".join(map(java_to_string, value, fields)) + "]"
+    if name.startswith("TupleTypeInfo"):
+        return "(" + ",".join(map(java_to_string, value, fields)) + ")"
+    if name.startswith("ListTypeInfo"):
+        return "[" + ", ".join(java_to_string(v, fields[0]) for v in value) + "]"
+    if name.startswith("MapTypeInfo"):
+        key_type, value_type = fields
+        entries = (f"{java_to_string(k, key_type)}={java_to_string(v, value_type)}" for k, v in value.items())
+        return "{" + ", ".join(entries) + "}"
+    if name == "Double":
+        return java_double_string(float(value))
+    if name == "Float":
+        return _java_float_string(float(value))
     return java_string(value)

@@ -3,9 +3,15 @@
 from flowmagic.api.pyflink import missing_names
 from flowmagic.api.sinks import FileSink
 from flowmagic.api.sources import FileSource, FileSourceBuilder, NumberSequenceSource, Source
-from flowmagic.datastream.connectors.file_system import OutputFileConfig, RollingPolicy, StreamFormat
+from flowmagic.datastream.connectors.file_system import (
+    BucketAssigner,
+    OutputFileConfig,
+    RollingPolicy,
+    StreamFormat,
+)
 
 __all__ = [
+    "BucketAssigner",
     "FileSink",
     "FileSource",
     "FileSourceBuilder",

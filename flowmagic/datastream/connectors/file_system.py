@@ -1,21 +1,29 @@
 """PyFlink's ``pyflink.datastream.connectors.file_system``: ``FileSource`` and ``FileSink``.
 
-PyFlink programs import the FileSink's options on paths they may not take; those import and
-fail, saying what to use, only when used.
+PyFlink programs import names on paths they may not take; those flowmagic does not support
+import and fail, saying what to use, only when used.
 """
 
+from flowmagic.api.bucket_assigner import BucketAssigner
+from flowmagic.api.output_file_config import OutputFileConfig
 from flowmagic.api.pyflink import missing_names, unsupported_class
 from flowmagic.api.rolling_policy import DefaultRollingPolicy, OnCheckpointRollingPolicy, RollingPolicy
 from flowmagic.api.sinks import FileSink
 from flowmagic.api.sources import FileSource, FileSourceBuilder, StreamFormat
 
 _MODULE = "flowmagic.datastream.connectors.file_system"
-_SINK_OPTIONS = "FileSink names its part files as Flink's defaults, in one bucket (its base path)"
+_NO_COMPACTION = (
+    "FileSink does not compact: roll larger part files, RollingPolicy.default_rolling_policy(part_size=...)"
+)
 
-OutputFileConfig = unsupported_class(_MODULE, "OutputFileConfig", _SINK_OPTIONS)
+FileCompactStrategy = unsupported_class(_MODULE, "FileCompactStrategy", _NO_COMPACTION)
+FileCompactor = unsupported_class(_MODULE, "FileCompactor", _NO_COMPACTION)
 
 __all__ = [
+    "BucketAssigner",
     "DefaultRollingPolicy",
+    "FileCompactStrategy",
+    "FileCompactor",
     "FileSink",
     "FileSource",
     "FileSourceBuilder",
@@ -28,7 +36,6 @@ __all__ = [
 __getattr__ = missing_names(
     _MODULE,
     {
-        "BucketAssigner": _SINK_OPTIONS,
         "StreamingFileSink": "use FileSink",
         "BulkFormat": "FileSource reads text lines: StreamFormat.text_line_format()",
         "FileEnumeratorProvider": "FileSource lists files recursively, skipping hidden ones, one split per file",

@@ -1,0 +1,136 @@
+"""PyFlink's routing of ``key_by`` keys, against where real PyFlink 2.3.0 sent 972 keys
+without ``key_type`` (ints, strings, tuples, floats, booleans; parallelism 2 to 4) and 562 with
+one (INT, LONG, STRING, DOUBLE, BOOLEAN, TUPLE and ROW keys; parallelism 3 and 4).
+
+PyFlink keys the Java stream by ``Row.of(key)``, the key converted to its ``key_type``, or
+pickled when it has none (see ``pyflink_key_routing.json``, ``pyflink_typed_key_routing.json``).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import pickle
+from typing import Any
+
+import pytest
+from conformance_support import CONFORMANCE
+
+import flowmagic
+from flowmagic.api.types import PICKLED, Row, Types
+from flowmagic.datastream import KeyedProcessFunction, StreamExecutionEnvironment
+from flowmagic.errors import KeyRoutingError
+from flowmagic.key_groups import assign_key_to_parallel_operator, java_byte_array_hash, java_hash_code
+from flowmagic.runtime.pyflink_keys import pyflink_key_hash
+
+RECORDED = json.loads((CONFORMANCE / "pyflink_key_routing.json").read_text())
+ROWS = [(parallelism, ast.literal_eval(key), subtask) for parallelism, key, subtask in RECORDED["rows"]]
+TYPED = json.loads((CONFORMANCE / "pyflink_typed_key_routing.json").read_text())["rows"]
+KEY_TYPES = {
+    "INT": Types.INT(),
+    "LONG": Types.LONG(),
+    "STRING": Types.STRING(),
+    "DOUBLE": Types.DOUBLE(),
+    "BOOLEAN": Types.BOOLEAN(),
+    "TUPLE": Types.TUPLE([Types.STRING(), Types.INT()]),
+    "ROW": Types.ROW([Types.STRING(), Types.LONG()]),
+}
+
+
+def _pickled(key: Any) -> int:
+    return pyflink_key_hash(key, PICKLED)
+
+
+def _typed_key(name: str, key: str) -> Any:
+    value = ast.literal_eval(key)
+    return Row(*value) if name == "ROW" else value
+
+
+def test_every_recorded_key_goes_to_pyflinks_subtask() -> None:
+    assert {type(key) for _p, key, _s in ROWS} >= {int, str, tuple, float, bool}
+    assert {p for p, _key, _s in ROWS} == {2, 3, 4}
+    wrong = [
+        (p, key, subtask)
+        for p, key, subtask in ROWS
+        if assign_key_to_parallel_operator(key, 128, p, _pickled) != subtask
+    ]
+    assert wrong == []
+
+
+def test_every_recorded_typed_key_goes_to_pyflinks_subtask() -> None:
+    assert {name for _p, name, _key, _s in TYPED} == set(KEY_TYPES)
+    wrong = []
+    for p, name, key, subtask in TYPED:
+        value = _typed_key(name, key)
+        route = assign_key_to_parallel_operator(value, 128, p, lambda k, t=KEY_TYPES[name]: pyflink_key_hash(k, t))
+        if route != subtask:
+            wrong.append((p, name, key, subtask))
+    assert wrong == []
+
+
+def test_javas_routing_of_the_same_keys_differs() -> None:
+    # The recorded subtasks are not those of the keys' own Java hashes: the two routings are
+    # distinguishable, so the tests below tell which one a job used.
+    differing = [
+        key for p, key, subtask in ROWS if assign_key_to_parallel_operator(key, 128, p, java_hash_code) != subtask
+    ]
+    assert len(differing) > len(ROWS) // 3
+
+
+def test_byte_array_hash_is_javas() -> None:
+    # Arrays.hashCode(byte[]) of these pickles (protocol 4), as Java computed it.
+    keys = [1, "a", (1, "b"), -5, "Alice"]
+    expected = [-89390221, 698589115, 98064860, 812079626, 611364218]
+    assert [java_byte_array_hash(pickle.dumps(key, protocol=4)) for key in keys] == expected
+    assert java_byte_array_hash(b"") == 1
+    assert java_byte_array_hash(bytes([0xFF])) == 31 - 1
+
+
+def test_a_key_that_cannot_be_pickled_is_named() -> None:
+    with pytest.raises(KeyRoutingError, match=r"This key \(generator\) cannot be pickled"):
+        pyflink_key_hash((i for i in ()), PICKLED)
+
+
+class _Where(KeyedProcessFunction):
+    def open(self, runtime_context: Any) -> None:
+        self.index = runtime_context.get_index_of_this_subtask()
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        yield ctx.get_current_key(), self.index
+
+
+# Python counts 1, 1.0 and True one key (flowmagic keeps their state together); PyFlink's
+# pickles tell them apart. The job below keys by values Python tells apart.
+def _distinct(rows: list[tuple[int, Any, int]]) -> list[tuple[int, Any, int]]:
+    return [row for row in rows if not isinstance(row[1], (bool, float))]
+
+
+@pytest.mark.parametrize("executor", ["local", "spark"])
+def test_a_pyflink_program_sends_keys_where_pyflink_does(executor: str, request: pytest.FixtureRequest) -> None:
+    if executor == "spark":
+        request.getfixturevalue("spark")
+    recorded = {key: subtask for p, key, subtask in _distinct(ROWS) if p == 3}
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(3)
+    stream = env.from_collection(list(recorded)).key_by(lambda key: key).process(_Where())
+    with stream.execute_and_collect(executor=executor) as results:
+        assert dict(results) == recorded
+
+
+def test_typed_keys_of_a_pyflink_program_go_where_pyflink_sends_them() -> None:
+    recorded = {_typed_key(name, key): subtask for p, name, key, subtask in TYPED if p == 4 and name == "LONG"}
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(4)
+    keyed = env.from_collection(list(recorded)).key_by(lambda key: key, key_type=Types.LONG())
+    with keyed.process(_Where()).execute_and_collect(executor="local") as results:
+        assert dict(results) == recorded
+
+
+def test_flowmagics_own_api_keeps_javas_routing() -> None:
+    keys = [f"word{i}" for i in range(60)]
+    javas = {key: assign_key_to_parallel_operator(key, 128, 3) for key in keys}
+    env = flowmagic.StreamExecutionEnvironment(parallelism=3)
+    for key_type in (None, flowmagic.Types.STRING()):
+        stream = env.from_collection(keys).key_by(lambda key: key, key_type).process(_Where())
+        with stream.execute_and_collect(executor="local") as results:
+            assert dict(results) == javas
