@@ -614,7 +614,9 @@ def test_event_time_windows_survive_a_failed_task_and_a_savepoint_at_another_par
     try:
         for batch in range(0, len(first_events), 4):
             server.send(*first_events[batch : batch + 4])
-            time.sleep(0.3)  # an epoch or so apart: snapshots of changes between whole ones
+            # One epoch per batch: the windows' state is restored from snapshots of changes.
+            sent = min(batch + 4, len(first_events))
+            wait_for(lambda sent=sent: job.monitor.snapshot()["vertices"][-1]["records_in"] >= sent, job)
         wait_for(lambda: len(records(printed)) >= sum(start < 5000 for _key, start in expected), job)
         savepoint = job.stop_with_savepoint(str(tmp_path / "sp"))
     finally:

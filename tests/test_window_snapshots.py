@@ -20,7 +20,9 @@ from flowmagic import (
     CountTrigger,
     EventTimeSessionWindows,
     GlobalWindows,
+    ProcessingTimeSessionWindows,
     ProcessWindowFunction,
+    PurgingTrigger,
     SlidingEventTimeWindows,
     Time,
     TumblingEventTimeWindows,
@@ -29,7 +31,7 @@ from flowmagic import (
     WatermarkStrategy,
 )
 from flowmagic.datastream import DataStream, KeyedStream
-from flowmagic.datastream.window import ContinuousEventTimeTrigger
+from flowmagic.datastream.window import ContinuousEventTimeTrigger, EventTimeTrigger
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import assign_to_key_group, compute_key_group_range
 from flowmagic.runtime.clock import EpochClock
@@ -76,24 +78,36 @@ class _FiringsAndTotal(ProcessWindowFunction):
 
 
 CASES: dict[str, Windowing] = {
-    "tumbling, sum, allowed lateness": lambda keyed: keyed.window(TumblingEventTimeWindows.of(Time.milliseconds(10)))
-    .allowed_lateness(15)
-    .sum(2),
+    "tumbling, sum, allowed lateness": lambda keyed: (
+        keyed.window(TumblingEventTimeWindows.of(Time.milliseconds(10))).allowed_lateness(15).sum(2)
+    ),
     "sliding, window and global state": lambda keyed: keyed.window(
         SlidingEventTimeWindows.of(Time.milliseconds(20), Time.milliseconds(10))
     ).process(_FiringsAndTotal()),
-    "sessions, continuous trigger, aggregate": lambda keyed: keyed.window(
-        EventTimeSessionWindows.with_gap(Time.milliseconds(12))
-    )
-    .trigger(ContinuousEventTimeTrigger.of(Time.milliseconds(5)))
-    .aggregate(_Average()),
-    "global, count trigger, evictor": lambda keyed: keyed.window(GlobalWindows.create())
-    .trigger(CountTrigger.of(3))
-    .evictor(CountEvictor.of(2))
-    .reduce(lambda a, b: (a[0], b[1], a[2] + b[2])),
+    "sessions, continuous trigger, aggregate": lambda keyed: (
+        keyed.window(EventTimeSessionWindows.with_gap(Time.milliseconds(12)))
+        .trigger(ContinuousEventTimeTrigger.of(Time.milliseconds(5)))
+        .aggregate(_Average())
+    ),
+    "global, count trigger, evictor": lambda keyed: (
+        keyed.window(GlobalWindows.create())
+        .trigger(CountTrigger.of(3))
+        .evictor(CountEvictor.of(2))
+        .reduce(lambda a, b: (a[0], b[1], a[2] + b[2]))
+    ),
     "processing time, tumbling": lambda keyed: keyed.window(
         TumblingProcessingTimeWindows.of(Time.milliseconds(10))
     ).sum(2),
+    # A fired window keeps only its cleanup timer, until late elements come.
+    "purging trigger, lateness": lambda keyed: (
+        keyed.window(TumblingEventTimeWindows.of(Time.milliseconds(10)))
+        .trigger(PurgingTrigger.of(EventTimeTrigger.create()))
+        .allowed_lateness(8)
+        .sum(2)
+    ),
+    "processing-time sessions": lambda keyed: keyed.window(
+        ProcessingTimeSessionWindows.with_gap(Time.milliseconds(9))
+    ).reduce(lambda a, b: (a[0], b[1], a[2] + b[2])),
 }
 
 
@@ -122,7 +136,7 @@ def _epochs(count: int, first: int = 0) -> list[tuple[list[Event], int]]:
     (watermark and processing time) each ends at."""
     epochs = []
     for epoch in range(first, first + count):
-        keys = KEYS[(epoch * 5) % len(KEYS) :][:5] + ["k0"]
+        keys = [*KEYS[(epoch * 5) % len(KEYS) :][:5], "k0"]
         events = [(key, epoch * 7 + offset * 3, offset + 1) for offset, key in enumerate(keys)]
         events.append((keys[1], epoch * 7 - 9, 100))  # behind the watermark: late for some windows
         epochs.append((events, epoch * 7 + 4))
@@ -178,6 +192,7 @@ def test_a_whole_snapshot_and_its_changes_restore_the_live_windows_at_any_parall
         operator.task.clock.time = live.task.clock.now()  # type: ignore[attr-defined]
         operator.process_watermark(live.watermark)  # type: ignore[attr-defined]
         restored.append((operator, output, key_groups))
+    assert _merged(restored) == live.snapshot_keyed()
     emitted.clear()
     for events, until in _epochs(6, first=8):
         for operator, _output, key_groups in restored:
@@ -186,10 +201,15 @@ def test_a_whole_snapshot_and_its_changes_restore_the_live_windows_at_any_parall
         _run(live, events, until)
     restored_output = [record for _operator_, output, _groups in restored for record in output]
     assert emitted and sorted(restored_output, key=repr) == sorted(emitted, key=repr)
+    assert _merged(restored) == live.snapshot_keyed()
+
+
+def _merged(subtasks: list[tuple[Operator, list[Any], range]]) -> dict[Any, Any]:
+    """The whole state of the subtasks of an operator, together."""
     whole: dict[Any, Any] = {}
-    for operator, _output, _groups in restored:
+    for operator, _output, _groups in subtasks:
         whole.update(operator.snapshot_keyed())
-    assert whole == live.snapshot_keyed()
+    return whole
 
 
 def test_an_epoch_snapshots_only_the_keys_it_changed_and_a_key_whose_windows_went_as_none(tmp_path) -> None:
