@@ -525,55 +525,73 @@ class WindowOperator(Operator):
 
     def snapshot_keyed(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
         entries = super().snapshot_keyed(keys)
+        timers: list[tuple[int, int, str, Any, Any]] = []
         if keys is None:
-            keys = list(self.windows_of.keys() | self.sessions.keys())
+            self._snapshot_every_window(entries, timers)
+        else:
+            self._snapshot_windows_of(keys, entries, timers)
+        # In firing order: a window's trigger timer must stay ahead of its cleanup timer of the
+        # same time, or a restored window would be cleared before it fires.
+        timers.sort()
+        for timestamp, _sequence, kind, key, window in timers:
+            entries.setdefault(key, {}).setdefault("@timers", []).append((kind, timestamp, window))
+        return entries
+
+    def _snapshot_every_window(
+        self, entries: dict[Any, dict[str, Any]], timers: list[tuple[int, int, str, Any, Any]]
+    ) -> None:
+        # Table by table: looking each window up in every table would hash it each time,
+        # which costs a whole snapshot twice as much.
+        tables = [
+            ("@contents", self.contents),
+            ("@counts", self.counts),
+            ("@trigger", self.trigger_state.snapshot()),
+            ("@window_state", self.window_state_backend.snapshot()),
+        ]
+        for name, table in tables:
+            for (key, window), held in table.items():
+                entries.setdefault(key, {}).setdefault(name, {})[window] = held
+        for key, sessions in self.sessions.items():
+            if sessions:
+                entries.setdefault(key, {})["@sessions"] = list(sessions)
+        for (key, window), pending in self.slot_timers.items():
+            for (kind, timestamp), sequence in pending.items():
+                timers.append((timestamp, sequence, kind, key, window))
+
+    def _snapshot_windows_of(
+        self,
+        keys: Iterable[Any],
+        entries: dict[Any, dict[str, Any]],
+        timers: list[tuple[int, int, str, Any, Any]],
+    ) -> None:
+        # Through the windows each key may have (windows_of), forgetting those found empty.
+        slots: list[tuple[Any, Any]] = []
         for key in keys:
-            windows = self._key_entries(key)
-            if windows:
-                entries.setdefault(key, {}).update(windows)
-        return entries
-
-    def _key_entries(self, key: Any) -> dict[str, Any]:
-        """The state of ``key``'s windows, as a snapshot writes it (empty: it has none)."""
-        entries: dict[str, Any] = {}
-        sessions = self.sessions.get(key)
-        if sessions:
-            entries["@sessions"] = list(sessions)
-        elif sessions is not None:
-            del self.sessions[key]
-        timers: list[tuple[int, int, str, Any]] = []
-        for window in list(self.windows_of.get(key, ())):
-            for name, held in self._window_entries(key, window).items():
-                if name == "@timers":
-                    timers.extend((timestamp, sequence, kind, window) for (kind, timestamp), sequence in held.items())
-                else:
-                    entries.setdefault(name, {})[window] = held
-        if timers:
-            # In firing order: a window's trigger timer must stay ahead of its cleanup timer of
-            # the same time, or a restored window would be cleared before it fires.
-            entries["@timers"] = [(kind, timestamp, window) for timestamp, _sequence, kind, window in sorted(timers)]
-        return entries
-
-    def _window_entries(self, key: Any, window: Any) -> dict[str, Any]:
-        """What ``window`` of ``key`` holds, by kind of state; a window holding nothing is
-        dropped from :attr:`windows_of`."""
-        slot = (key, window)
-        entries: dict[str, Any] = {}
-        if slot in self.contents:
-            entries["@contents"] = self.contents[slot]
-        if slot in self.counts:
-            entries["@counts"] = self.counts[slot]
-        if slot in self.slot_timers:
-            entries["@timers"] = self.slot_timers[slot]
-        trigger_state = self.trigger_state.snapshot((slot,))
-        if trigger_state:
-            entries["@trigger"] = trigger_state[slot]
-        window_state = self.window_state_backend.snapshot((slot,))
-        if window_state:
-            entries["@window_state"] = window_state[slot]
-        if not entries:
-            self._forget(key, window)
-        return entries
+            slots.extend((key, window) for window in self.windows_of.get(key, ()))
+            sessions = self.sessions.get(key)
+            if sessions:
+                entries.setdefault(key, {})["@sessions"] = list(sessions)
+            elif sessions is not None:
+                del self.sessions[key]
+        tables = [
+            ("@contents", self.contents),
+            ("@counts", self.counts),
+            ("@trigger", self.trigger_state.snapshot(slots)),
+            ("@window_state", self.window_state_backend.snapshot(slots)),
+        ]
+        for slot in slots:
+            key, window = slot
+            held = False
+            for name, table in tables:
+                if slot in table:
+                    entries.setdefault(key, {}).setdefault(name, {})[window] = table[slot]
+                    held = True
+            pending = self.slot_timers.get(slot)
+            if pending:
+                for (kind, timestamp), sequence in pending.items():
+                    timers.append((timestamp, sequence, kind, key, window))
+            elif not held:
+                self._forget(key, window)
 
     def _holds(self, slot: tuple[Any, Any]) -> bool:
         return (
