@@ -541,7 +541,7 @@ class WindowOperator(Operator):
         self, entries: dict[Any, dict[str, Any]], timers: list[tuple[int, int, str, Any, Any]]
     ) -> None:
         # Table by table: looking each window up in every table would hash it each time,
-        # which costs a whole snapshot twice as much.
+        # which made a whole snapshot markedly slower.
         tables = [
             ("@contents", self.contents),
             ("@counts", self.counts),
