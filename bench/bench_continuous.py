@@ -17,7 +17,8 @@ compared by their medians:
   with a trickle of input through one exchange (a Spark job of two stages each epoch), against
   PySpark's own micro-batches of the same trickle through one shuffle;
 - the state snapshot of an epoch at 100,000 keys (pickled by key group, written, as an epoch does):
-  whole, and of the 1,000 keys an epoch changed (what epochs write between whole snapshots).
+  whole, and of the 1,000 keys an epoch changed (what epochs write between whole snapshots);
+  the same for 100,000 keys in event-time windows (a window and its timers per key).
 """
 
 from __future__ import annotations
@@ -317,6 +318,44 @@ def snapshot_seconds(keys: int, changed: int | None) -> float:
     return time.perf_counter() - started
 
 
+def window_snapshot_seconds(keys: int, changed: int | None) -> float:
+    """As :func:`snapshot_seconds`, of a keyed sum in one-minute event-time windows."""
+    from flowmagic.graph.operators import OperatorKind
+    from flowmagic.runtime.continuous.state_store import write_keyed
+    from flowmagic.runtime.continuous.storage import Storage
+    from flowmagic.runtime.operator import TaskInfo
+    from flowmagic.runtime.registry import implementation
+
+    assigner = flowmagic.TumblingEventTimeWindows.of(flowmagic.Time.minutes(1))
+    params = {
+        "key_selector": lambda pair: pair[0],
+        "assigner": assigner,
+        "trigger": assigner.default_trigger(),
+        "evictor": None,
+        "allowed_lateness": 0,
+        "late_tag": None,
+        "function_kind": "aggregation",
+        "aggregation": "sum",
+        "position": 1,
+    }
+    operator = implementation(OperatorKind.WINDOW)("window", params, TaskInfo("v", 0, 1, 128, 0, False))
+    operator.track_changes()
+    operator.open()
+    for key in range(keys):
+        operator.process((key, 1), 1_000)
+    root = Storage(tempfile.mkdtemp(prefix="bench-state-"))
+    groups: dict = {}
+    write_keyed(root, "first", "op", 0, 0, range(0, 128), 128, operator.snapshot_keyed(), groups)
+    operator.take_changed_keys()
+    for key in range(changed or 0):
+        operator.process((key, 1), 2_000)
+    started = time.perf_counter()
+    keys_changed = operator.take_changed_keys() if changed is not None else None
+    entries = operator.snapshot_keyed(keys_changed)
+    write_keyed(root, "epoch", "op", 0, 0, range(0, 128), 128, entries, groups)
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20)
@@ -351,6 +390,8 @@ def main() -> None:
         ),
         "snapshot of 100,000 keys, whole (s)": lambda: snapshot_seconds(100_000, None),
         "snapshot of 100,000 keys, 1,000 changed (s)": lambda: snapshot_seconds(100_000, 1_000),
+        "snapshot of 100,000 keys in windows, whole (s)": lambda: window_snapshot_seconds(100_000, None),
+        "snapshot of 100,000 keys in windows, 1,000 changed (s)": lambda: window_snapshot_seconds(100_000, 1_000),
     }
     results: dict[str, list[float]] = {}
     for _round in range(args.rounds):

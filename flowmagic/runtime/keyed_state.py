@@ -60,6 +60,10 @@ class KeyedStateBackend:
     def table(self, name: str) -> dict[Any, Any]:
         return self._tables.setdefault(name, {})
 
+    def holds(self, key: Any) -> bool:
+        """Whether ``key`` has a value in any state."""
+        return any(key in table for table in self._tables.values())
+
     def snapshot(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
         """Every key's state (or the state of ``keys``), as ``{key: {state name: value}}``."""
         entries: dict[Any, dict[str, Any]] = {}

@@ -60,6 +60,7 @@ class TriggerContext:
 
     def bind(self, key: Any, window: Any) -> TriggerContext:
         self.key, self.window, self.merged = key, window, []
+        self._operator.note_window(key, window)
         self._operator.trigger_state.current_key = (key, window)
         return self
 
@@ -76,10 +77,10 @@ class TriggerContext:
         self._operator.register_timer("processing", time, self.key, self.window)
 
     def delete_event_time_timer(self, time: int) -> None:
-        self._operator.timer_set.discard(("event", time, self.key, self.window))
+        self._operator.delete_timer("event", time, self.key, self.window)
 
     def delete_processing_time_timer(self, time: int) -> None:
-        self._operator.timer_set.discard(("processing", time, self.key, self.window))
+        self._operator.delete_timer("processing", time, self.key, self.window)
 
     def get_partitioned_state(self, state_descriptor: Any) -> Any:
         """The state of ``state_descriptor`` for this key and window."""
@@ -128,6 +129,7 @@ class WindowContext(functions.WindowContext):
 
     def bind(self, key: Any, window: Any) -> WindowContext:
         self._window = window
+        self._operator.note_window(key, window)
         self._operator.keyed_state.current_key = key
         self._operator.window_state_backend.current_key = (key, window)
         return self
@@ -167,6 +169,9 @@ class WindowOperator(Operator):
     """Keyed (or, for ``window_all``, keyed by a constant) windows."""
 
     keyed = True
+    #: Every change of a key's windows happens while the key is current: its element, or
+    #: one of its timers (see :meth:`process` and :meth:`_on_timer`).
+    tracks_changes = True
 
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         super().__init__(name, params, task)
@@ -192,7 +197,13 @@ class WindowOperator(Operator):
         self.window_state_backend = KeyedStateBackend()
         self.sessions: dict[Any, list[TimeWindow]] = {}
         self.timers: list[tuple[int, int, str, Any, Any]] = []
-        self.timer_set: set[tuple[str, int, Any, Any]] = set()
+        # The timers still pending, by (key, window): (kind, time) -> registration sequence.
+        # The heap keeps deleted ones until they come due; this says which still count.
+        self.slot_timers: dict[tuple[Any, Any], dict[tuple[str, int], int]] = {}
+        # Per key, the windows that may hold some of its state (contents, counts, trigger or
+        # window state, timers): a snapshot of a few keys reads theirs without going through
+        # every key's. Windows found empty are dropped from it.
+        self.windows_of: dict[Any, dict[Any, None]] = {}
         self.sequence = 0
         self.context = WindowContext(self)
         self.incremental = self.evictor is None and self.kind in ("reduce", "aggregate", "aggregation")
@@ -221,6 +232,9 @@ class WindowOperator(Operator):
             key = self.key_selector(value)
         except Exception as error:
             raise self.fail(error, value) from error
+        # As Flink's keyed operators, the element's key is current while it is processed:
+        # this records it among the keys whose state changed.
+        self.keyed_state.current_key = key
         if self.event_time:
             element_time = timestamp if timestamp is not None else MIN_WATERMARK
         else:
@@ -259,6 +273,7 @@ class WindowOperator(Operator):
 
     def _add(self, key: Any, window: Any, value: Any, timestamp: int | None) -> None:
         slot = (key, window)
+        self.note_window(key, window)
         try:
             if not self.incremental:
                 self.contents.setdefault(slot, []).append((value, timestamp))
@@ -303,8 +318,9 @@ class WindowOperator(Operator):
         if old == merged:
             return
         source, target = (key, old), (key, merged)
+        self.note_window(key, merged)
         self.counts[target] = self.counts.get(target, 0) + self.counts.pop(source, 0)
-        self.timer_set = {t for t in self.timer_set if not (t[2] == key and t[3] == old)}
+        self.slot_timers.pop(source, None)
         if source not in self.contents:
             return
         moved = self.contents.pop(source)
@@ -319,14 +335,35 @@ class WindowOperator(Operator):
 
     # -- triggers ---------------------------------------------------------------------------
 
+    def note_window(self, key: Any, window: Any) -> None:
+        """``window`` of ``key`` may hold state from now on (see :attr:`windows_of`)."""
+        windows = self.windows_of.get(key)
+        if windows is None:
+            self.windows_of[key] = {window: None}
+        elif window not in windows:
+            windows[window] = None
+
     def register_timer(self, kind: str, timestamp: int, key: Any, window: Any) -> None:
         """A timer of ``kind`` (event, processing, or their -cleanup) for ``window`` of ``key``."""
-        marker = (kind, timestamp, key, window)
-        if marker in self.timer_set:
+        slot = (key, window)
+        pending = self.slot_timers.get(slot)
+        if pending is None:
+            pending = self.slot_timers[slot] = {}
+            self.note_window(key, window)
+        elif (kind, timestamp) in pending:
             return
-        self.timer_set.add(marker)
         self.sequence += 1
+        pending[(kind, timestamp)] = self.sequence
         heapq.heappush(self.timers, (timestamp, self.sequence, kind, key, window))
+
+    def delete_timer(self, kind: str, timestamp: int, key: Any, window: Any) -> None:
+        """Drop the pending timer of ``kind`` at ``timestamp`` for ``window`` of ``key``, if any."""
+        slot = (key, window)
+        pending = self.slot_timers.get(slot)
+        if pending is not None:
+            pending.pop((kind, timestamp), None)
+            if not pending:
+                del self.slot_timers[slot]
 
     def _register_cleanup(self, key: Any, window: Any) -> None:
         if isinstance(window, GlobalWindow):
@@ -430,6 +467,8 @@ class WindowOperator(Operator):
                 self._clear_window_functions(key, window)
             except Exception as error:
                 raise self.fail(error, f"window {window} of key {key!r}") from error
+            if not self._holds(slot):
+                self._forget(key, window)
             return
         method = on_event_time if kind == "event" else on_processing_time
         self._act(self._trigger(method, key, window, timestamp), key, window)
@@ -450,10 +489,10 @@ class WindowOperator(Operator):
             if kind not in kinds:
                 deferred.append(entry)
                 continue
-            marker = (kind, timestamp, key, window)
-            if marker not in self.timer_set:
+            pending = self.slot_timers.get((key, window))
+            if pending is None or (kind, timestamp) not in pending:
                 continue
-            self.timer_set.discard(marker)
+            self.delete_timer(kind, timestamp, key, window)
             self._on_timer(kind, timestamp, key, window)
         for entry in deferred:
             heapq.heappush(self.timers, entry)
@@ -485,43 +524,106 @@ class WindowOperator(Operator):
     # -- checkpoints --------------------------------------------------------------------------
 
     def snapshot_keyed(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
-        # Window contents change in ways not recorded by key (no tracks_changes): whole.
-        entries = super().snapshot_keyed()
-
-        def of(key: Any) -> dict[str, Any]:
-            return entries.setdefault(key, {})
-
-        for (key, window), contents in self.contents.items():
-            of(key).setdefault("@contents", {})[window] = contents
-        for (key, window), count in self.counts.items():
-            of(key).setdefault("@counts", {})[window] = count
-        for key, sessions in self.sessions.items():
-            of(key)["@sessions"] = list(sessions)
-        for (key, window), states in self.trigger_state.snapshot().items():
-            of(key).setdefault("@trigger", {})[window] = states
-        for (key, window), states in self.window_state_backend.snapshot().items():
-            of(key).setdefault("@window_state", {})[window] = states
+        entries = super().snapshot_keyed(keys)
+        timers: list[tuple[int, int, str, Any, Any]] = []
+        if keys is None:
+            self._snapshot_every_window(entries, timers)
+        else:
+            self._snapshot_windows_of(keys, entries, timers)
         # In firing order: a window's trigger timer must stay ahead of its cleanup timer of the
         # same time, or a restored window would be cleared before it fires.
-        pending = set(self.timer_set)
-        for timestamp, _sequence, kind, key, window in sorted(self.timers, key=lambda timer: timer[:2]):
-            if (kind, timestamp, key, window) in pending:
-                pending.discard((kind, timestamp, key, window))
-                of(key).setdefault("@timers", []).append((kind, timestamp, window))
+        timers.sort()
+        for timestamp, _sequence, kind, key, window in timers:
+            entries.setdefault(key, {}).setdefault("@timers", []).append((kind, timestamp, window))
         return entries
+
+    def _snapshot_every_window(
+        self, entries: dict[Any, dict[str, Any]], timers: list[tuple[int, int, str, Any, Any]]
+    ) -> None:
+        # Table by table: looking each window up in every table would hash it each time,
+        # which made a whole snapshot markedly slower.
+        tables = [
+            ("@contents", self.contents),
+            ("@counts", self.counts),
+            ("@trigger", self.trigger_state.snapshot()),
+            ("@window_state", self.window_state_backend.snapshot()),
+        ]
+        for name, table in tables:
+            for (key, window), held in table.items():
+                entries.setdefault(key, {}).setdefault(name, {})[window] = held
+        for key, sessions in self.sessions.items():
+            if sessions:
+                entries.setdefault(key, {})["@sessions"] = list(sessions)
+        for (key, window), pending in self.slot_timers.items():
+            for (kind, timestamp), sequence in pending.items():
+                timers.append((timestamp, sequence, kind, key, window))
+
+    def _snapshot_windows_of(
+        self,
+        keys: Iterable[Any],
+        entries: dict[Any, dict[str, Any]],
+        timers: list[tuple[int, int, str, Any, Any]],
+    ) -> None:
+        # Through the windows each key may have (windows_of), forgetting those found empty.
+        slots: list[tuple[Any, Any]] = []
+        for key in keys:
+            slots.extend((key, window) for window in self.windows_of.get(key, ()))
+            sessions = self.sessions.get(key)
+            if sessions:
+                entries.setdefault(key, {})["@sessions"] = list(sessions)
+            elif sessions is not None:
+                del self.sessions[key]
+        tables = [
+            ("@contents", self.contents),
+            ("@counts", self.counts),
+            ("@trigger", self.trigger_state.snapshot(slots)),
+            ("@window_state", self.window_state_backend.snapshot(slots)),
+        ]
+        for slot in slots:
+            key, window = slot
+            held = False
+            for name, table in tables:
+                if slot in table:
+                    entries.setdefault(key, {}).setdefault(name, {})[window] = table[slot]
+                    held = True
+            pending = self.slot_timers.get(slot)
+            if pending:
+                for (kind, timestamp), sequence in pending.items():
+                    timers.append((timestamp, sequence, kind, key, window))
+            elif not held:
+                self._forget(key, window)
+
+    def _holds(self, slot: tuple[Any, Any]) -> bool:
+        return (
+            slot in self.contents
+            or slot in self.counts
+            or slot in self.slot_timers
+            or self.trigger_state.holds(slot)
+            or self.window_state_backend.holds(slot)
+        )
+
+    def _forget(self, key: Any, window: Any) -> None:
+        windows = self.windows_of.get(key)
+        if windows is not None:
+            windows.pop(window, None)
+            if not windows:
+                del self.windows_of[key]
 
     def restore_keyed(self, entries: dict[Any, dict[str, Any]]) -> None:
         super().restore_keyed(entries)
         for key, states in entries.items():
             for window, contents in states.get("@contents", {}).items():
+                self.note_window(key, window)
                 self.contents[(key, window)] = contents
             for window, count in states.get("@counts", {}).items():
+                self.note_window(key, window)
                 self.counts[(key, window)] = count
             if "@sessions" in states:
                 self.sessions[key] = list(states["@sessions"])
-            self.trigger_state.restore({(key, window): held for window, held in states.get("@trigger", {}).items()})
-            self.window_state_backend.restore(
-                {(key, window): held for window, held in states.get("@window_state", {}).items()}
-            )
+            for name, backend in (("@trigger", self.trigger_state), ("@window_state", self.window_state_backend)):
+                held = states.get(name, {})
+                for window in held:
+                    self.note_window(key, window)
+                backend.restore({(key, window): values for window, values in held.items()})
             for kind, timestamp, window in states.get("@timers", []):
                 self.register_timer(kind, timestamp, key, window)

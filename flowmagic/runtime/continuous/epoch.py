@@ -2,7 +2,8 @@
 
 A Python worker keeps the subtasks it ran (``_LIVE``), so that the next epoch of the same
 subtask, when Spark schedules it there, continues the live operators; any other worker,
-and every retried attempt, restores the subtask from the previous epoch's manifest. Each
+and every retried attempt, restores the subtask from the previous epoch's manifest (so a
+worker may forget what it keeps at any time: see :func:`_evict`). Each
 epoch reads its input at the time the previous epoch ended (records arrived in between),
 then moves processing time to its own logged time, which fires the timers due by then.
 """
@@ -39,6 +40,8 @@ from flowmagic.runtime.wire import RESULT_SLOT
 
 __all__ = [
     "EPOCH_REPORT",
+    "MAX_RUNS",
+    "RUN_IDLE_SECONDS",
     "WHOLE_SNAPSHOT_EVERY",
     "EpochContext",
     "EpochSubtaskFunction",
@@ -58,6 +61,12 @@ _LIVE: dict[tuple[str, str, int], tuple[int, Subtask]] = {}
 # each subtask needs its own copies of the user's function objects, as Flink deserializes
 # them per subtask (a function's open() keeps its subtask's state handles on the object).
 _PLANS: dict[tuple[str, str, int], VertexPlan] = {}
+# Run id -> when this worker last began an epoch of it (time.monotonic()), oldest first.
+_SEEN: dict[str, float] = {}
+#: A run none of whose epochs came to a worker for this long is forgotten there.
+RUN_IDLE_SECONDS = 600.0
+#: A worker keeps the subtasks and plans of at most this many runs, the latest it served.
+MAX_RUNS = 8
 
 
 @dataclass
@@ -291,7 +300,40 @@ def _run_epoch(
         **load.report(),
     )
     yield (RESULT_SLOT, (EPOCH_REPORT, plan.id, index), report)
-    _LIVE[key] = (context.epoch, subtask)
+    if context.final:
+        _PLANS.pop(key, None)  # the job's input ended with this epoch: it has no next one
+    else:
+        _LIVE[key] = (context.epoch, subtask)
+
+
+def _evict(run_id: str, after_epoch: int, now: float) -> None:
+    """An epoch of ``run_id`` that goes on from ``after_epoch`` begins on this worker (at
+    ``now``): forget the subtasks and plans that cannot or need not be used again.
+
+    A worker hears nothing when a job finishes or is cancelled, and a subtask may move to
+    another worker for good; what it keeps of them would stay for the worker's life. Dropping
+    a live subtask is always safe: one not found here restores from the manifest (slower,
+    never wrong). So the rule is simple:
+
+    - the run's own subtasks that completed an epoch before ``after_epoch`` can never go on
+      (only a subtask that completed exactly ``after_epoch`` continues; a run's epochs only
+      move forward), while those that completed it, or this epoch already, are kept;
+    - runs not seen for ``RUN_IDLE_SECONDS`` are over, or so idle that a restore costs
+      nothing that matters next to their pause (an idle job runs no Spark job at all);
+    - beyond the ``MAX_RUNS`` latest runs, the oldest go: a notebook that runs job after
+      job keeps a bounded number of them, and more jobs at once than that is rare.
+    """
+    _SEEN.pop(run_id, None)
+    _SEEN[run_id] = now
+    gone = {run for run, seen in _SEEN.items() if now - seen > RUN_IDLE_SECONDS}
+    gone.update(list(_SEEN)[:-MAX_RUNS])
+    for run in gone:
+        del _SEEN[run]
+    for key, (epoch, _subtask) in list(_LIVE.items()):
+        if key[0] in gone or (key[0] == run_id and epoch < after_epoch):
+            del _LIVE[key]
+    for key in [key for key in _PLANS if key[0] in gone]:
+        del _PLANS[key]
 
 
 def _plan(run_id: str, plan_id: str, index: int, payload: bytes) -> VertexPlan:
@@ -321,6 +363,7 @@ class EpochSubtaskFunction:
         task = TaskContext.get()
         attempt = task.attemptNumber() if task is not None else 0
         try:
+            _evict(self.context.run_id, self.context.after_epoch, time.monotonic())
             plan = _plan(self.context.run_id, self.plan_id, index, self.payload)
             yield from run_epoch(plan, index, attempt, self.context, items)
         except (UserFunctionError, SystemExit, KeyboardInterrupt) as error:
