@@ -260,3 +260,22 @@ def test_stop_with_savepoint_under_load_commits_and_a_restored_job_goes_on_from_
     for key, values in after.items():
         assert values == list(range(1, len(values) + 1)), key
         assert len(values) > len(before[key])
+
+
+def test_the_driver_deletes_failed_attempts_files_in_every_bucket_its_writers_used(tmp_path) -> None:
+    from flowmagic.runtime.continuous.file_commit import FileCommits
+
+    writer, other = "0f0e0d0c-0b0a-4908-8706-050403020100", "1f1e1d1c-1b1a-4918-9716-151413121110"
+    bucket = tmp_path / "2026-11-24--13"
+    bucket.mkdir()
+    kept, rolled, orphan = (bucket / f".part-{writer}-{n}.inprogress.{n:032x}" for n in range(3))
+    foreign = bucket / f".part-{other}-0.inprogress.{0:032x}"
+    for path in (kept, rolled, orphan, foreign):
+        path.write_text("x\n")
+    commits = FileCommits([str(tmp_path)])
+    commits.begin_epoch()
+    commits.take(("open", str(kept), None))
+    commits.take(("commit", str(rolled), str(bucket / f"part-{writer}-1")))
+    commits.delete_orphans()
+    # Another job's writer (not reported to this job) keeps its file.
+    assert sorted(path.name for path in bucket.iterdir()) == sorted([kept.name, rolled.name, foreign.name])

@@ -35,6 +35,8 @@ class FileCommits:
         self.in_use: set[str] = set()
         #: The ids of this job's writers, known from their files.
         self.writers: set[str] = set()
+        #: The directories the writers wrote files in: the base paths and their buckets.
+        self.directories_seen: set[str] = set(self.directories)
         for in_progress, _final in self.pending:
             self._note_writer(in_progress)
 
@@ -42,6 +44,8 @@ class FileCommits:
         writer = writer_of(os.path.basename(in_progress))
         if writer is not None:
             self.writers.add(writer)
+        # A bucket's directory (a date-time bucket under the base path, say).
+        self.directories_seen.add(os.path.dirname(in_progress))
 
     def begin_epoch(self) -> None:
         """An epoch's Spark job ran: its writers report the files they keep open anew."""
@@ -69,7 +73,7 @@ class FileCommits:
         """Delete the in-progress files this job's writers left in failed attempts (called
         between epochs, when no writer runs)."""
         kept = self.in_use | {in_progress for in_progress, _final in self.pending}
-        for directory in self.directories:
+        for directory in sorted(self.directories_seen):
             with contextlib.suppress(OSError):
                 for name in os.listdir(directory):
                     path = os.path.join(directory, name)
