@@ -283,10 +283,12 @@ def test_a_continuous_file_sink_job_survives_a_killed_python_worker_and_a_killed
     assert outcome["status"] == "FINISHED"
     assert outcome["failed_tasks"] >= 2, outcome  # both kills failed running tasks, which Spark retried
     counts: dict[str, list[int]] = {}
-    for path in output.iterdir():
-        assert not path.name.startswith("."), f"left in progress: {path.name}"
+    for path in output.rglob("*"):  # the files of the hour's bucket directory
+        assert not path.name.startswith("."), f"left in progress: {path}"
+        if path.is_dir():
+            continue
         for line in path.read_text().splitlines():
-            key, value = line.strip("()").split(", ")
+            key, value = line.strip("()").split(",")  # Java's Tuple2.toString(): (k0,1)
             counts.setdefault(key, []).append(int(value))
     # Every key's running count is there once from 1 on: nothing lost, nothing written twice.
     assert len(counts) == 10
