@@ -7,8 +7,10 @@ outside the project) running the same programs with ``pyflink`` in their imports
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import importlib
+import io
 import os
 import pickle
 import re
@@ -553,16 +555,19 @@ def test_a_pyflink_program_runs_with_only_its_imports_changed(tmp_path: Path) ->
 PYFLINK_EXAMPLES = Path(__file__).parent / "conformance" / "pyflink_examples"
 
 
-def _run_example(name: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    program = tmp_path / f"{name}.py"
-    program.write_text((PYFLINK_EXAMPLES / f"{name}.py").read_text().replace("from pyflink", "from flowmagic"))
-    root = str(Path(flowmagic.__file__).parent.parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
-    run = subprocess.run(
-        [sys.executable, str(program), *args], capture_output=True, text=True, env=env, timeout=600, check=False
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    return run
+def _run_example(path: Path, *args: str) -> str:
+    """Run PyFlink's example ``path`` with only its imports changed, as a script (``__main__``,
+    so its functions pickle to executors by value, as a script's do) in this process, on the
+    test session's Spark: what it printed."""
+    source = path.read_text().replace("from pyflink", "from flowmagic")
+    printed, argv = io.StringIO(), sys.argv
+    sys.argv = [str(path), *args]
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(compile(source, str(path), "exec"), {"__name__": "__main__"})
+    finally:
+        sys.argv = argv
+    return printed.getvalue()
 
 
 def _expected(name: str) -> str:
@@ -572,35 +577,31 @@ def _expected(name: str) -> str:
 needs_two_cores = pytest.mark.skipif(os.cpu_count() != 2, reason="recorded at PyFlink's default parallelism of 2")
 
 
-@pytest.mark.e2e
 @needs_two_cores
-def test_pyflinks_state_access_example_runs_with_only_its_imports_changed(tmp_path: Path) -> None:
+def test_pyflinks_state_access_example_runs_with_only_its_imports_changed(spark) -> None:
     # Types.FLOAT() makes 110.1 the 32-bit float PyFlink prints as 110.0999984741211; the
     # keys (key_by without key_type) go to PyFlink's subtask, by their pickled bytes.
-    assert _run_example("state_access", tmp_path).stdout == _expected("state_access")
+    assert _run_example(PYFLINK_EXAMPLES / "state_access.py") == _expected("state_access")
 
 
-@pytest.mark.e2e
-def test_pyflinks_basic_operations_example(tmp_path: Path) -> None:
+def test_pyflinks_basic_operations_example(spark) -> None:
     # Parallelism 1, three jobs: a map, a filter, a keyed sum of tuples.
-    assert _run_example("basic_operations", tmp_path).stdout == _expected("basic_operations")
+    assert _run_example(PYFLINK_EXAMPLES / "basic_operations.py") == _expected("basic_operations")
 
 
-@pytest.mark.e2e
-def test_pyflinks_word_count_example_prints(tmp_path: Path) -> None:
+def test_pyflinks_word_count_example_prints(spark) -> None:
     # BATCH: the keyed reduce emits each word once, in the order of the words' pickled bytes.
-    assert _run_example("word_count", tmp_path).stdout == _expected("word_count")
+    assert _run_example(PYFLINK_EXAMPLES / "word_count.py") == _expected("word_count")
 
 
-@pytest.mark.e2e
-def test_pyflinks_word_count_example_writes_files(tmp_path: Path) -> None:
+def test_pyflinks_word_count_example_writes_files(spark, tmp_path: Path) -> None:
     # --output: a FileSink with part prefix "prefix" and suffix ".ext", in the default
     # DateTimeBucketAssigner's hourly bucket (yyyy-MM-dd--HH, this machine's time zone).
     out = tmp_path / "out"
     before = datetime.datetime.now()
-    run = _run_example("word_count", tmp_path, "--output", str(out))
+    printed = _run_example(PYFLINK_EXAMPLES / "word_count.py", "--output", str(out))
     after = datetime.datetime.now()
-    assert run.stdout == _expected("word_count_to_files")
+    assert printed == _expected("word_count_to_files")
     (bucket,) = os.listdir(out)
     assert bucket in {before.strftime("%Y-%m-%d--%H"), after.strftime("%Y-%m-%d--%H")}
     (part,) = os.listdir(out / bucket)
@@ -608,10 +609,9 @@ def test_pyflinks_word_count_example_writes_files(tmp_path: Path) -> None:
     assert (out / bucket / part).read_text() == _expected("word_count_part_file")
 
 
-@pytest.mark.e2e
 @needs_two_cores
-def test_pyflinks_process_json_data_example(tmp_path: Path) -> None:
-    printed = _run_example("process_json_data", tmp_path).stdout.splitlines()
+def test_pyflinks_process_json_data_example(spark) -> None:
+    printed = _run_example(PYFLINK_EXAMPLES / "process_json_data.py").splitlines()
     expected = _expected("process_json_data").splitlines()
     # The one-subtask source rebalances to the map, starting at a subtask Flink picks at
     # random (PyFlink printed 1> and 2> in three runs): both lines come from one subtask.
@@ -630,18 +630,10 @@ def _subtask_dropped(line: str) -> str:
 WINDOWING_EXAMPLES = sorted((PYFLINK_EXAMPLES / "windowing").glob("*.py"))
 
 
-@pytest.mark.e2e
 @pytest.mark.parametrize("example", WINDOWING_EXAMPLES, ids=lambda path: path.stem)
-def test_pyflinks_windowing_examples_run_with_only_their_imports_changed(example: Path, tmp_path: Path) -> None:
-    program = tmp_path / example.name
-    program.write_text(example.read_text().replace("from pyflink", "from flowmagic"))
-    root = str(Path(flowmagic.__file__).parent.parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
-    run = subprocess.run(
-        [sys.executable, str(program)], capture_output=True, text=True, env=env, timeout=600, check=False
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert run.stdout == (PYFLINK_EXAMPLES / "windowing" / "expected" / f"{example.stem}.txt").read_text()
+def test_pyflinks_windowing_examples_run_with_only_their_imports_changed(spark, example: Path) -> None:
+    expected = (PYFLINK_EXAMPLES / "windowing" / "expected" / f"{example.stem}.txt").read_text()
+    assert _run_example(example) == expected
 
 
 @pytest.mark.parametrize(

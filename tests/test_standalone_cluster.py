@@ -249,11 +249,11 @@ _CONTINUOUS_JOB = textwrap.dedent(
                 return killed_at, before
         raise SystemExit("no kill failed a running task")
 
-    wait_epochs(8)
+    wait_epochs(6)
     kills = {"python_worker": kill_mid_epoch(python_workers)}
-    wait_epochs(job.epochs + 5)
+    wait_epochs(job.epochs + 4)
     kills["executor"] = kill_mid_epoch(executors)
-    wait_epochs(job.epochs + 5)
+    wait_epochs(job.epochs + 3)
     job.stop_with_savepoint(os.path.join(checkpoints, "savepoint"))
     periods = [b - a for a, b in zip(ends, ends[1:])]
     costs = {}
