@@ -610,6 +610,16 @@ def test_pyflinks_word_count_example_writes_files(spark, tmp_path: Path) -> None
 
 
 @needs_two_cores
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="flowmagic's bounded runs emit a watermark after every record (README); PyFlink read the eight "
+    "records before its first periodic watermark, so its timers all fired at the end with the final sums",
+)
+def test_pyflinks_event_time_timer_example(spark) -> None:
+    assert _run_example(PYFLINK_EXAMPLES / "event_time_timer.py") == _expected("event_time_timer")
+
+
 def test_pyflinks_process_json_data_example(spark) -> None:
     printed = _run_example(PYFLINK_EXAMPLES / "process_json_data.py").splitlines()
     expected = _expected("process_json_data").splitlines()
