@@ -206,3 +206,37 @@ def test_the_embedded_session_from_a_path_with_spaces_retries_tasks_quietly(tmp_
     assert finals == {"0": 20, "1": 20, "2": 20}
     assert len(outcome["printed"]) == 60  # none lost or repeated by the retry
     assert "incubator" not in run.stderr, run.stderr
+
+
+_CONCURRENT = """
+import json, threading
+from flowmagic.runtime.spark.session import get_spark_session
+
+barrier, sessions, errors = threading.Barrier(3), [], []
+
+def start():
+    barrier.wait()
+    try:
+        sessions.append(get_spark_session())
+    except BaseException as error:
+        errors.append(repr(error))
+
+threads = [threading.Thread(target=start) for _ in range(3)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(json.dumps({"errors": errors, "contexts": len({id(s.sparkContext) for s in sessions})}))
+sessions[0].stop()
+"""
+
+
+@e2e
+def test_background_runs_starting_the_embedded_session_at_once_share_it(tmp_path) -> None:
+    # As two `%flow run --background` cells started before any Spark session exists.
+    env = _env_without("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", PYTHONPATH=str(ROOT))
+    run = subprocess.run(
+        [sys.executable, "-c", _CONCURRENT], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
+    )
+    assert _last_json(run) == {"errors": [], "contexts": 1}
+    assert "incubator" not in run.stderr, run.stderr

@@ -21,6 +21,7 @@ _JVM_NOISE = b"WARNING: Using incubator modules"
 # local[N,F]: F attempts per task. Plain local[*] never retries, so the retry path of the
 # runtime (new attempts, results of the successful ones only) would go unused by default.
 _EMBEDDED_MASTER = "local[*,4]"
+_EMBEDDED_LOCK = threading.Lock()
 
 
 def get_spark_session(spark: Any = None) -> Any:
@@ -65,8 +66,17 @@ def _embedded_session() -> Any:
         # flowmagic reports task failures itself; Spark's JVM stack traces are noise in a cell.
         .config("spark.driver.extraJavaOptions", _java_option("log4j.configurationFile", _QUIET_LOG4J))
     )
-    with _jvm_stderr_filtered():
-        session = builder.getOrCreate()
+    from pyspark import SparkContext
+
+    # Runs in background threads too (``%flow run --background`` twice): one thread starts the
+    # JVM, the others get its session. Only a starting JVM's stderr is filtered: fd 2 is the
+    # process's, so two threads redirecting it at once would restore each other's pipes.
+    with _EMBEDDED_LOCK:
+        if SparkContext._active_spark_context is not None:
+            session = builder.getOrCreate()
+        else:
+            with _jvm_stderr_filtered():
+                session = builder.getOrCreate()
     session.sparkContext.setLogLevel("OFF")
     # The embedded session's Python side is quiet too: a program that logs INFO to stdout
     # (as PyFlink's examples do) would otherwise print py4j's connection notices among its
