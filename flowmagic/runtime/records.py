@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import struct
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -65,26 +66,7 @@ def printed_string(value: Any, type_info: TypeInformation | None) -> str:
     record kept pickled (``Types.PICKLED_BYTE_ARRAY()``, PyFlink's default) as
     ``str(record)``, a typed one as the Java value PyFlink converts it to (a tuple declared
     ``Types.ROW(...)`` prints as a Row); an undeclared one as :func:`java_string`."""
-    if type_info is None:
-        return java_string(value)
-    if type_info == PICKLED:
-        return str(value)
-    name, fields = type_info.name, type_info.fields
-    if name.startswith("RowTypeInfo"):
-        kind = value.get_row_kind().short_string if isinstance(value, Row) else "+I"
-        return kind + "[" + ",".join(map(printed_string, value, fields)) + "]"
-    if name.startswith("TupleTypeInfo"):
-        return "(" + ",".join(map(printed_string, value, fields)) + ")"
-    if name.startswith("ListTypeInfo"):
-        return "[" + ", ".join(printed_string(v, fields[0]) for v in value) + "]"
-    if name.startswith("MapTypeInfo"):
-        key_type, value_type = fields
-        return (
-            "{"
-            + ", ".join(f"{printed_string(k, key_type)}={printed_string(v, value_type)}" for k, v in value.items())
-            + "}"
-        )
-    return java_string(value)
+    return _typed_string(value, type_info, _PRINTED)
 
 
 def _java_decimal(digits: str, exponent: int, negative: bool) -> str:
@@ -134,26 +116,47 @@ def java_to_string(value: Any, type_info: TypeInformation | None) -> str:
     doubles as ``1.0E20``. A record kept pickled (PyFlink's default type) is written as
     ``str(record)`` (PyFlink writes the Java ``byte[]``'s identity, ``[B@1b2c3d``); one of no
     declared type as :func:`java_string`."""
+    return _typed_string(value, type_info, _TO_STRING)
+
+
+@dataclass(frozen=True)
+class _Style:
+    """Where the print sink's text (PyFlink's) and Java's ``toString()`` (the FileSink's) differ."""
+
+    #: Between a Row's fields: PyFlink prints ``+I[a,1]``, Java's ``Row.toString`` ``+I[a, 1]``.
+    row_separator: str
+    #: Java's toString: a null record is ``null``, doubles and floats as Java writes them.
+    java_values: bool
+
+
+_PRINTED = _Style(",", java_values=False)
+_TO_STRING = _Style(", ", java_values=True)
+
+
+def _typed_string(value: Any, type_info: TypeInformation | None, style: _Style) -> str:
     if type_info is None:
         return java_string(value)
     if type_info == PICKLED:
         return str(value)
-    if value is None:
+    if style.java_values and value is None:
         return "null"
     name, fields = type_info.name, type_info.fields
+
+    def text(item: Any, item_type: TypeInformation | None) -> str:
+        return _typed_string(item, item_type, style)
+
     if name.startswith("RowTypeInfo"):
         kind = value.get_row_kind().short_string if isinstance(value, Row) else "+I"
-        return kind + "[" + ", ".join(map(java_to_string, value, fields)) + "]"
+        return kind + "[" + style.row_separator.join(map(text, value, fields)) + "]"
     if name.startswith("TupleTypeInfo"):
-        return "(" + ",".join(map(java_to_string, value, fields)) + ")"
+        return "(" + ",".join(map(text, value, fields)) + ")"
     if name.startswith("ListTypeInfo"):
-        return "[" + ", ".join(java_to_string(v, fields[0]) for v in value) + "]"
+        return "[" + ", ".join(text(v, fields[0]) for v in value) + "]"
     if name.startswith("MapTypeInfo"):
         key_type, value_type = fields
-        entries = (f"{java_to_string(k, key_type)}={java_to_string(v, value_type)}" for k, v in value.items())
-        return "{" + ", ".join(entries) + "}"
-    if name == "Double":
+        return "{" + ", ".join(f"{text(k, key_type)}={text(v, value_type)}" for k, v in value.items()) + "}"
+    if style.java_values and name == "Double":
         return java_double_string(float(value))
-    if name == "Float":
+    if style.java_values and name == "Float":
         return _java_float_string(float(value))
     return java_string(value)
