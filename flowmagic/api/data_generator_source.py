@@ -19,10 +19,22 @@ from flowmagic.api.types import TypeInformation, check_type_info
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 
-__all__ = ["LONG_MAX", "DataGeneratorSource", "GeneratorFunction", "RateLimiterStrategy"]
+__all__ = ["LONG_MAX", "DataGeneratorSource", "GeneratorFunction", "RateLimiterStrategy", "datagen_operator"]
 
 #: Java's ``Long.MAX_VALUE``: the count of a generator that does not end.
 LONG_MAX = 2**63 - 1
+
+
+def datagen_operator(
+    generator: Callable[..., Any] | None, *, arity: int, count: int | None, rows_per_second: float | None, seed: int
+) -> OperatorSpec:
+    """The runtime's data generator (``env.from_datagen`` and ``DataGeneratorSource``):
+    ``generator(index)``, or ``generator(index, rng)`` when ``arity`` is 2, for the indices
+    below ``count`` (None: for ever), at most ``rows_per_second`` over all readers."""
+    return OperatorSpec(
+        OperatorKind.SOURCE_DATAGEN,
+        {"generator": generator, "arity": arity, "count": count, "rows_per_second": rows_per_second, "seed": seed},
+    )
 
 
 class GeneratorFunction:
@@ -86,15 +98,12 @@ class DataGeneratorSource(Source):
         self.type_info = type_info
 
     def operator_spec(self) -> OperatorSpec:
-        return OperatorSpec(
-            OperatorKind.SOURCE_DATAGEN,
-            {
-                "generator": self.generate,
-                "arity": 1,
-                "count": None if self.count >= LONG_MAX else self.count,
-                "rows_per_second": self.rate_limiter_strategy.records_per_second,
-                "seed": 0,
-            },
+        return datagen_operator(
+            self.generate,
+            arity=1,
+            count=None if self.count >= LONG_MAX else self.count,
+            rows_per_second=self.rate_limiter_strategy.records_per_second,
+            seed=0,
         )
 
     def is_bounded(self) -> bool:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from flowmagic import compile as passes
 from flowmagic.api.checkpointing import CheckpointConfig
 from flowmagic.api.configuration import Configuration
+from flowmagic.api.data_generator_source import datagen_operator
 from flowmagic.api.datastream import (
     DataStream,
     _check_callable,
@@ -476,10 +477,7 @@ class StreamExecutionEnvironment:
                 arity = len(inspect.signature(generator).parameters)
             except (TypeError, ValueError):
                 arity = 1
-        spec = OperatorSpec(
-            OperatorKind.SOURCE_DATAGEN,
-            {"generator": generator, "arity": arity, "count": count, "rows_per_second": rows_per_second, "seed": seed},
-        )
+        spec = datagen_operator(generator, arity=arity, count=count, rows_per_second=rows_per_second, seed=seed)
         return self._source("Data Generator", spec, bounded=count is not None)
 
     # -- graphs ---------------------------------------------------------------------------
