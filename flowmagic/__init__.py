@@ -54,6 +54,8 @@ from flowmagic.api import (
     TumblingProcessingTimeWindows,
     Types,
     ValueStateDescriptor,
+    Watermark,
+    WatermarkGenerator,
     WatermarkStrategy,
     WindowFunction,
 )
@@ -119,6 +121,8 @@ __all__ = [
     "TumblingProcessingTimeWindows",
     "Types",
     "ValueStateDescriptor",
+    "Watermark",
+    "WatermarkGenerator",
     "WatermarkStrategy",
     "WindowFunction",
     "assign_key_to_parallel_operator",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 from conformance_support import CONFORMANCE, actual_documents
@@ -96,11 +97,18 @@ def _late_event_windows(interval: str) -> list[tuple[str, int]]:
     env = StreamExecutionEnvironment.get_execution_environment(
         Configuration().set_string("pipeline.auto-watermark-interval", interval).set_string("parallelism.default", "1")
     )
-    # The third event is 9 s behind the second: late once a watermark followed the second.
+    # The third event is 9 s behind the second: late once a watermark followed the second,
+    # which a periodic watermark does when records take longer than its interval.
     events = [("a", 1_000), ("a", 12_000), ("a", 3_000)]
     strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda event, _ts: event[1])
+
+    def slowly(event: tuple[str, int]) -> tuple[str, int]:
+        time.sleep(0.25)
+        return event
+
     counts = (
         env.from_collection(events)
+        .map(slowly)
         .assign_timestamps_and_watermarks(strategy)
         .map(lambda event: (event[0], 1))
         .key_by(lambda pair: pair[0])

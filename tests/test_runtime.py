@@ -286,6 +286,11 @@ def test_text_files_on_other_file_systems_are_read_by_sparks_hadoop_reader(tmp_p
     assert result == sorted(f"ROW {i}" for i in range(500))
 
 
+class _EveryRecord(flowmagic.WatermarkGenerator):
+    def on_event(self, event, event_timestamp, output):
+        output.emit_watermark(flowmagic.Watermark(event_timestamp - 1))
+
+
 def test_window_functions_and_the_time_of_non_keyed_process_functions(spark) -> None:
     env = flowmagic.StreamExecutionEnvironment(parallelism=1)
     strategy = flowmagic.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, ts: e[1])
@@ -299,6 +304,11 @@ def test_window_functions_and_the_time_of_non_keyed_process_functions(spark) -> 
     def watermark_seen(value, ctx, out):
         out.collect((value[0], ctx.timer_service().current_watermark()))
 
+    # A watermark after every record (punctuated), so that each record sees its predecessor's.
+    punctuated = flowmagic.WatermarkStrategy.for_generator(lambda context: _EveryRecord()).with_timestamp_assigner(
+        lambda e, ts: e[1]
+    )
+    events = env.from_collection([("a", 1000), ("a", 4000), ("b", 12000)]).assign_timestamps_and_watermarks(punctuated)
     assert list(events.process(watermark_seen).execute_and_collect()) == [
         ("a", -(2**63)),
         ("a", 999),

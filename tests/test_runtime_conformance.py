@@ -15,7 +15,7 @@ from conformance_support import CONFORMANCE, run_case
 
 RUNTIME = CONFORMANCE / "runtime"
 # runtime/: the project's fixtures; runtime_oracle/: more programs run on flink-dist 2.3.0
-# with watermarks emitted after every record, as flowmagic schedules them.
+# whose watermarks are those of their Java twins (punctuated generators where the twin has one).
 CASES = sorted(RUNTIME.glob("*.py")) + sorted((CONFORMANCE / "runtime_oracle").glob("*.py"))
 
 

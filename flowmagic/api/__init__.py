@@ -47,7 +47,7 @@ from flowmagic.api.state import (
 from flowmagic.api.state_ttl import StateTtlConfig
 from flowmagic.api.time import Duration, Time
 from flowmagic.api.types import Row, Types
-from flowmagic.api.watermarks import WatermarkStrategy
+from flowmagic.api.watermarks import Watermark, WatermarkGenerator, WatermarkStrategy
 from flowmagic.api.windowed import AllWindowedStream, WindowedStream
 from flowmagic.api.windows import (
     CountEvictor,
@@ -122,6 +122,8 @@ __all__ = [
     "TumblingProcessingTimeWindows",
     "Types",
     "ValueStateDescriptor",
+    "Watermark",
+    "WatermarkGenerator",
     "WatermarkStrategy",
     "WindowFunction",
     "WindowedStream",

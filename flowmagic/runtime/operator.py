@@ -43,16 +43,15 @@ class TaskInfo:
     batch: bool
     #: Where processing time comes from (the wall clock, or a continuous job's epoch time).
     clock: Clock = field(default=WALL_CLOCK, compare=False)
-    #: Whether watermark generators emit when processing time moves on (a continuous job,
-    #: as Flink's periodic emission) rather than after every record (a bounded job's
-    #: deterministic schedule).
+    #: Whether periodic watermark emission follows the clock's epochs (a continuous job:
+    #: when its epoch time moves on) rather than the wall clock between records.
     periodic_watermarks: bool = False
     #: The user metrics of the subtask's operators (``get_metrics_group()``).
     metrics: MetricRegistry = field(default_factory=MetricRegistry, compare=False)
     #: The job's global parameters (``get_job_parameter``).
     job_parameters: dict[str, str] = field(default_factory=dict, compare=False)
-    #: False when ``pipeline.auto-watermark-interval`` is 0: generators emit no watermarks.
-    auto_watermarks: bool = True
+    #: ``pipeline.auto-watermark-interval``: how often periodic generators emit (0: never).
+    auto_watermark_interval_ms: int = 200
     #: A continuous job's run (None: a bounded job): what a retried epoch must name alike
     #: (its clock is the epoch's logged time) is drawn from it, not at random.
     run_id: str | None = None
@@ -163,6 +162,9 @@ class Operator:
     splits_operator_state = False
     #: The keys whose state changed since the last snapshot (None: not recorded).
     changed_keys: set[Any] | None = None
+    #: Operators that act on the wall clock between records (periodic watermark generators
+    #: of a bounded job) set this: the task then hands records through their chain one by one.
+    reads_wall_clock_between_records = False
 
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         self.name = name

@@ -93,8 +93,8 @@ class VertexPlan:
     remote_text_path: str | None = None
     #: The job's global parameters (``get_job_parameter``).
     job_parameters: dict[str, str] = field(default_factory=dict)
-    #: Whether watermark generators emit at all (``pipeline.auto-watermark-interval`` > 0).
-    auto_watermarks: bool = True
+    #: How often periodic watermark generators emit (``pipeline.auto-watermark-interval``; 0: never).
+    auto_watermark_interval_ms: int = 200
 
     @property
     def chain_order(self) -> list[int]:
@@ -165,7 +165,7 @@ def build_plans(graph: ExecutionGraph, *, pyflink_key_routing: bool = False) -> 
             sorted_inputs=_sorted_inputs(batch, stream_graph.node(job_vertex.head_node).state_keys),
             remote_text_path=_remote_text_path(nodes[job_vertex.head_node].operator),
             job_parameters=dict(stream_graph.job_parameters),
-            auto_watermarks=stream_graph.auto_watermark_interval_ms > 0,
+            auto_watermark_interval_ms=stream_graph.auto_watermark_interval_ms,
         )
     return plans
 

@@ -32,8 +32,9 @@ class _Pacer:
     over 100 ms through the chain, which keeps the live metrics (updated between batches)
     fresh even when a user function is slow."""
 
-    def __init__(self) -> None:
-        self.size = 64
+    def __init__(self, largest: int = BATCH_SIZE) -> None:
+        self.largest = largest
+        self.size = min(64, largest)
 
     def slices(self, values: list[Any]) -> Iterator[list[Any]]:
         start = 0
@@ -45,8 +46,8 @@ class _Pacer:
             self.adapt(time.perf_counter() - began)
 
     def adapt(self, elapsed: float) -> None:
-        if elapsed < 0.02 and self.size < BATCH_SIZE:
-            self.size *= 2
+        if elapsed < 0.02 and self.size < self.largest:
+            self.size = min(self.size * 2, self.largest)
         elif elapsed > 0.1 and self.size > 1:
             self.size //= 2
 
@@ -115,10 +116,26 @@ class _Chain:
                 output.status_targets.append(writer.emit_watermark_status)
             output.seal()
         self.head = self.operators[plan.head]
+        self.one_record_at_a_time = self._paced_by_wall_clock()
         if self.source is not None:
             # After seal(), which binds the output's fast paths.
             assigns = type(self.head) is not Operator
             self.source_input = self.head.process_batch if assigns else self.head.output.collect_batch
+
+    def _paced_by_wall_clock(self) -> bool:
+        """Whether an operator that reads the wall clock between records (a periodic watermark
+        generator) follows other operators in the chain. In Flink a record crosses the whole
+        chain before the next one is read, so such an operator sees each record as soon as
+        the operators before it are done with it; here it does when batches are of one record."""
+        upstream: dict[int, set[int]] = {node_id: set() for node_id in self.plan.nodes}
+        for node_id in self.plan.chain_order:
+            for target_id, _tag in self.plan.nodes[node_id].chained:
+                upstream[target_id] |= upstream[node_id] | {node_id}
+        return any(
+            self.operators[node_id].reads_wall_clock_between_records
+            and any(not self.plan.nodes[before].is_source for before in before_ids)
+            for node_id, before_ids in upstream.items()
+        )
 
     @staticmethod
     def _connect(output: Any, tag: str | None, target: Any, batch_target: Any) -> None:
@@ -187,7 +204,7 @@ class Subtask:
             clock,
             periodic_watermarks,
             job_parameters=plan.job_parameters,
-            auto_watermarks=plan.auto_watermarks,
+            auto_watermark_interval_ms=plan.auto_watermark_interval_ms,
             run_id=run_id,
         )
         self.buffer: list[tuple[int, Any, Any]] = []
@@ -213,7 +230,7 @@ class Subtask:
         self.groups_of_keys: dict[Any, int] = {}
         #: Snapshots of changes written since the last whole one (None: none written yet).
         self.deltas_since_full: int | None = None
-        self.pacer = _Pacer()
+        self.pacer = _Pacer(1 if self.chain.one_record_at_a_time else BATCH_SIZE)
         # BATCH keyed input is held until it is complete, then replayed key by key.
         self.sorter = SortedInputs(plan.sorted_inputs, self.chain.head) if plan.sorted_inputs else None
         self.rebind(stats)

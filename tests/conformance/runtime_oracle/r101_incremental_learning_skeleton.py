@@ -3,8 +3,7 @@
 # record, 1 per model update). Its sources are finite SourceFunctions of 8200 and 50 ones;
 # here they are collections of the same records (flowmagic runs no SourceFunction). The
 # training data's punctuated assigner stamps 10, 20, 30 ... and emits (timestamp - 1) after
-# every record: a counting TimestampAssigner with monotonous watermarks, which flowmagic
-# emits after every record. Recorded with the Java program on flink-dist 2.3.0 (2 cores).
+# every record: here a counting TimestampAssigner and a punctuated WatermarkGenerator. Recorded with the Java program on flink-dist 2.3.0 (2 cores).
 
 
 from flowmagic.common.watermark_strategy import TimestampAssigner
@@ -18,6 +17,11 @@ class LinearTimestamp(TimestampAssigner):
     def extract_timestamp(self, value, record_timestamp):
         self.counter += 10
         return self.counter
+
+
+class LinearWatermarks(WatermarkGenerator):
+    def on_event(self, event, event_timestamp, output):
+        output.emit_watermark(Watermark(event_timestamp - 1))
 
 
 # Java's AllWindowFunction (apply); flowmagic has its process() form, of the same output.
@@ -45,7 +49,7 @@ training_data = env.from_collection([1] * 8200)
 new_data = env.from_collection([1] * 50)
 model = (
     training_data.assign_timestamps_and_watermarks(
-        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(LinearTimestamp())
+        WatermarkStrategy.for_generator(lambda context: LinearWatermarks()).with_timestamp_assigner(LinearTimestamp())
     )
     .window_all(TumblingEventTimeWindows.of(Time.milliseconds(5000)))
     .process(PartialModelBuilder())

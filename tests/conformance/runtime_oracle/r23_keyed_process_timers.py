@@ -1,5 +1,21 @@
 # KeyedProcessFunction: count per key in ValueState, event-time timer at ts + 1000 (deduplicated
 # per key and time), emitting (key, count at firing time, timer time) when it fires.
+
+
+class PerRecordWatermarks(WatermarkGenerator):
+    """The Java twin's punctuated generator: after every record, the highest timestamp seen
+    less the lag less 1 ms (Flink's built-in generators emit every 200 ms of wall-clock time)."""
+
+    def __init__(self, lag_ms):
+        self.lag_ms = lag_ms
+        self.max_timestamp = None
+
+    def on_event(self, event, event_timestamp, output):
+        if self.max_timestamp is None or event_timestamp > self.max_timestamp:
+            self.max_timestamp = event_timestamp
+        output.emit_watermark(Watermark(self.max_timestamp - self.lag_ms - 1))
+
+
 env.set_parallelism(1)
 
 
@@ -18,6 +34,6 @@ class CountWithTimer(KeyedProcessFunction):
 events = [(1000, "a"), (1000, "a"), (1200, "b"), (1800, "a"), (2100, "b"), (2500, "c"), (3000, "a")]
 result = (env.from_collection(events)
           .assign_timestamps_and_watermarks(
-              WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, ts: e[0]))
+              WatermarkStrategy.for_generator(lambda context: PerRecordWatermarks(0)).with_timestamp_assigner(lambda e, ts: e[0]))
           .key_by(lambda e: e[1])
           .process(CountWithTimer()))

@@ -1,6 +1,22 @@
 # Session windows (gap 3 s) with allowed lateness 5 s: a late element merging with a fired
 # session re-fires it at once; a later element bridging it to an open session merges both
 # into one window that fires later; past the lateness, elements are dropped.
+
+
+class PerRecordWatermarks(WatermarkGenerator):
+    """The Java twin's punctuated generator: after every record, the highest timestamp seen
+    less the lag less 1 ms (Flink's built-in generators emit every 200 ms of wall-clock time)."""
+
+    def __init__(self, lag_ms):
+        self.lag_ms = lag_ms
+        self.max_timestamp = None
+
+    def on_event(self, event, event_timestamp, output):
+        if self.max_timestamp is None or event_timestamp > self.max_timestamp:
+            self.max_timestamp = event_timestamp
+        output.emit_watermark(Watermark(self.max_timestamp - self.lag_ms - 1))
+
+
 env.set_parallelism(1)
 
 
@@ -14,7 +30,7 @@ events = [(1000, "a", 1), (6000, "a", 2), (2500, "a", 4), (5800, "a", 8),
           (5400, "a", 16), (16000, "a", 32), (3000, "a", 64), (17000, "a", 128)]
 result = (env.from_collection(events)
           .assign_timestamps_and_watermarks(
-              WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda e, ts: e[0]))
+              WatermarkStrategy.for_generator(lambda context: PerRecordWatermarks(0)).with_timestamp_assigner(lambda e, ts: e[0]))
           .key_by(lambda e: e[1])
           .window(EventTimeSessionWindows.with_gap(Time.milliseconds(3000)))
           .allowed_lateness(Time.milliseconds(5000))

@@ -1,4 +1,20 @@
 # Session windows (gap 2 s) at p=2, bounded out-of-orderness 1 s, reduce + late side output.
+
+
+class PerRecordWatermarks(WatermarkGenerator):
+    """The Java twin's punctuated generator: after every record, the highest timestamp seen
+    less the lag less 1 ms (Flink's built-in generators emit every 200 ms of wall-clock time)."""
+
+    def __init__(self, lag_ms):
+        self.lag_ms = lag_ms
+        self.max_timestamp = None
+
+    def on_event(self, event, event_timestamp, output):
+        if self.max_timestamp is None or event_timestamp > self.max_timestamp:
+            self.max_timestamp = event_timestamp
+        output.emit_watermark(Watermark(self.max_timestamp - self.lag_ms - 1))
+
+
 env.set_parallelism(2)
 late = OutputTag("late")
 events = [(1000, "a", 1), (1500, "b", 2), (4000, "c", 4), (9000, "a", 8), (2500, "a", 16), (6500, "b", 32),
@@ -6,7 +22,7 @@ events = [(1000, "a", 1), (1500, "b", 2), (4000, "c", 4), (9000, "a", 8), (2500,
           (30000, "a", 2048)]
 sessions = (env.from_collection(events)
             .assign_timestamps_and_watermarks(
-                WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(1000))
+                WatermarkStrategy.for_generator(lambda context: PerRecordWatermarks(1000))
                 .with_timestamp_assigner(lambda e, ts: e[0]))
             .key_by(lambda e: e[1])
             .window(EventTimeSessionWindows.with_gap(Time.milliseconds(2000)))
