@@ -6,7 +6,6 @@ Mirrors PyFlink's ``RuntimeContext`` (keyed state is in :mod:`flowmagic.runtime.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -40,6 +39,7 @@ from flowmagic.runtime.state_ttl import (
     TtlReducingState,
     TtlValueState,
 )
+from flowmagic.runtime.timer_queue import TimerQueue
 from flowmagic.runtime.user_metrics import MetricGroup
 
 __all__ = [
@@ -199,16 +199,15 @@ class RuntimeContext(KeyedStateStore, functions.RuntimeContext):
 
 
 class TimerService(functions.TimerService):
-    """Event-time and processing-time timers of a keyed operator, deduplicated per (time, key)."""
+    """Event-time and processing-time timers of a keyed operator, one per (time, key), fired
+    in Flink's order (:class:`~flowmagic.runtime.timer_queue.TimerQueue`)."""
 
     def __init__(self, backend: KeyedStateBackend | None, clock: Clock = WALL_CLOCK):
         self._backend = backend
         self._clock = clock
         self.current_watermark_value = MIN_WATERMARK
-        self._event: list[tuple[int, int, Any]] = []
-        self._processing: list[tuple[int, int, Any]] = []
-        self._registered: set[tuple[str, int, Any]] = set()
-        self._sequence = 0
+        self.event_timers = TimerQueue()
+        self.processing_timers = TimerQueue()
 
     def _check_keyed(self, action: str = "Setting") -> KeyedStateBackend:
         if self._backend is None:
@@ -219,70 +218,48 @@ class TimerService(functions.TimerService):
         return self._clock.now()
 
     def snapshot(self) -> dict[Any, list[tuple[str, int]]]:
-        """Every key's pending timers in firing order, as ``{key: [(kind, timestamp), ...]}``."""
+        """Every key's pending timers, as ``{key: [(kind, timestamp), ...]}``, in the order
+        of the timer heaps (as Flink writes them)."""
         entries: dict[Any, list[tuple[str, int]]] = {}
-        pending = [("event", entry) for entry in self._event] + [("processing", entry) for entry in self._processing]
-        registered = set(self._registered)
-        for kind, (timestamp, _sequence, key) in sorted(pending, key=lambda timer: timer[1][:2]):
-            if (kind, timestamp, key) in registered:
-                registered.discard((kind, timestamp, key))
-                entries.setdefault(key, []).append((kind, timestamp))
+        for kind, queue in (("event", self.event_timers), ("processing", self.processing_timers)):
+            for timer in queue:
+                entries.setdefault(timer.key, []).append((kind, timer.timestamp))
         return entries
 
     def restore(self, entries: dict[Any, list[tuple[str, int]]]) -> None:
         """Register the timers of ``entries`` (from :meth:`snapshot`) again."""
         for key, timers in entries.items():
             for kind, timestamp in timers:
-                marker = (kind, timestamp, key)
-                if marker in self._registered:
-                    continue
-                self._registered.add(marker)
-                self._sequence += 1
-                heapq.heappush(self._event if kind == "event" else self._processing, (timestamp, self._sequence, key))
+                (self.event_timers if kind == "event" else self.processing_timers).add(timestamp, key)
 
     def current_watermark(self) -> int:
         return self.current_watermark_value
 
-    def _register(self, kind: str, heap: list, timestamp: int) -> None:
-        key = self._check_keyed().current_key
-        marker = (kind, timestamp, key)
-        if marker in self._registered:
-            return
-        self._registered.add(marker)
-        self._sequence += 1
-        heapq.heappush(heap, (timestamp, self._sequence, key))
-
     def register_event_time_timer(self, timestamp: int) -> None:
-        self._register("event", self._event, timestamp)
+        self.event_timers.add(timestamp, self._check_keyed().current_key)
 
     def register_processing_time_timer(self, timestamp: int) -> None:
-        self._register("processing", self._processing, timestamp)
+        self.processing_timers.add(timestamp, self._check_keyed().current_key)
 
     def delete_event_time_timer(self, timestamp: int) -> None:
-        self._registered.discard(("event", timestamp, self._check_keyed("Deleting").current_key))
+        self.event_timers.remove(timestamp, self._check_keyed("Deleting").current_key)
 
     def delete_processing_time_timer(self, timestamp: int) -> None:
-        self._registered.discard(("processing", timestamp, self._check_keyed("Deleting").current_key))
+        self.processing_timers.remove(timestamp, self._check_keyed("Deleting").current_key)
 
     def due_event_timers(self, watermark: int) -> Iterator[tuple[int, Any]]:
-        """Pop every event-time timer with ``timestamp <= watermark``, in time order."""
-        yield from self._due("event", self._event, watermark)
+        """Take every event-time timer with ``timestamp <= watermark``, in firing order."""
+        for timer in self.event_timers.pop_due(watermark):
+            yield timer.timestamp, timer.key
 
     def due_processing_timers(self, now: int) -> Iterator[tuple[int, Any]]:
-        yield from self._due("processing", self._processing, now)
+        for timer in self.processing_timers.pop_due(now):
+            yield timer.timestamp, timer.key
 
     def next_processing_timer(self) -> int | None:
-        """When the earliest processing-time timer is due (None: none is set). A deleted
-        timer may still answer, which only wakes the operator early."""
-        return self._processing[0][0] if self._processing else None
-
-    def _due(self, kind: str, heap: list, limit: int) -> Iterator[tuple[int, Any]]:
-        while heap and heap[0][0] <= limit:
-            timestamp, _sequence, key = heapq.heappop(heap)
-            marker = (kind, timestamp, key)
-            if marker in self._registered:
-                self._registered.discard(marker)
-                yield timestamp, key
+        """When the earliest processing-time timer is due (None: none is set)."""
+        head = self.processing_timers.peek()
+        return None if head is None else head.timestamp
 
 
 class ProcessContext(functions.OnTimerContext):

@@ -78,7 +78,7 @@ class ProcessOperator(FunctionOperator):
             emit_all(self.function(value, context, self.out), self.out.collect)
         except Exception as error:
             raise self.fail(error, value) from error
-        if self.timers._processing:
+        if self.timers.processing_timers:
             self.advance_processing_time(self.timers.current_processing_time())
 
     def _fire(self, timestamp: int, key: Any, domain: TimeDomain) -> None:
