@@ -72,7 +72,7 @@ def test_pyflink_modules_hold_flowmagics_classes() -> None:
         ("flowmagic.datastream", "TimeCharacteristic", "WatermarkStrategy"),
         ("flowmagic.datastream.functions", "AsyncFunction", "map() or process()"),
         ("flowmagic.datastream.state", "OperatorStateStore", "stream.broadcast(MapStateDescriptor"),
-        ("flowmagic.datastream.window", "CountTumblingWindowAssigner", "count_window(size"),
+        ("flowmagic.datastream.window", "MergingWindowAssigner", "session windows"),
         ("flowmagic.common", "Instant", "milliseconds"),
         ("flowmagic.datastream.connectors", "DeliveryGuarantee", "from_spark"),
     ],

@@ -31,7 +31,12 @@ from flowmagic import (
     WatermarkStrategy,
 )
 from flowmagic.datastream import DataStream, KeyedStream
-from flowmagic.datastream.window import ContinuousEventTimeTrigger, EventTimeTrigger
+from flowmagic.datastream.window import (
+    ContinuousEventTimeTrigger,
+    CountSlidingWindowAssigner,
+    CountTumblingWindowAssigner,
+    EventTimeTrigger,
+)
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import assign_to_key_group, compute_key_group_range
 from flowmagic.runtime.clock import EpochClock
@@ -104,6 +109,11 @@ CASES: dict[str, Windowing] = {
         .trigger(PurgingTrigger.of(EventTimeTrigger.create()))
         .allowed_lateness(8)
         .sum(2)
+    ),
+    # PyFlink's count windows: a per-key count in keyed state; fired windows are dropped.
+    "PyFlink's sliding count windows": lambda keyed: keyed.window(CountSlidingWindowAssigner.of(3, 2)).sum(2),
+    "PyFlink's tumbling count windows, process": lambda keyed: keyed.window(CountTumblingWindowAssigner.of(2)).process(
+        lambda key, context, elements: [(key, context.window().id, [e[2] for e in elements])]
     ),
     "processing-time sessions": lambda keyed: keyed.window(
         ProcessingTimeSessionWindows.with_gap(Time.milliseconds(9))

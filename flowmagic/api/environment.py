@@ -101,6 +101,9 @@ class StreamExecutionEnvironment:
     #: Whether ``key_by`` routes its keys as PyFlink does (by the Java hash of a Row holding
     #: the key as its ``key_type``, or pickled) rather than by their Java hash, as Java's keyBy.
     _routes_keys_as_pyflink = False
+    #: Whether windows work as in PyFlink's Python window operator (count windows of
+    #: PyFlink's assigners; results stamped with the time of what fired them).
+    _windows_as_pyflink = False
 
     def __init__(self, parallelism: int | None = None):
         self._parallelism = (

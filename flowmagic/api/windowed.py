@@ -16,7 +16,9 @@ from flowmagic.api.time import Duration, to_millis
 from flowmagic.api.types import TypeInformation, check_type_info
 from flowmagic.api.windows import (
     CountEvictor,
+    CountSlidingWindowAssigner,
     CountTrigger,
+    CountTumblingWindowAssigner,
     Evictor,
     GlobalWindows,
     PurgingTrigger,
@@ -115,6 +117,7 @@ class _Windowed:
             "evictor": self._evictor,
             "allowed_lateness": self._allowed_lateness,
             "late_tag": self._late_tag.tag_id if self._late_tag else None,
+            "stamps_firing_time": self._input.get_execution_environment()._windows_as_pyflink,
             **params,
         }
 
@@ -212,8 +215,14 @@ class WindowedStream(_Windowed):
 
     @classmethod
     def count(cls, keyed: KeyedStream, size: int, slide: int | None = None) -> WindowedStream:
-        """``count_window``: GlobalWindows with a (purging) count trigger, or count evictor + trigger."""
+        """``count_window``: in a PyFlink program, PyFlink's count window assigners (each
+        window fires once, holding ``size`` elements; ``slide`` 0 or None: tumbling); else
+        Java's GlobalWindows with a (purging) count trigger, or count evictor + trigger."""
         _check_count(size, "count window size")
+        if keyed.get_execution_environment()._windows_as_pyflink:
+            if not slide:
+                return cls(keyed, CountTumblingWindowAssigner(size))
+            return cls(keyed, CountSlidingWindowAssigner(size, _check_count(slide, "count window slide")))
         stream = cls(keyed, GlobalWindows.create())
         if slide is None:
             return stream.trigger(PurgingTrigger.of(CountTrigger.of(size)))

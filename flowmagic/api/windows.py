@@ -20,8 +20,11 @@ __all__ = [
     "ContinuousEventTimeTrigger",
     "ContinuousProcessingTimeTrigger",
     "CountEvictor",
+    "CountSlidingWindowAssigner",
     "CountTrigger",
+    "CountTumblingWindowAssigner",
     "CountWindow",
+    "CountWindowAssigner",
     "DeltaFunction",
     "DeltaTrigger",
     "DynamicEventTimeSessionWindows",
@@ -91,17 +94,24 @@ class GlobalWindow:
 
 @dataclass(frozen=True, order=True)
 class CountWindow:
-    """PyFlink's window of its count windows, for type hints such as
-    ``WindowFunction[tuple, tuple, str, CountWindow]``. flowmagic builds ``count_window`` as
-    Java Flink does (GlobalWindows with a count trigger): its functions see a GlobalWindow."""
+    """PyFlink's window of its count windows (``key_by(...).count_window(size[, slide])`` in a
+    PyFlink program): the ``id``-th window of its key. It prints, compares and hashes as
+    PyFlink's (``CountWindow(id=0)``)."""
 
     id: int
 
     def max_timestamp(self) -> int:
         return _MAX_TIMESTAMP
 
+    def __hash__(self) -> int:
+        # PyFlink's long_to_int_with_bit_mixing (Python ints: no 64-bit wrap-around, as there).
+        x = self.id
+        x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9
+        x = (x ^ (x >> 27)) * 0x94D049BB133111EB
+        return hash(x ^ (x >> 31))
+
     def __str__(self) -> str:
-        return f"CountWindow{{id={self.id}}}"
+        return f"CountWindow(id={self.id})"
 
 
 # -- triggers -----------------------------------------------------------------------------
@@ -484,6 +494,61 @@ class ProcessingTimeSessionWindows(SessionWindowAssigner):
     def with_dynamic_gap(extractor: Any) -> DynamicProcessingTimeSessionWindows:
         """Sessions whose gap each element sets (``extractor.extract(element)``, ms)."""
         return DynamicProcessingTimeSessionWindows.with_dynamic_gap(extractor)
+
+
+@dataclass(frozen=True, eq=False)
+class CountWindowAssigner(WindowAssigner):
+    """PyFlink's count windows: each key's ``n``-th element (from 0) goes to every
+    :class:`CountWindow` whose ids cover it, window ``id`` holding elements ``id * slide`` to
+    ``id * slide + size - 1``; the default trigger, ``CountTrigger(size)``, fires a window
+    when it holds ``size`` elements. The per-key count is keyed state named as PyFlink's."""
+
+    size: int
+    slide: int
+    #: The ValueState that counts each key's elements (PyFlink's name for it).
+    count_state_name: str = ""
+
+    def __post_init__(self) -> None:
+        for what, value in (("size", self.size), ("slide", self.slide)):
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise InvalidArgumentError(f"count window {what} must be a positive int, got {value!r}")
+
+    def default_trigger(self) -> Trigger:
+        return CountTrigger(self.size)
+
+    def last_index(self, window: CountWindow) -> int:
+        """The index of the last element the assigner puts into ``window``."""
+        return window.id * self.slide + self.size - 1
+
+
+class CountTumblingWindowAssigner(CountWindowAssigner):
+    """PyFlink's ``CountTumblingWindowAssigner.of(size)``: windows of ``size`` elements per key."""
+
+    def __init__(self, size: int):
+        super().__init__(size, size, "tumble-count-assigner")
+
+    @classmethod
+    def of(cls, window_size: int) -> CountTumblingWindowAssigner:
+        return cls(window_size)
+
+    def __str__(self) -> str:
+        return f"CountTumblingWindowAssigner({self.size})"
+
+
+class CountSlidingWindowAssigner(CountWindowAssigner):
+    """PyFlink's ``CountSlidingWindowAssigner.of(size, slide)``: per key, a window of ``size``
+    elements starting every ``slide`` elements (elements between windows, when ``slide`` is
+    larger, are in none)."""
+
+    def __init__(self, size: int, slide: int):
+        super().__init__(size, slide, "slide-count-assigner")
+
+    @classmethod
+    def of(cls, window_size: int, window_slide: int) -> CountSlidingWindowAssigner:
+        return cls(window_size, window_slide)
+
+    def __str__(self) -> str:
+        return f"CountSlidingWindowAssigner({self.size}, {self.slide})"
 
 
 class GlobalWindows(WindowAssigner):

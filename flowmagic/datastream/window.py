@@ -5,7 +5,9 @@ from flowmagic.api.windows import (
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
     CountEvictor,
+    CountSlidingWindowAssigner,
     CountTrigger,
+    CountTumblingWindowAssigner,
     CountWindow,
     DeltaFunction,
     DeltaTrigger,
@@ -35,7 +37,9 @@ __all__ = [
     "ContinuousEventTimeTrigger",
     "ContinuousProcessingTimeTrigger",
     "CountEvictor",
+    "CountSlidingWindowAssigner",
     "CountTrigger",
+    "CountTumblingWindowAssigner",
     "CountWindow",
     "DeltaFunction",
     "DeltaTrigger",
@@ -61,13 +65,9 @@ __all__ = [
     "WindowAssigner",
 ]
 
-_COUNT = "use key_by(...).count_window(size[, slide]) (count windows are GlobalWindows with a count trigger)"
-
 __getattr__ = missing_names(
     "flowmagic.datastream.window",
     {
-        "CountTumblingWindowAssigner": _COUNT,
-        "CountSlidingWindowAssigner": _COUNT,
         "MergingWindowAssigner": "session windows are the merging assigners flowmagic has",
     },
     __all__,

@@ -64,6 +64,11 @@ class KeyedStateBackend:
         """Whether ``key`` has a value in any state."""
         return any(key in table for table in self._tables.values())
 
+    def drop(self, key: Any) -> None:
+        """Forget ``key``'s state in every table."""
+        for table in self._tables.values():
+            table.pop(key, None)
+
     def snapshot(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
         """Every key's state (or the state of ``keys``), as ``{key: {state name: value}}``."""
         entries: dict[Any, dict[str, Any]] = {}

@@ -17,6 +17,8 @@ from flowmagic.api.windows import (
     ContinuousProcessingTimeTrigger,
     CountEvictor,
     CountTrigger,
+    CountWindow,
+    CountWindowAssigner,
     DeltaTrigger,
     DynamicSessionWindowAssigner,
     EventTimeTrigger,
@@ -37,6 +39,7 @@ from flowmagic.api.windows import (
 from flowmagic.errors import InvalidArgumentError
 
 if TYPE_CHECKING:
+    from flowmagic.runtime.context import KeyedStateStore
     from flowmagic.runtime.windowing import TriggerContext
 
 __all__ = [
@@ -45,6 +48,7 @@ __all__ = [
     "assign_windows",
     "clear",
     "evict",
+    "holds_its_last_element",
     "on_element",
     "on_event_time",
     "on_merge",
@@ -63,24 +67,25 @@ def _window_start(timestamp: int, offset: int, size: int) -> int:
 
 
 @functools.singledispatch
-def assign_windows(assigner: WindowAssigner, element: Any, timestamp: int) -> list[Any]:
-    """The windows ``assigner`` puts ``element`` with ``timestamp`` into."""
+def assign_windows(assigner: WindowAssigner, element: Any, timestamp: int, state: KeyedStateStore) -> list[Any]:
+    """The windows ``assigner`` puts ``element`` with ``timestamp`` into; ``state`` is the
+    keyed state of the element's key (PyFlink's count assigners count the key's elements)."""
     raise TypeError(f"unsupported window assigner {assigner!r}")
 
 
 @assign_windows.register(GlobalWindows)
-def _(assigner: GlobalWindows, element: Any, timestamp: int) -> list[Any]:
+def _(assigner: GlobalWindows, element: Any, timestamp: int, state: KeyedStateStore) -> list[Any]:
     return [_GLOBAL]
 
 
 @assign_windows.register(TumblingWindowAssigner)
-def _(assigner: TumblingWindowAssigner, element: Any, timestamp: int) -> list[Any]:
+def _(assigner: TumblingWindowAssigner, element: Any, timestamp: int, state: KeyedStateStore) -> list[Any]:
     start = _window_start(timestamp, assigner.offset, assigner.size)
     return [TimeWindow(start, start + assigner.size)]
 
 
 @assign_windows.register(SlidingWindowAssigner)
-def _(assigner: SlidingWindowAssigner, element: Any, timestamp: int) -> list[Any]:
+def _(assigner: SlidingWindowAssigner, element: Any, timestamp: int, state: KeyedStateStore) -> list[Any]:
     windows = []
     start = _window_start(timestamp, assigner.offset, assigner.slide)
     while start > timestamp - assigner.size:
@@ -90,17 +95,45 @@ def _(assigner: SlidingWindowAssigner, element: Any, timestamp: int) -> list[Any
 
 
 @assign_windows.register(SessionWindowAssigner)
-def _(assigner: SessionWindowAssigner, element: Any, timestamp: int) -> list[Any]:
+def _(assigner: SessionWindowAssigner, element: Any, timestamp: int, state: KeyedStateStore) -> list[Any]:
     return [TimeWindow(timestamp, timestamp + assigner.gap)]
 
 
 @assign_windows.register(DynamicSessionWindowAssigner)
-def _(assigner: DynamicSessionWindowAssigner, element: Any, timestamp: int) -> list[Any]:
+def _(assigner: DynamicSessionWindowAssigner, element: Any, timestamp: int, state: KeyedStateStore) -> list[Any]:
     extract = getattr(assigner.extractor, "extract", assigner.extractor)
     gap = extract(element)
     if gap <= 0:
         raise InvalidArgumentError("Dynamic session time gap must satisfy 0 < gap")
     return [TimeWindow(timestamp, timestamp + gap)]
+
+
+@assign_windows.register(CountWindowAssigner)
+def _(assigner: CountWindowAssigner, element: Any, timestamp: int, state: KeyedStateStore) -> list[Any]:
+    count = state.get_state(ValueStateDescriptor(assigner.count_state_name, None))
+    index = count.value() or 0
+    count.update(index + 1)
+    # PyFlink's CountSlidingWindowAssigner: the windows whose id ranges cover the index,
+    # newest first (none when the index falls between windows of a slide larger than size).
+    windows = []
+    window_id = index // assigner.slide
+    while window_id >= 0 and window_id * assigner.slide <= index <= assigner.last_index(CountWindow(window_id)):
+        windows.append(CountWindow(window_id))
+        window_id -= 1
+    return windows
+
+
+@functools.singledispatch
+def holds_its_last_element(assigner: WindowAssigner, window: Any, state: KeyedStateStore) -> bool:
+    """Whether the element just assigned to ``window`` (of the key of ``state``) was the last
+    that ``assigner`` will ever put into it (time windows: never known, a late element may come)."""
+    return False
+
+
+@holds_its_last_element.register(CountWindowAssigner)
+def _(assigner: CountWindowAssigner, window: Any, state: KeyedStateStore) -> bool:
+    count = state.get_state(ValueStateDescriptor(assigner.count_state_name, None)).value()
+    return bool(count == assigner.last_index(window) + 1)
 
 
 # -- triggers: when a window fires ---------------------------------------------------------

@@ -33,11 +33,11 @@ from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.window_behaviour import (
-    GlobalWindow,
     TimeWindow,
     assign_windows,
     clear,
     evict,
+    holds_its_last_element,
     on_element,
     on_event_time,
     on_merge,
@@ -45,6 +45,9 @@ from flowmagic.runtime.window_behaviour import (
 )
 
 __all__ = ["TriggerContext", "WindowOperator"]
+
+#: Long.MAX_VALUE: a window whose cleanup would come at the end of time gets no cleanup timer.
+_END_OF_TIME = (1 << 63) - 1
 
 
 class TriggerContext:
@@ -186,6 +189,10 @@ class WindowOperator(Operator):
         self.function: Any = params.get("function")
         self.window_function: Any = params.get("window_function")
         self.event_time = self.assigner.is_event_time
+        #: PyFlink's Python window operator stamps a window's results with the time of what
+        #: fired it (the element's timestamp, or the timer's time); Java's with the window's
+        #: max timestamp.
+        self.stamps_firing_time = params.get("stamps_firing_time", False)
         self.watermark = MIN_WATERMARK
         # (key, window) -> contents: a list of (value, timestamp) or an accumulator.
         self.contents: dict[tuple[Any, Any], Any] = {}
@@ -206,6 +213,8 @@ class WindowOperator(Operator):
         self.windows_of: dict[Any, dict[Any, None]] = {}
         self.sequence = 0
         self.context = WindowContext(self)
+        # The element's key's state, for assigners that keep some (PyFlink's count windows).
+        self.assigner_state = KeyedStateStore(self.keyed_state, task.clock)
         self.incremental = self.evictor is None and self.kind in ("reduce", "aggregate", "aggregation")
         if self.kind == "aggregation":
             self.reduce = aggregation_function(params["aggregation"], params["position"])
@@ -240,7 +249,7 @@ class WindowOperator(Operator):
         else:
             element_time = self.task.clock.now()
         try:
-            windows = assign_windows(self.assigner, value, element_time)
+            windows = assign_windows(self.assigner, value, element_time, self.assigner_state)
         except Exception as error:
             raise self.fail(error, value) from error
         if self.assigner.is_merging:
@@ -256,8 +265,14 @@ class WindowOperator(Operator):
             skipped = False
             self._add(key, window, value, timestamp)
             result = self._trigger(on_element, key, window, value, element_time)
-            self._act(result, key, window)
+            self._act(result, key, window, timestamp)
             self._register_cleanup(key, window)
+            if (key, window) not in self.slot_timers and holds_its_last_element(
+                self.assigner, window, self.assigner_state
+            ):
+                # Nothing can reach this window again (no element, no timer): PyFlink keeps
+                # its state forever; dropping it changes no output.
+                self._drop(key, window)
         # Only an element that is late itself counts as late data (an element in no window,
         # between sliding windows, is simply dropped).
         if skipped and self.event_time and element_time + self.lateness <= self.watermark:
@@ -366,9 +381,10 @@ class WindowOperator(Operator):
                 del self.slot_timers[slot]
 
     def _register_cleanup(self, key: Any, window: Any) -> None:
-        if isinstance(window, GlobalWindow):
-            return
         cleanup = window.max_timestamp() + (self.lateness if self.event_time else 0)
+        if cleanup >= _END_OF_TIME:
+            # As Flink: no cleanup timer for "end of time" (GlobalWindow, CountWindow).
+            return
         self.register_timer("event-cleanup" if self.event_time else "processing-cleanup", cleanup, key, window)
 
     def _trigger(self, method: Any, key: Any, window: Any, *arguments: Any) -> TriggerResult:
@@ -378,29 +394,29 @@ class WindowOperator(Operator):
         except Exception as error:
             raise self.fail(error, f"window {window} of key {key!r}") from error
 
-    def _act(self, result: TriggerResult, key: Any, window: Any) -> None:
+    def _act(self, result: TriggerResult, key: Any, window: Any, fired_at: int | None) -> None:
+        """Do what the trigger said, ``fired_at`` the time of the element or timer that fired."""
         if result.is_fire():
-            self._fire(key, window)
+            self._fire(key, window, fired_at if self.stamps_firing_time else window.max_timestamp())
         if result.is_purge():
             self.contents.pop((key, window), None)
 
-    def _fire(self, key: Any, window: Any) -> None:
+    def _fire(self, key: Any, window: Any, timestamp: int | None) -> None:
         slot = (key, window)
         if slot not in self.contents:
             return
         contents = self.contents[slot]
         if self.evictor is None:
-            self._emit(key, window, contents)
+            self._emit(key, window, contents, timestamp)
             return
         # Flink's EvictingWindowOperator: the window keeps what the evictor left.
         if not self.evictor.do_evict_after:
             contents = self.contents[slot] = evict(self.evictor, contents)
-        self._emit(key, window, contents)
+        self._emit(key, window, contents, timestamp)
         if self.evictor.do_evict_after:
             self.contents[slot] = evict(self.evictor, contents)
 
-    def _emit(self, key: Any, window: Any, contents: Any) -> None:
-        timestamp = window.max_timestamp()
+    def _emit(self, key: Any, window: Any, contents: Any, timestamp: int | None) -> None:
         collect = self.output.collect
         self.context.bind(key, window)
         try:
@@ -471,7 +487,7 @@ class WindowOperator(Operator):
                 self._forget(key, window)
             return
         method = on_event_time if kind == "event" else on_processing_time
-        self._act(self._trigger(method, key, window, timestamp), key, window)
+        self._act(self._trigger(method, key, window, timestamp), key, window, timestamp)
 
     def _clear_window_functions(self, key: Any, window: Any) -> None:
         # PyFlink's ProcessWindowFunction.clear(context): the window is gone, its
@@ -601,6 +617,14 @@ class WindowOperator(Operator):
             or self.trigger_state.holds(slot)
             or self.window_state_backend.holds(slot)
         )
+
+    def _drop(self, key: Any, window: Any) -> None:
+        slot = (key, window)
+        self.contents.pop(slot, None)
+        self.counts.pop(slot, None)
+        self.trigger_state.drop(slot)
+        self.window_state_backend.drop(slot)
+        self._forget(key, window)
 
     def _forget(self, key: Any, window: Any) -> None:
         windows = self.windows_of.get(key)
