@@ -26,7 +26,8 @@ def test_all_is_pinned() -> None:
             "ProcessWindowFunction", "ProcessingTimeSessionWindows", "PurgingTrigger", "ReduceFunction", "Row",
             "RuntimeExecutionMode", "SinkFunction", "SlidingEventTimeWindows", "SlidingProcessingTimeWindows",
             "StreamExecutionEnvironment", "Time", "TumblingEventTimeWindows", "TumblingProcessingTimeWindows",
-            "Types", "Watermark", "WatermarkGenerator", "WatermarkStrategy", "WindowFunction", "assign_key_to_parallel_operator", "assign_to_key_group",
+            "Types", "Watermark", "WatermarkGenerator", "WatermarkStrategy", "WindowFunction",
+            "assign_key_to_parallel_operator", "assign_to_key_group",
             "BucketAssigner", "OutputFileConfig", "RollingPolicy",
             "compute_default_max_parallelism",
         ]
