@@ -225,6 +225,14 @@ def _(trigger: EventTimeTrigger, ctx: TriggerContext, window: Any) -> None:
     ctx.delete_event_time_timer(window.max_timestamp())
 
 
+@on_merge.register(EventTimeTrigger)
+def _(trigger: EventTimeTrigger, ctx: TriggerContext, window: Any) -> None:
+    # Only while the watermark is before the merged window's end: past it, on_element fires
+    # the window, and a timer would fire it twice.
+    if window.max_timestamp() > ctx.get_current_watermark():
+        ctx.register_event_time_timer(window.max_timestamp())
+
+
 @on_element.register(ProcessingTimeTrigger)
 def _(trigger: ProcessingTimeTrigger, ctx: TriggerContext, element: Any, timestamp: int, window: Any) -> TriggerResult:
     ctx.register_processing_time_timer(window.max_timestamp())
@@ -239,6 +247,12 @@ def _(trigger: ProcessingTimeTrigger, ctx: TriggerContext, time: int, window: An
 @clear.register(ProcessingTimeTrigger)
 def _(trigger: ProcessingTimeTrigger, ctx: TriggerContext, window: Any) -> None:
     ctx.delete_processing_time_timer(window.max_timestamp())
+
+
+@on_merge.register(ProcessingTimeTrigger)
+def _(trigger: ProcessingTimeTrigger, ctx: TriggerContext, window: Any) -> None:
+    if window.max_timestamp() > ctx.get_current_processing_time():
+        ctx.register_processing_time_timer(window.max_timestamp())
 
 
 @on_element.register(CountTrigger)
@@ -354,13 +368,25 @@ def _(trigger: DeltaTrigger, ctx: TriggerContext, window: Any) -> None:
     ctx.get_partitioned_state(_LAST_ELEMENT).clear()
 
 
-@on_merge.register(EventTimeTrigger)
-@on_merge.register(ProcessingTimeTrigger)
 @on_merge.register(CountTrigger)
 @on_merge.register(NeverTrigger)
 def _(trigger: Trigger, ctx: TriggerContext, window: Any) -> None:
-    # These triggers' timers of the merged window are registered by the element that merged it.
     return None
+
+
+@on_event_time.register(ProcessingTimeTrigger)
+@on_event_time.register(ContinuousProcessingTimeTrigger)
+@on_event_time.register(CountTrigger)
+@on_event_time.register(NeverTrigger)
+@on_event_time.register(DeltaTrigger)
+@on_processing_time.register(EventTimeTrigger)
+@on_processing_time.register(ContinuousEventTimeTrigger)
+@on_processing_time.register(CountTrigger)
+@on_processing_time.register(NeverTrigger)
+@on_processing_time.register(DeltaTrigger)
+def _(trigger: Trigger, ctx: TriggerContext, time: int, window: Any) -> TriggerResult:
+    # Timers these triggers did not set (the window's cleanup timer) ask them too, as in Flink.
+    return _CONTINUE
 
 
 @clear.register(CountTrigger)

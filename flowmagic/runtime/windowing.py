@@ -9,7 +9,6 @@ allowed_lateness`` are dropped or sent to the late-data side output.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable
 from typing import Any
 
@@ -32,6 +31,7 @@ from flowmagic.runtime.keyed_aggregation import aggregation_function
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import register
+from flowmagic.runtime.timer_queue import TimerQueue
 from flowmagic.runtime.window_behaviour import (
     TimeWindow,
     assign_windows,
@@ -203,15 +203,16 @@ class WindowOperator(Operator):
         # The window functions' window_state(), keyed by (key, window).
         self.window_state_backend = KeyedStateBackend()
         self.sessions: dict[Any, list[TimeWindow]] = {}
-        self.timers: list[tuple[int, int, str, Any, Any]] = []
-        # The timers still pending, by (key, window): (kind, time) -> registration sequence.
-        # The heap keeps deleted ones until they come due; this says which still count.
-        self.slot_timers: dict[tuple[Any, Any], dict[tuple[str, int], int]] = {}
+        # Flink's timer service of the operator: one timer per (time, key, window), the
+        # window's trigger timers and cleanup timer alike, fired in Flink's heap order.
+        self.event_timers = TimerQueue()
+        self.processing_timers = TimerQueue()
+        # The timers still pending, by (key, window): (kind, time).
+        self.slot_timers: dict[tuple[Any, Any], set[tuple[str, int]]] = {}
         # Per key, the windows that may hold some of its state (contents, counts, trigger or
         # window state, timers): a snapshot of a few keys reads theirs without going through
         # every key's. Windows found empty are dropped from it.
         self.windows_of: dict[Any, dict[Any, None]] = {}
-        self.sequence = 0
         self.context = WindowContext(self)
         # The element's key's state, for assigners that keep some (PyFlink's count windows).
         self.assigner_state = KeyedStateStore(self.keyed_state, task.clock)
@@ -312,18 +313,23 @@ class WindowOperator(Operator):
                 absorbed.append(existing)
             else:
                 kept.append(existing)
+        # As Flink's MergingWindowSet: no merge when the new window only falls into an
+        # existing one. Otherwise the trigger merges first, then each merged window's trigger
+        # state and cleanup timer go (in this order: their timers' heap moves follow it).
+        if absorbed and absorbed != [merged]:
+            try:
+                context = self.trigger_context.bind(key, merged)
+                context.merged = absorbed
+                on_merge(self.trigger, context, merged)
+                for old in absorbed:
+                    clear(self.trigger, self.trigger_context.bind(key, old), old)
+                    self._delete_cleanup(key, old)
+            except Exception as error:
+                raise self.fail(error, f"window {merged} of key {key!r}") from error
         for old in absorbed:
             self._merge_contents(key, old, merged)
         kept.append(merged)
         self.sessions[key] = kept
-        stale = [old for old in absorbed if old != merged]
-        if stale:
-            context = self.trigger_context.bind(key, merged)
-            context.merged = stale
-            try:
-                on_merge(self.trigger, context, merged)
-            except Exception as error:
-                raise self.fail(error, f"window {merged} of key {key!r}") from error
         return merged
 
     def _retire_session(self, key: Any, window: TimeWindow) -> None:
@@ -335,7 +341,6 @@ class WindowOperator(Operator):
         source, target = (key, old), (key, merged)
         self.note_window(key, merged)
         self.counts[target] = self.counts.get(target, 0) + self.counts.pop(source, 0)
-        self.slot_timers.pop(source, None)
         if source not in self.contents:
             return
         moved = self.contents.pop(source)
@@ -358,34 +363,46 @@ class WindowOperator(Operator):
         elif window not in windows:
             windows[window] = None
 
+    def _queue(self, kind: str) -> TimerQueue:
+        return self.event_timers if kind == "event" else self.processing_timers
+
     def register_timer(self, kind: str, timestamp: int, key: Any, window: Any) -> None:
-        """A timer of ``kind`` (event, processing, or their -cleanup) for ``window`` of ``key``."""
-        slot = (key, window)
-        pending = self.slot_timers.get(slot)
-        if pending is None:
-            pending = self.slot_timers[slot] = {}
-            self.note_window(key, window)
-        elif (kind, timestamp) in pending:
-            return
-        self.sequence += 1
-        pending[(kind, timestamp)] = self.sequence
-        heapq.heappush(self.timers, (timestamp, self.sequence, kind, key, window))
+        """A timer of ``kind`` (event or processing) for ``window`` of ``key``."""
+        if self._queue(kind).add(timestamp, key, window):
+            slot = (key, window)
+            pending = self.slot_timers.get(slot)
+            if pending is None:
+                pending = self.slot_timers[slot] = set()
+                self.note_window(key, window)
+            pending.add((kind, timestamp))
 
     def delete_timer(self, kind: str, timestamp: int, key: Any, window: Any) -> None:
         """Drop the pending timer of ``kind`` at ``timestamp`` for ``window`` of ``key``, if any."""
+        if self._queue(kind).remove(timestamp, key, window):
+            self._forget_timer(kind, timestamp, key, window)
+
+    def _forget_timer(self, kind: str, timestamp: int, key: Any, window: Any) -> None:
         slot = (key, window)
-        pending = self.slot_timers.get(slot)
-        if pending is not None:
-            pending.pop((kind, timestamp), None)
-            if not pending:
-                del self.slot_timers[slot]
+        pending = self.slot_timers[slot]
+        pending.discard((kind, timestamp))
+        if not pending:
+            del self.slot_timers[slot]
+
+    def _cleanup_time(self, window: Any) -> int | None:
+        # Flink's WindowOperator.cleanupTime: the end of allowed lateness (event time) or the
+        # window's end; None at the end of time (GlobalWindow, CountWindow), which gets none.
+        cleanup = window.max_timestamp() + (self.lateness if self.event_time else 0)
+        return None if cleanup >= _END_OF_TIME else cleanup
 
     def _register_cleanup(self, key: Any, window: Any) -> None:
-        cleanup = window.max_timestamp() + (self.lateness if self.event_time else 0)
-        if cleanup >= _END_OF_TIME:
-            # As Flink: no cleanup timer for "end of time" (GlobalWindow, CountWindow).
-            return
-        self.register_timer("event-cleanup" if self.event_time else "processing-cleanup", cleanup, key, window)
+        cleanup = self._cleanup_time(window)
+        if cleanup is not None:
+            self.register_timer("event" if self.event_time else "processing", cleanup, key, window)
+
+    def _delete_cleanup(self, key: Any, window: Any) -> None:
+        cleanup = self._cleanup_time(window)
+        if cleanup is not None:
+            self.delete_timer("event" if self.event_time else "processing", cleanup, key, window)
 
     def _trigger(self, method: Any, key: Any, window: Any, *arguments: Any) -> TriggerResult:
         """Ask the trigger (one of window_behaviour's trigger methods) about ``window`` of ``key``."""
@@ -471,23 +488,30 @@ class WindowOperator(Operator):
     # -- time -------------------------------------------------------------------------------
 
     def _on_timer(self, kind: str, timestamp: int, key: Any, window: Any) -> None:
+        # Flink's WindowOperator.onEventTime/onProcessingTime: the trigger decides, then the
+        # window goes if this is its cleanup time. A timer of a session window merged away
+        # since does nothing.
         self.keyed_state.current_key = key
-        if kind in ("event-cleanup", "processing-cleanup"):
-            slot = (key, window)
-            self.contents.pop(slot, None)
-            self.counts.pop(slot, None)
-            if self.assigner.is_merging and key in self.sessions:
-                self.sessions[key] = [w for w in self.sessions[key] if w != window]
-            try:
-                clear(self.trigger, self.trigger_context.bind(key, window), window)
-                self._clear_window_functions(key, window)
-            except Exception as error:
-                raise self.fail(error, f"window {window} of key {key!r}") from error
-            if not self._holds(slot):
-                self._forget(key, window)
+        if self.assigner.is_merging and window not in self.sessions.get(key, ()):
             return
         method = on_event_time if kind == "event" else on_processing_time
         self._act(self._trigger(method, key, window, timestamp), key, window, timestamp)
+        if (kind == "event") == self.event_time and timestamp == self._cleanup_time(window):
+            self._clear_all(key, window)
+
+    def _clear_all(self, key: Any, window: Any) -> None:
+        slot = (key, window)
+        self.contents.pop(slot, None)
+        self.counts.pop(slot, None)
+        try:
+            clear(self.trigger, self.trigger_context.bind(key, window), window)
+            self._clear_window_functions(key, window)
+        except Exception as error:
+            raise self.fail(error, f"window {window} of key {key!r}") from error
+        if self.assigner.is_merging and key in self.sessions:
+            self.sessions[key] = [w for w in self.sessions[key] if w != window]
+        if not self._holds(slot):
+            self._forget(key, window)
 
     def _clear_window_functions(self, key: Any, window: Any) -> None:
         # PyFlink's ProcessWindowFunction.clear(context): the window is gone, its
@@ -497,39 +521,28 @@ class WindowOperator(Operator):
             if callable(clearer) and not isinstance(function, type):
                 clearer(self.context.bind(key, window))
 
-    def _run_timers(self, kinds: tuple[str, ...], limit: int) -> None:
-        deferred = []
-        while self.timers and self.timers[0][0] <= limit:
-            entry = heapq.heappop(self.timers)
-            timestamp, _sequence, kind, key, window = entry
-            if kind not in kinds:
-                deferred.append(entry)
-                continue
-            pending = self.slot_timers.get((key, window))
-            if pending is None or (kind, timestamp) not in pending:
-                continue
-            self.delete_timer(kind, timestamp, key, window)
-            self._on_timer(kind, timestamp, key, window)
-        for entry in deferred:
-            heapq.heappush(self.timers, entry)
+    def _run_timers(self, kind: str, limit: int) -> None:
+        for timer in self._queue(kind).pop_due(limit):
+            self._forget_timer(kind, timer.timestamp, timer.key, timer.namespace)
+            self._on_timer(kind, timer.timestamp, timer.key, timer.namespace)
 
     def advance_processing_time(self, now: int) -> None:
-        self._run_timers(("processing", "processing-cleanup"), now)
+        self._run_timers("processing", now)
 
     def next_processing_timer(self) -> int | None:
-        due = [timestamp for timestamp, _sequence, kind, _key, _window in self.timers if kind.startswith("processing")]
-        return min(due) if due else None
+        head = self.processing_timers.peek()
+        return None if head is None else head.timestamp
 
     def process_watermark(self, watermark: int) -> None:
         self.watermark = watermark
-        self._run_timers(("event", "event-cleanup"), watermark)
+        self._run_timers("event", watermark)
         self.output.emit_watermark(watermark)
 
     def finish_key(self) -> None:
         # BATCH: the key's windows fire as if its input were at the end of time; the next key
         # starts again without a watermark, so none of its elements is late.
         self.watermark = MAX_WATERMARK
-        self._run_timers(("event", "event-cleanup"), MAX_WATERMARK)
+        self._run_timers("event", MAX_WATERMARK)
         self.advance_processing_time(MAX_WATERMARK)
         self.watermark = MIN_WATERMARK
 
@@ -541,20 +554,19 @@ class WindowOperator(Operator):
 
     def snapshot_keyed(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
         entries = super().snapshot_keyed(keys)
-        timers: list[tuple[int, int, str, Any, Any]] = []
+        timers: list[tuple[int, str, Any, Any]] = []
         if keys is None:
             self._snapshot_every_window(entries, timers)
         else:
             self._snapshot_windows_of(keys, entries, timers)
-        # In firing order: a window's trigger timer must stay ahead of its cleanup timer of the
-        # same time, or a restored window would be cleared before it fires.
-        timers.sort()
-        for timestamp, _sequence, kind, key, window in timers:
+        # In time order (stable: by window, as gathered), so that a restore registers them alike.
+        timers.sort(key=lambda timer: timer[0])
+        for timestamp, kind, key, window in timers:
             entries.setdefault(key, {}).setdefault("@timers", []).append((kind, timestamp, window))
         return entries
 
     def _snapshot_every_window(
-        self, entries: dict[Any, dict[str, Any]], timers: list[tuple[int, int, str, Any, Any]]
+        self, entries: dict[Any, dict[str, Any]], timers: list[tuple[int, str, Any, Any]]
     ) -> None:
         # Table by table: looking each window up in every table would hash it each time,
         # which made a whole snapshot markedly slower.
@@ -571,14 +583,14 @@ class WindowOperator(Operator):
             if sessions:
                 entries.setdefault(key, {})["@sessions"] = list(sessions)
         for (key, window), pending in self.slot_timers.items():
-            for (kind, timestamp), sequence in pending.items():
-                timers.append((timestamp, sequence, kind, key, window))
+            for kind, timestamp in sorted(pending):
+                timers.append((timestamp, kind, key, window))
 
     def _snapshot_windows_of(
         self,
         keys: Iterable[Any],
         entries: dict[Any, dict[str, Any]],
-        timers: list[tuple[int, int, str, Any, Any]],
+        timers: list[tuple[int, str, Any, Any]],
     ) -> None:
         # Through the windows each key may have (windows_of), forgetting those found empty.
         slots: list[tuple[Any, Any]] = []
@@ -604,8 +616,8 @@ class WindowOperator(Operator):
                     held = True
             pending = self.slot_timers.get(slot)
             if pending:
-                for (kind, timestamp), sequence in pending.items():
-                    timers.append((timestamp, sequence, kind, key, window))
+                for kind, timestamp in sorted(pending):
+                    timers.append((timestamp, kind, key, window))
             elif not held:
                 self._forget(key, window)
 
@@ -650,4 +662,5 @@ class WindowOperator(Operator):
                     self.note_window(key, window)
                 backend.restore({(key, window): values for window, values in held.items()})
             for kind, timestamp, window in states.get("@timers", []):
-                self.register_timer(kind, timestamp, key, window)
+                # Snapshots of earlier versions named cleanup timers apart ("event-cleanup").
+                self.register_timer(kind.removesuffix("-cleanup"), timestamp, key, window)
