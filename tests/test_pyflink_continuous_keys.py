@@ -220,19 +220,28 @@ def test_a_continuous_pyflink_job_routes_keys_as_pyflink_and_a_savepoint_restore
 
 
 @pytest.mark.e2e
-def test_a_savepoint_of_flowmagics_own_api_restores_into_a_pyflink_program(spark, tmp_path) -> None:
-    # flowmagic's own API files its keys by their Java hashes; the PyFlink program that
-    # restores its savepoint routes them as PyFlink does, and finds each key's count there.
-    recorded = _recorded(None, 3)
-    keys = sorted(recorded, key=repr)[:60]
+def test_an_old_savepoint_of_flowmagics_own_api_restores_into_either_api(spark, tmp_path) -> None:
+    # flowmagic's own API files its keys by their Java hashes, as every continuous job did
+    # before manifests named the rule (this one's manifest is made to name none). Restored,
+    # each program finds each key's count on the subtask its own routing sends the key to.
+    keys = sorted(_recorded(None, 3), key=repr)[:60]
+    lines = [repr(key) for key in keys]
     own = flowmagic.StreamExecutionEnvironment(parallelism=2)
-    savepoint = str(tmp_path / "sp")
-    printed = _run(own, None, [repr(key) for key in keys], "own api", savepoint)
+    savepoint = tmp_path / "sp"
+    printed = _run(own, None, lines, "own api", str(savepoint))
     javas = {key: assign_key_to_parallel_operator(key, 128, 2) for key in keys}
     assert sorted(printed, key=repr) == sorted([(key, 1, javas[key]) for key in keys], key=repr)
+    manifest = json.loads((savepoint / "_metadata.json").read_text())
+    for state in manifest["operators"].values():
+        del state["key_hash"]
+    (savepoint / "_metadata.json").write_text(json.dumps(manifest))
 
-    configuration = Configuration().set_string("execution.savepoint.path", savepoint)
-    env = StreamExecutionEnvironment.get_execution_environment(configuration)
-    env.set_parallelism(3)
-    printed_after = _run(env, None, [repr(key) for key in keys], "pyflink api")
-    assert sorted(printed_after, key=repr) == sorted([(key, 2, recorded[key]) for key in keys], key=repr)
+    configuration = Configuration().set_string("execution.savepoint.path", str(savepoint))
+    for env, routes in [
+        (flowmagic.StreamExecutionEnvironment.get_execution_environment(configuration), None),
+        (StreamExecutionEnvironment.get_execution_environment(configuration), _recorded(None, 3)),
+    ]:
+        env.set_parallelism(3)
+        expected = routes or {key: assign_key_to_parallel_operator(key, 128, 3) for key in keys}
+        printed_after = _run(env, None, lines, type(env).__module__)
+        assert sorted(printed_after, key=repr) == sorted([(key, 2, expected[key]) for key in keys], key=repr)
