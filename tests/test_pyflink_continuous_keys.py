@@ -2,8 +2,9 @@
 state by the key group that routed it, so that savepoints restore at any parallelism.
 
 The subtasks are those real PyFlink 2.3.0 picked (``pyflink_key_routing.json``,
-``pyflink_typed_key_routing.json``, recorded from bounded jobs: PyFlink routes a key alike in
-both modes). The tests without Spark check the rule the exchange and the state store share.
+``pyflink_typed_key_routing.json``, recorded from jobs of bounded sources; an unbounded PyFlink
+job sent 348 of those keys alike: ``pyflink_continuous_routing``). The tests without Spark
+check the rule the exchange and the state store share.
 """
 
 from __future__ import annotations
@@ -112,6 +113,26 @@ def test_state_filed_by_another_rule_is_filed_anew_on_restore(tmp_path) -> None:
         key: index for index in range(3) for key in load_keyed(storage, files, compute_key_group_range(128, 3, index))
     }
     assert java != recorded and set(java) == set(recorded)
+
+
+@pytest.mark.parametrize(
+    ("recording", "key_type", "parallelism"),
+    [("untyped_parallelism_3.txt", Types.PICKLED_BYTE_ARRAY(), 3), ("tuple_parallelism_4.txt", TUPLE_KEY, 4)],
+)
+def test_the_rule_sends_keys_where_an_unbounded_pyflink_job_did(
+    recording: str, key_type: Any, parallelism: int
+) -> None:
+    # PyFlink's own continuous job (a monitored FileSource) printed where each key went.
+    lines = (CONFORMANCE / "pyflink_continuous_routing" / "expected" / recording).read_text().splitlines()
+    hash_code = KeyHash(key_type).hash_code
+    wrong = []
+    for line in lines:
+        prefix, record = line.split("> ", 1)
+        key, subtask = record.rsplit("|", 1)
+        assert int(prefix) == int(subtask) + 1
+        if assign_key_to_parallel_operator(ast.literal_eval(key), 128, parallelism, hash_code) != int(subtask):
+            wrong.append(line)
+    assert len(lines) >= 30 and wrong == []
 
 
 def test_a_manifest_names_the_rule_and_old_manifests_read_as_javas() -> None:
