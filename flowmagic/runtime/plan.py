@@ -240,7 +240,8 @@ def _state_key_hash(node: StreamNode) -> KeyHash:
     if len(rules) > 1:
         first, second = rules[0].pyflink_key_type, rules[1].pyflink_key_type
         raise IncompatibleStreamsError(
-            f"Key types if input KeyedStreams don't match: Row(f0: {first}) and Row(f0: {second}). (operator {node.label})"
+            f"Key types if input KeyedStreams don't match: Row(f0: {first}) and Row(f0: {second}). "
+            f"(operator {node.label})"
         )
     return rules[0] if rules else KeyHash()
 
