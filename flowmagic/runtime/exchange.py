@@ -9,17 +9,15 @@ every channel whole and in order, in BATCH as in STREAMING, so that runs are rep
 
 from __future__ import annotations
 
-import functools
 import random
 from collections.abc import Callable
 from typing import Any
 
 from flowmagic.graph.partitioners import BROADCAST, CUSTOM, FORWARD, GLOBAL, HASH, REBALANCE, RESCALE, SHUFFLE
-from flowmagic.key_groups import assign_key_to_parallel_operator, java_hash_code
+from flowmagic.key_groups import assign_key_to_parallel_operator
 from flowmagic.runtime.context import adapt
 from flowmagic.runtime.operator import KeySelectorError, Operator
 from flowmagic.runtime.plan import EdgePlan
-from flowmagic.runtime.pyflink_keys import pyflink_key_hash
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.wire import TIMESTAMPED, VALUES, WATERMARK, WATERMARK_STATUS
 
@@ -98,8 +96,7 @@ class RecordWriter:
     def _hash(self) -> Callable[[Any], int]:
         self.key_of = key_of = adapt(self.edge.key_selector, "get_key")
         self.routes: dict[Any, int] = {}
-        key_type = self.edge.pyflink_key_type
-        self.hash_code = java_hash_code if key_type is None else functools.partial(pyflink_key_hash, key_type=key_type)
+        self.hash_code = self.edge.key_hash.hash_code
         routes = self.routes
         route = self._route_key
 

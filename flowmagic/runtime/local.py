@@ -39,7 +39,7 @@ class _LocalJob:
     def __init__(self, graph: ExecutionGraph, monitor: JobMonitor):
         self.graph = graph
         self.monitor = monitor
-        self.plans = build_plans(graph, pyflink_key_routing=True)
+        self.plans = build_plans(graph)
         for plan in self.plans.values():
             if plan.remote_text_path is not None:
                 raise JobError(

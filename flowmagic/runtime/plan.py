@@ -6,22 +6,65 @@ user's functions only, never the whole graph.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowmagic.errors import GraphError, NotSerializableError
+from flowmagic.errors import GraphError, IncompatibleStreamsError, NotSerializableError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionJobVertex
 from flowmagic.graph.job_graph import JobEdge
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.graph.partitioners import HASH
 from flowmagic.graph.stream_graph import StreamGraph, StreamNode
+from flowmagic.key_groups import java_hash_code
 from flowmagic.runtime.failures import call_site_frame, describe, unpicklable_part, with_source_lines
+from flowmagic.runtime.pyflink_keys import pyflink_key_hash
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.sources import local_path
 from flowmagic.runtime.wire import ChannelOrder
 
-__all__ = ["EdgePlan", "InputPlan", "NodePlan", "VertexPlan", "build_plans", "channel_orders", "pickle_plan"]
+__all__ = [
+    "JAVA_KEY_HASH",
+    "EdgePlan",
+    "InputPlan",
+    "KeyHash",
+    "NodePlan",
+    "VertexPlan",
+    "build_plans",
+    "channel_orders",
+    "pickle_plan",
+]
+
+
+@dataclass(frozen=True)
+class KeyHash:
+    """The Java hash a ``key_by`` key goes by: the one rule of a HASH exchange and of the
+    keyed state of the operator it feeds, so that a key's state is filed (and restored at
+    any parallelism) by the key group that sent the key to its subtask.
+
+    Java's ``keyBy`` (flowmagic's own API) hashes the key itself (``pyflink_key_type`` None);
+    PyFlink keys its Java stream by ``Row.of(key)``, the key converted to its declared
+    ``key_type`` or pickled (:func:`~flowmagic.runtime.pyflink_keys.pyflink_key_hash`).
+    """
+
+    pyflink_key_type: Any = None
+
+    @property
+    def hash_code(self) -> Callable[[Any], int]:
+        """The Java ``hashCode`` a key is routed by, as a function of the key."""
+        if self.pyflink_key_type is None:
+            return java_hash_code
+        return functools.partial(pyflink_key_hash, key_type=self.pyflink_key_type)
+
+    @property
+    def name(self) -> str:
+        """How a snapshot's manifest names the rule its keyed state was filed by."""
+        return JAVA_KEY_HASH if self.pyflink_key_type is None else f"PyFlink Row.of(key as {self.pyflink_key_type})"
+
+
+#: The name of Java's rule: the one of every snapshot whose manifest names none.
+JAVA_KEY_HASH = "Java hashCode of the key"
 
 
 @dataclass
@@ -35,8 +78,8 @@ class EdgePlan:
     output_tag: str | None
     ship_strategy: str
     key_selector: Any
-    #: HASH: route as PyFlink does keys of this declared type, not by the key's Java hash.
-    pyflink_key_type: Any
+    #: HASH: the Java hash a key is routed by (the consumer files its keyed state by it).
+    key_hash: KeyHash
     custom_function: Any
     #: The user's ``file:line`` of the ``key_by`` or ``partition_custom`` (None for others).
     call_site: str | None
@@ -72,6 +115,8 @@ class NodePlan:
     #: Chained outputs: (target node id, output tag or None).
     chained: list[tuple[int, str | None]] = field(default_factory=list)
     edges: list[EdgePlan] = field(default_factory=list)
+    #: The rule of the HASH exchange(s) feeding the operator: its keyed state's key groups.
+    key_hash: KeyHash = field(default_factory=KeyHash)
 
 
 @dataclass
@@ -101,12 +146,12 @@ class VertexPlan:
         return list(self.nodes)
 
 
-def build_plans(graph: ExecutionGraph, *, pyflink_key_routing: bool = False) -> dict[str, VertexPlan]:
+def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
     """One plan per vertex of ``graph``.
 
-    With ``pyflink_key_routing``, the keys of a ``key_by`` of PyFlink's API go where PyFlink
-    sends them. Continuous jobs leave it off: they store and restore keyed state by the key
-    groups of the keys' Java hashes.
+    The keys of a ``key_by`` of PyFlink's API go where PyFlink sends them, those of
+    flowmagic's own API by their Java hash; either way the consumer's keyed state is filed
+    by the same rule (:class:`KeyHash`).
     """
     job_graph = graph.job_graph
     stream_graph = job_graph.stream_graph
@@ -129,7 +174,7 @@ def build_plans(graph: ExecutionGraph, *, pyflink_key_routing: bool = False) -> 
                 output_tag=stream_edge.output_tag,
                 ship_strategy=job_edge.ship_strategy,
                 key_selector=job_edge.partitioner.key_selector,
-                pyflink_key_type=job_edge.partitioner.pyflink_key_type if pyflink_key_routing else None,
+                key_hash=KeyHash(job_edge.partitioner.pyflink_key_type),
                 custom_function=job_edge.partitioner.function,
                 call_site=job_edge.partitioner.call_site,
                 consumer_parallelism=consumer.parallelism,
@@ -179,7 +224,26 @@ def _node_plan(node: StreamNode) -> NodePlan:
         operator=node.operator,
         is_source=node.source_kind is not None,
         call_site=node.call_site,
+        key_hash=_state_key_hash(node),
     )
+
+
+def _state_key_hash(node: StreamNode) -> KeyHash:
+    # Both keyed inputs of a two-input operator must route a key alike, or its state would
+    # be split between subtasks: Flink refuses keyed inputs whose key types differ (PyFlink's
+    # are Row(key_type), pickled bytes when none is declared).
+    rules = list(
+        dict.fromkeys(
+            KeyHash(edge.partitioner.pyflink_key_type) for edge in node.in_edges if edge.partitioner.kind == HASH
+        )
+    )
+    if len(rules) > 1:
+        first, second = rules[0].pyflink_key_type, rules[1].pyflink_key_type
+        raise IncompatibleStreamsError(
+            f"Key types if input KeyedStreams don't match: Row(f0: {first}) and Row(f0: {second}). "
+            f"(operator {node.label})"
+        )
+    return rules[0] if rules else KeyHash()
 
 
 def _sorted_inputs(batch: bool, state_keys: tuple) -> dict[int, Any]:

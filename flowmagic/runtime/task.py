@@ -226,8 +226,9 @@ class Subtask:
         #: restored from an epoch's snapshot goes on counting from there).
         self.records_in_before = 0
         self.records_out_before = 0
-        #: Key -> key group of the keys this subtask snapshots (a continuous job's epochs).
-        self.groups_of_keys: dict[Any, int] = {}
+        #: Per operator (node id), key -> key group of the keys it snapshots (a continuous
+        #: job's epochs).
+        self.groups_of_keys: dict[int, dict[Any, int]] = {}
         #: Snapshots of changes written since the last whole one (None: none written yet).
         self.deltas_since_full: int | None = None
         self.pacer = _Pacer(1 if self.chain.one_record_at_a_time else BATCH_SIZE)

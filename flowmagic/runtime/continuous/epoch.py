@@ -10,6 +10,7 @@ then moves processing time to its own logged time, which fires the timers due by
 
 from __future__ import annotations
 
+import functools
 import pickle
 import posixpath
 import time
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.key_groups import compute_key_group_range
+from flowmagic.key_groups import assign_to_key_group, compute_key_group_range
 from flowmagic.runtime.clock import EpochClock
 from flowmagic.runtime.continuous.state_store import (
     OperatorState,
@@ -105,7 +106,14 @@ def _restore(subtask: Subtask, context: EpochContext) -> None:
         for node_id, operator in subtask.chain.operators.items():
             state = context.restore_operators.get(context.operator_ids.get(node_id, ""))
             if state is not None:
-                operator.restore_keyed(load_keyed(context.restore_storage, state.files, key_groups))
+                key_hash = plan.nodes[node_id].key_hash
+                regroup = None
+                if state.key_hash != key_hash.name:
+                    # Filed by another rule than the one routing the keys here now.
+                    regroup = functools.partial(
+                        assign_to_key_group, max_parallelism=plan.max_parallelism, hash_code=key_hash.hash_code
+                    )
+                operator.restore_keyed(load_keyed(context.restore_storage, state.files, key_groups, regroup))
                 for path in state.operator_state_for(index, plan.parallelism, operator.splits_operator_state):
                     operator.restore_operator_state(load_operator_state(context.restore_storage, path))
     progress_files = (context.restore_progress or {}).get(plan.id) or []
@@ -151,7 +159,8 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
                         key_groups,
                         plan.max_parallelism,
                         entries,
-                        subtask.groups_of_keys,
+                        subtask.groups_of_keys.setdefault(node_id, {}),
+                        plan.nodes[node_id].key_hash.hash_code,
                     )
                 except MemoryError:
                     raise operator.fail(

@@ -164,6 +164,13 @@ class ContinuousJob:
         stream_graph = graph.job_graph.stream_graph
         self.plans = build_plans(graph)
         self.operator_ids = {node_id: digest.hex() for node_id, digest in stream_graph.operator_hashes.items()}
+        #: Operator id -> the rule its keyed state is filed by (its key_by's, see KeyHash).
+        self._key_hashes = {
+            self.operator_ids[node_id]: node.key_hash.name
+            for plan in self.plans.values()
+            for node_id, node in plan.nodes.items()
+            if node_id in self.operator_ids
+        }
         #: Where the state to restore lies: this job's checkpoint directory, or a savepoint's.
         self._restore_storage = self.storage
         self._previous = self._initial_state(savepoint_path, allow_non_restored_state)
@@ -584,14 +591,10 @@ class ContinuousJob:
                     if state_file is not None:
                         files.append(state_file)
                     if files:
-                        state = manifest.operators.setdefault(
-                            operator_id, OperatorState(plan.parallelism, plan.max_parallelism)
-                        )
+                        state = manifest.operators.setdefault(operator_id, self._operator_state(operator_id, plan))
                         state.files.extend(files)
                 for operator_id, path in payload["operator_state"].items():
-                    state = manifest.operators.setdefault(
-                        operator_id, OperatorState(plan.parallelism, plan.max_parallelism)
-                    )
+                    state = manifest.operators.setdefault(operator_id, self._operator_state(operator_id, plan))
                     state.operator_state.extend([None] * (plan.parallelism - len(state.operator_state)))
                     state.operator_state[index] = path
                 progress = manifest.progress.setdefault(vertex_id, [None] * plan.parallelism)
@@ -640,6 +643,10 @@ class ContinuousJob:
             self._admission = admission
             for ranges_dir, _parallelism in self._ranges_dirs.values():
                 write_admission(ranges_dir, admission)
+
+    def _operator_state(self, operator_id: str, plan: VertexPlan) -> OperatorState:
+        """An operator's entry in the manifest of the epoch its subtasks just wrote."""
+        return OperatorState(plan.parallelism, plan.max_parallelism, key_hash=self._key_hashes[operator_id])
 
     def _chain(self, operator_id: str, plan: VertexPlan, index: int) -> list[StateFile]:
         """The files of the last epoch's state of ``operator_id`` at subtask ``index``,

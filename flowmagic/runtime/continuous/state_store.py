@@ -10,7 +10,10 @@ parallelism, max parallelism and the files with the key-group range of each, eac
 file followed by the changes written after it. A manifest is what a later epoch, a
 restarted job or a savepoint restores from: a new subtask reads, in order, the files whose
 ranges meet its own and keeps the keys of its key groups, so state follows its keys to any
-parallelism, as in Flink.
+parallelism, as in Flink. A key's group comes from the Java hash its ``key_by`` routed it by
+(:class:`~flowmagic.runtime.plan.KeyHash`), which the manifest names per operator; state filed
+by another rule (a snapshot of PyFlink's API taken before its keys were routed as PyFlink
+routes them) is read whole and filed anew by the restoring job's.
 """
 
 from __future__ import annotations
@@ -18,13 +21,14 @@ from __future__ import annotations
 import json
 import pickle
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from flowmagic.errors import JobError
-from flowmagic.key_groups import assign_to_key_group
+from flowmagic.key_groups import assign_to_key_group, java_hash_code
 from flowmagic.runtime.continuous.storage import Storage
+from flowmagic.runtime.plan import JAVA_KEY_HASH
 
 __all__ = [
     "Manifest",
@@ -57,12 +61,14 @@ class StateFile:
 @dataclass
 class OperatorState:
     """An operator's state in a snapshot: where its key groups are, and its operator state
-    (broadcast state), one file per subtask (None: that subtask wrote none)."""
+    (broadcast state), one file per subtask (None: that subtask wrote none). ``key_hash``
+    names the rule its keys were filed by (:attr:`~flowmagic.runtime.plan.KeyHash.name`)."""
 
     parallelism: int
     max_parallelism: int
     files: list[StateFile] = field(default_factory=list)
     operator_state: list[str | None] = field(default_factory=list)
+    key_hash: str = JAVA_KEY_HASH
 
     def operator_state_for(self, index: int, parallelism: int, split: bool) -> list[str]:
         """The operator state files subtask ``index`` of ``parallelism`` restores from.
@@ -130,6 +136,7 @@ class Manifest:
                         "max_parallelism": state.max_parallelism,
                         "files": [[f.path, f.first, f.last] for f in state.files],
                         "operator_state": state.operator_state,
+                        "key_hash": state.key_hash,
                     }
                     for operator_id, state in self.operators.items()
                 },
@@ -154,6 +161,8 @@ class Manifest:
                     state["max_parallelism"],
                     [StateFile(path, first, last) for path, first, last in state["files"]],
                     list(state.get("operator_state", [])),
+                    # Snapshots written before manifests named the rule filed every key by its Java hash.
+                    state.get("key_hash", JAVA_KEY_HASH),
                 )
                 for operator_id, state in data["operators"].items()
             },
@@ -173,9 +182,11 @@ def write_keyed(
     max_parallelism: int,
     entries: dict[Any, dict[str, Any] | None],
     groups_of_keys: dict[Any, int] | None = None,
+    hash_code: Callable[[Any], int] = java_hash_code,
 ) -> StateFile:
     """Write one subtask's keyed state of one operator, grouped by key group (a key's state
-    is ``None`` in a file of changes when the key has none left).
+    is ``None`` in a file of changes when the key has none left), the group of the
+    ``hash_code`` its exchange routed it by.
 
     ``groups_of_keys`` remembers each key's group from epoch to epoch (computing one takes
     microseconds, which add up at every epoch for a large state).
@@ -185,25 +196,37 @@ def write_keyed(
     for key, states in entries.items():
         group = known.get(key)
         if group is None:
-            group = known[key] = assign_to_key_group(key, max_parallelism)
+            group = known[key] = assign_to_key_group(key, max_parallelism, hash_code)
         grouped.setdefault(group, {})[key] = states
     relative = posixpath.join(folder, operator_id, f"{subtask}-{attempt}.pkl")
     storage.write(relative, pickle.dumps(grouped, pickle.HIGHEST_PROTOCOL))
     return StateFile(relative, key_groups.start, key_groups.stop - 1)
 
 
-def load_keyed(storage: Storage, files: Iterable[StateFile], key_groups: range) -> dict[Any, dict[str, Any]]:
+def load_keyed(
+    storage: Storage,
+    files: Iterable[StateFile],
+    key_groups: range,
+    regroup: Callable[[Any], int] | None = None,
+) -> dict[Any, dict[str, Any]]:
     """The keyed state of the keys in ``key_groups``, from every file that holds some, read
-    in order (a later file's changes replace what an earlier one said)."""
+    in order (a later file's changes replace what an earlier one said).
+
+    ``regroup`` gives a key's group when the files were filed by another rule than the
+    restoring job's: their groups then say nothing, so every file is read and each key placed
+    by its group under ``regroup``.
+    """
     entries: dict[Any, dict[str, Any]] = {}
     for state_file in files:
-        if not state_file.meets(key_groups):
+        if regroup is None and not state_file.meets(key_groups):
             continue
         grouped: dict[int, dict[Any, dict[str, Any] | None]] = pickle.loads(storage.read(state_file.path))
         for key_group, keyed in grouped.items():
-            if key_group not in key_groups:
+            if regroup is None and key_group not in key_groups:
                 continue
             for key, states in keyed.items():
+                if regroup is not None and regroup(key) not in key_groups:
+                    continue
                 if states is None:
                     entries.pop(key, None)
                 else:
@@ -248,7 +271,7 @@ def copy_savepoint(source: Storage, manifest: Manifest, target: Storage) -> str:
             if path is not None:
                 target.write(path, source.read(path))
         copied.operators[operator_id] = OperatorState(
-            state.parallelism, state.max_parallelism, list(state.files), list(state.operator_state)
+            state.parallelism, state.max_parallelism, list(state.files), list(state.operator_state), state.key_hash
         )
     write_manifest(target, copied)
     return target.location

@@ -32,7 +32,7 @@ def run_on_spark(
     session = get_spark_session(spark)
     sc = session.sparkContext
     ship_flowmagic(sc)
-    plans = build_plans(graph, pyflink_key_routing=True)
+    plans = build_plans(graph)
     server = MetricsServer(metrics_bind_host(sc), monitor) if metrics else None
     group = f"flowmagic-{uuid.uuid4().hex[:12]}"
 
