@@ -610,14 +610,13 @@ def test_pyflinks_word_count_example_writes_files(spark, tmp_path: Path) -> None
 
 
 @needs_two_cores
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="the same lines in another order: the timers of Alice and Bob at 5000 fire in the order they were "
-    "registered, where Flink's key-group-partitioned timer heap fires Bob's first (README)",
-)
 def test_pyflinks_event_time_timer_example(spark) -> None:
-    assert _run_example(PYFLINK_EXAMPLES / "event_time_timer.py") == _expected("event_time_timer")
+    # PyFlink itself prints two orders: its keyed operator reads the timestamp assigner's two
+    # subtasks (a rebalance after the collection) in whichever order their buffers arrive,
+    # which decides which of Alice's and Bob's timers at 5000 the timer heap fires first.
+    # Recorded on PyFlink 2.3: 2 runs of 5 printed the first order, 3 the second.
+    printed = _run_example(PYFLINK_EXAMPLES / "event_time_timer.py")
+    assert printed in (_expected("event_time_timer"), _expected("event_time_timer_second_order"))
 
 
 def test_pyflinks_process_json_data_example(spark) -> None:
