@@ -7,8 +7,10 @@ key follows from that Row's ``hashCode()``, which :func:`pyflink_key_hash` compu
 
 A key holding flowmagic's stand-ins for PyFlink's classes (``Row``, ``RowKind``, the windows)
 is pickled as PyFlink pickles its own: the classes named by PyFlink's modules, a ``Row`` by
-PyFlink's ``_create_row(fields, values, row_kind)``. cloudpickle is ``pickle``'s C pickler at
-protocol 5 with framing; for the objects of such keys it writes what ``pickle`` writes.
+PyFlink's ``_create_row(fields, values, row_kind)``. ``cloudpickle.dumps`` is ``pickle``'s C
+pickler (protocol 5, framed) with reducers of its own only for what it cannot name (classes
+and functions of ``__main__``, written by value) and a few built-in types (code, cells, dict
+views, loggers): for other keys its bytes are ``pickle.dumps``'s.
 """
 
 from __future__ import annotations
@@ -165,4 +167,8 @@ def pyflink_key_hash(key: Any, key_type: TypeInformation) -> int:
     ``RowKind`` and windows, named as PyFlink's; an object of a class of the program's
     ``__main__`` does not (PyFlink's cloudpickle writes the class by value).
     """
+    if key is not None and (key_type is PICKLED or key_type == PICKLED):
+        # The general path's Row.of(bytes).hashCode() in one step (the most common key_by;
+        # on Spark's workers the type is an unpickled copy).
+        return _int32(62 + _pickled_hash(key))
     return _row_hash([_typed_hash(key, key_type)], 0)
