@@ -4,28 +4,38 @@ one (INT, LONG, STRING, DOUBLE, BOOLEAN, TUPLE and ROW keys; parallelism 3 and 4
 
 PyFlink keys the Java stream by ``Row.of(key)``, the key converted to its ``key_type``, or
 pickled when it has none (see ``pyflink_key_routing.json``, ``pyflink_typed_key_routing.json``).
+Keys holding PyFlink's own objects (Rows, RowKinds, windows) pickle to the bytes cloudpickle
+gave for them under PyFlink (``pyflink_key_pickles.json``), and a program keyed by Rows prints
+each key from the subtask PyFlink printed it from (``pyflink_row_key_routing.json``).
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
+import hashlib
+import io
 import json
 import pickle
+import sys
 from typing import Any
 
 import pytest
 from conformance_support import CONFORMANCE
 
 import flowmagic
-from flowmagic.api.types import PICKLED, Row, Types
-from flowmagic.datastream import KeyedProcessFunction, StreamExecutionEnvironment
+from flowmagic.api.types import PICKLED, Row, RowKind, Types
+from flowmagic.datastream import CountWindow, GlobalWindow, KeyedProcessFunction, StreamExecutionEnvironment, TimeWindow
 from flowmagic.errors import KeyRoutingError
 from flowmagic.key_groups import assign_key_to_parallel_operator, java_byte_array_hash, java_hash_code
-from flowmagic.runtime.pyflink_keys import pyflink_key_hash
+from flowmagic.runtime import pyflink_keys
+from flowmagic.runtime.pyflink_keys import pyflink_key_hash, pyflink_pickle
 
 RECORDED = json.loads((CONFORMANCE / "pyflink_key_routing.json").read_text())
 ROWS = [(parallelism, ast.literal_eval(key), subtask) for parallelism, key, subtask in RECORDED["rows"]]
 TYPED = json.loads((CONFORMANCE / "pyflink_typed_key_routing.json").read_text())["rows"]
+PICKLES = json.loads((CONFORMANCE / "pyflink_key_pickles.json").read_text())["rows"]
+ROW_ROUTING = json.loads((CONFORMANCE / "pyflink_row_key_routing.json").read_text())["printed"]
 KEY_TYPES = {
     "INT": Types.INT(),
     "LONG": Types.LONG(),
@@ -134,3 +144,72 @@ def test_flowmagics_own_api_keeps_javas_routing() -> None:
         stream = env.from_collection(keys).key_by(lambda key: key, key_type).process(_Where())
         with stream.execute_and_collect(executor="local") as results:
             assert dict(results) == javas
+
+
+def _program(name: str) -> str:
+    """A program PyFlink ran (``pyflink_programs/``), with only its imports changed."""
+    return (CONFORMANCE / "pyflink_programs" / name).read_text().replace("from pyflink", "from flowmagic")
+
+
+def _keys_of_pyflinks_objects() -> list[Any]:
+    namespace: dict[str, Any] = {"__name__": "key_pickles"}
+    exec(compile(_program("key_pickles.py"), "key_pickles.py", "exec"), namespace)
+    keys: list[Any] = namespace["KEYS"]
+    return keys
+
+
+def _as_recorded(data: bytes) -> str:
+    return data.hex() if len(data) <= 4096 else "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def test_keys_holding_pyflinks_objects_pickle_to_pyflinks_bytes() -> None:
+    keys = _keys_of_pyflinks_objects()
+    assert len(keys) == len(PICKLES)
+    wrong = [
+        name
+        for key, (name, recorded) in zip(keys, PICKLES, strict=True)
+        if _as_recorded(pyflink_pickle(key)) != recorded
+    ]
+    assert wrong == []
+
+
+def test_keys_holding_pyflinks_objects_hash_as_their_pyflink_bytes() -> None:
+    # Row.of(byte[]).hashCode() == 62 + Arrays.hashCode(byte[]) (measured on Flink 2.3.0).
+    for key, (name, recorded) in zip(_keys_of_pyflinks_objects(), PICKLES, strict=True):
+        if not recorded.startswith("sha256:"):
+            expected = (62 + java_byte_array_hash(bytes.fromhex(recorded)) + 2**31) % 2**32 - 2**31
+            assert (name, _pickled(key)) == (name, expected)
+            # Again: a recurring key's hash is kept.
+            assert (name, _pickled(key)) == (name, expected)
+
+
+class _FromPyFlink(pickle.Unpickler):
+    # PyFlink's names in its pickles, as flowmagic's objects.
+    NAMES = {
+        ("pyflink.common.types", "_create_row"): pyflink_keys._create_row,
+        ("pyflink.common.types", "RowKind"): RowKind,
+        ("pyflink.datastream.window", "TimeWindow"): TimeWindow,
+        ("pyflink.datastream.window", "CountWindow"): CountWindow,
+        ("pyflink.datastream.window", "GlobalWindow"): GlobalWindow,
+    }
+
+    def find_class(self, module: str, name: str) -> Any:
+        return self.NAMES.get((module, name)) or super().find_class(module, name)
+
+
+def test_pyflinks_pickles_of_the_keys_hold_the_keys() -> None:
+    for key, (name, recorded) in zip(_keys_of_pyflinks_objects(), PICKLES, strict=True):
+        if not recorded.startswith("sha256:"):
+            unpickled = _FromPyFlink(io.BytesIO(bytes.fromhex(recorded))).load()
+            assert (name, unpickled) == (name, key)
+
+
+@pytest.mark.parametrize("parallelism", sorted(ROW_ROUTING))
+def test_a_program_keyed_by_rows_prints_from_pyflinks_subtasks(
+    spark: Any, parallelism: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    printed = io.StringIO()
+    monkeypatch.setattr(sys, "argv", ["row_key_routing.py", parallelism])
+    with contextlib.redirect_stdout(printed):
+        exec(compile(_program("row_key_routing.py"), "row_key_routing.py", "exec"), {"__name__": "__main__"})
+    assert sorted(printed.getvalue().splitlines()) == ROW_ROUTING[parallelism]
