@@ -681,3 +681,16 @@ def test_global_job_parameters_set_on_the_execution_config() -> None:
         config.set_global_job_parameters({"n": 1})
     config.set_auto_watermark_interval(0).set_parallelism(3)
     assert (config.get_auto_watermark_interval(), env.get_parallelism()) == (0, 3)
+
+
+def test_a_record_without_timestamp_has_long_min_as_in_pyflink() -> None:
+    program = PYFLINK_EXAMPLES.parent / "pyflink_programs" / "missing_timestamps.py"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(program.read_text(), str(program), "exec"), {"__name__": "__main__"})
+    expected = (PYFLINK_EXAMPLES.parent / "pyflink_programs" / "expected" / "missing_timestamps.txt").read_text()
+    assert sorted(printed.getvalue().splitlines()) == sorted(expected.splitlines())
+    # Java's API: ctx.timestamp() is null.
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    seen = env.from_collection([1]).process(lambda value, ctx, out: out.collect(ctx.timestamp()))
+    assert list(seen.execute_and_collect(executor="local")) == [None]

@@ -368,7 +368,7 @@ class DataStream:
             )
         _check_callable(key_selector, "key_by()", "get_key")
         check_type_info(key_type, "key_by() key_type")
-        pyflink_key_type = (key_type or PICKLED) if self._env._routes_keys_as_pyflink else None
+        pyflink_key_type = (key_type or PICKLED) if self._env._pyflink_api else None
         partitioner = Partitioner(
             HASH, key_selector=key_selector, call_site=call_site(), pyflink_key_type=pyflink_key_type
         )

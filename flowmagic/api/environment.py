@@ -98,12 +98,12 @@ class StreamExecutionEnvironment:
 
     #: The record type of streams that declare none (see ``DataStream.get_type()``).
     _undeclared_type: TypeInformation | None = None
-    #: Whether ``key_by`` routes its keys as PyFlink does (by the Java hash of a Row holding
-    #: the key as its ``key_type``, or pickled) rather than by their Java hash, as Java's keyBy.
-    _routes_keys_as_pyflink = False
-    #: Whether windows work as in PyFlink's Python window operator (count windows of
-    #: PyFlink's assigners; results stamped with the time of what fired them).
-    _windows_as_pyflink = False
+    #: Whether programs are of PyFlink's API (``flowmagic.datastream``), which behaves as
+    #: PyFlink where PyFlink differs from Java's API: ``key_by`` routes keys by the Java hash
+    #: of a Row holding the key as its ``key_type`` (or pickled); windows work as PyFlink's
+    #: Python window operator (its count windows; results stamped with the time of what
+    #: fired them); ``ctx.timestamp()`` of a record without one is Long.MIN_VALUE.
+    _pyflink_api = False
 
     def __init__(self, parallelism: int | None = None):
         self._parallelism = (
@@ -272,6 +272,7 @@ class StreamExecutionEnvironment:
             override_parallelism=parallelism is not None,
             job_parameters=tuple(self._job_parameters.items()),
             auto_watermark_interval_ms=self._auto_watermark_interval_ms,
+            pyflink_api=self._pyflink_api,
         )
 
     # -- bookkeeping used by the streams --------------------------------------------------

@@ -117,7 +117,7 @@ class _Windowed:
             "evictor": self._evictor,
             "allowed_lateness": self._allowed_lateness,
             "late_tag": self._late_tag.tag_id if self._late_tag else None,
-            "stamps_firing_time": self._input.get_execution_environment()._windows_as_pyflink,
+            "stamps_firing_time": self._input.get_execution_environment()._pyflink_api,
             **params,
         }
 
@@ -219,7 +219,7 @@ class WindowedStream(_Windowed):
         window fires once, holding ``size`` elements; ``slide`` 0 or None: tumbling); else
         Java's GlobalWindows with a (purging) count trigger, or count evictor + trigger."""
         _check_count(size, "count window size")
-        if keyed.get_execution_environment()._windows_as_pyflink:
+        if keyed.get_execution_environment()._pyflink_api:
             if not slide:
                 return cls(keyed, CountTumblingWindowAssigner(size))
             return cls(keyed, CountSlidingWindowAssigner(size, _check_count(slide, "count window slide")))

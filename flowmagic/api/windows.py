@@ -91,6 +91,9 @@ class GlobalWindow:
     def __str__(self) -> str:
         return "GlobalWindow"
 
+    # PyFlink's repr too (a window inside a printed tuple).
+    __repr__ = __str__
+
 
 @dataclass(frozen=True, order=True)
 class CountWindow:

@@ -41,3 +41,5 @@ class PipelineConfig:
     #: ``pipeline.auto-watermark-interval``: 0 turns periodic watermarks off (sources' and
     #: assigners' watermarks then come only at the end of input), as in Flink.
     auto_watermark_interval_ms: int = 200
+    #: A program of PyFlink's API: its functions see what PyFlink's see where that differs.
+    pyflink_api: bool = False

@@ -59,8 +59,7 @@ class StreamExecutionEnvironment(environment.StreamExecutionEnvironment):
     environment prints them as Flink prints Java values (``(a,1)``)."""
 
     _undeclared_type = PICKLED
-    _routes_keys_as_pyflink = True
-    _windows_as_pyflink = True
+    _pyflink_api = True
 
     def get_config(self) -> ExecutionConfig:  # type: ignore[override]  # PyFlink's returns its ExecutionConfig
         """The environment's :class:`~flowmagic.api.execution_config.ExecutionConfig`, as

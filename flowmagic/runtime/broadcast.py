@@ -117,8 +117,9 @@ class ReadOnlyContext(ProcessContext):
         timers: TimerService,
         backend: KeyedStateBackend | None,
         states: _States,
+        missing_timestamp: int | None,
     ):
-        super().__init__(emit_side, timers, backend)
+        super().__init__(emit_side, timers, backend, missing_timestamp=missing_timestamp)
         self._states = states
 
     def current_processing_time(self) -> int:
@@ -141,7 +142,7 @@ class BroadcastContext:
         self.current_timestamp: int | None = None
 
     def timestamp(self) -> int | None:
-        return self.current_timestamp
+        return self._operator.missing_timestamp if self.current_timestamp is None else self.current_timestamp
 
     def current_processing_time(self) -> int:
         return self._operator.timers.current_processing_time()
@@ -170,7 +171,7 @@ class CoBroadcastProcessOperator(ProcessOperator):
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         super().__init__(name, params, task)
         self.states = _States(params["descriptors"])
-        self.context = ReadOnlyContext(self._side, self.timers, self.backend, self.states)
+        self.context = ReadOnlyContext(self._side, self.timers, self.backend, self.states, self.missing_timestamp)
         self.broadcast_function = with_collector(adapt(self.user_function, "process_broadcast_element"), 2)
         self.broadcast_context = BroadcastContext(self)
 

@@ -270,17 +270,22 @@ class ProcessContext(functions.OnTimerContext):
         emit_side: Callable[[str, Any, int | None], None],
         timers: TimerService,
         backend: KeyedStateBackend | None,
+        *,
+        missing_timestamp: int | None = None,
     ):
         self._emit_side = emit_side
         self._timers = timers
         self._backend = backend
         self.current_timestamp: int | None = None
+        #: What ``timestamp()`` answers for a record without one (PyFlink: Long.MIN_VALUE).
+        self.missing_timestamp = missing_timestamp
         #: While ``on_timer`` runs: the domain of the firing timer.
         self.current_time_domain: TimeDomain | None = None
 
     def timestamp(self) -> int | None:
-        """The event timestamp of the current record (None when it has none)."""
-        return self.current_timestamp
+        """The event timestamp of the current record (when it has none: None, as Java's
+        null; Long.MIN_VALUE in a program of PyFlink's API, as PyFlink's)."""
+        return self.missing_timestamp if self.current_timestamp is None else self.current_timestamp
 
     def time_domain(self) -> TimeDomain:
         """In ``on_timer``: whether the firing timer is an event-time or a processing-time one."""

@@ -52,6 +52,9 @@ class TaskInfo:
     job_parameters: dict[str, str] = field(default_factory=dict, compare=False)
     #: ``pipeline.auto-watermark-interval``: how often periodic generators emit (0: never).
     auto_watermark_interval_ms: int = 200
+    #: A program of PyFlink's API: its functions see what PyFlink's see where that differs
+    #: from Java's API (``ctx.timestamp()`` of a record without one is Long.MIN_VALUE).
+    pyflink_api: bool = False
     #: A continuous job's run (None: a bounded job): what a retried epoch must name alike
     #: (its clock is the epoch's logged time) is drawn from it, not at random.
     run_id: str | None = None

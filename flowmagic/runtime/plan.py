@@ -140,6 +140,8 @@ class VertexPlan:
     job_parameters: dict[str, str] = field(default_factory=dict)
     #: How often periodic watermark generators emit (``pipeline.auto-watermark-interval``; 0: never).
     auto_watermark_interval_ms: int = 200
+    #: A program of PyFlink's API (see ``TaskInfo.pyflink_api``).
+    pyflink_api: bool = False
 
     @property
     def chain_order(self) -> list[int]:
@@ -211,6 +213,7 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
             remote_text_path=_remote_text_path(nodes[job_vertex.head_node].operator),
             job_parameters=dict(stream_graph.job_parameters),
             auto_watermark_interval_ms=stream_graph.auto_watermark_interval_ms,
+            pyflink_api=stream_graph.pyflink_api,
         )
     return plans
 

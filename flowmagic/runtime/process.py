@@ -48,10 +48,11 @@ class ProcessOperator(FunctionOperator):
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         self.keyed = "key_selector" in params
         super().__init__(name, params, task)
+        self.missing_timestamp = MIN_WATERMARK if task.pyflink_api else None
         self.key_selector = params.get("key_selector")
         # Every function may read the time; registering timers needs a keyed timer service.
         self.timers = TimerService(self.backend if self.keyed_timers else None, task.clock)
-        self.context = ProcessContext(self._side, self.timers, self.backend)
+        self.context = ProcessContext(self._side, self.timers, self.backend, missing_timestamp=self.missing_timestamp)
         self.function = with_collector(self.function, 2)
         self.on_timer = self._timer_function(getattr(self.user_function, "on_timer", None))
 
