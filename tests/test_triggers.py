@@ -42,3 +42,34 @@ def test_trigger_result_says_whether_it_fires_and_purges() -> None:
         (True, False),
         (False, True),
     ]
+
+
+class _FireAtTimestamp(Trigger):
+    """Fires when an element of timestamp 3000 arrives: on_element gets the element's
+    timestamp, as in Flink, also in processing-time windows."""
+
+    def on_element(self, element, timestamp, window, ctx):
+        return TriggerResult.FIRE if timestamp == 3000 else TriggerResult.CONTINUE
+
+    def on_event_time(self, time, window, ctx):
+        return TriggerResult.CONTINUE
+
+    def on_processing_time(self, time, window, ctx):
+        return TriggerResult.CONTINUE
+
+    def clear(self, window, ctx):
+        pass
+
+
+def test_a_trigger_gets_the_elements_timestamp_in_processing_time_windows() -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    strategy = WatermarkStrategy.no_watermarks().with_timestamp_assigner(lambda e, _ts: e[1])
+    sums = (
+        env.from_collection([("a", 1000), ("a", 3000), ("a", 5000)])
+        .assign_timestamps_and_watermarks(strategy)
+        .key_by(lambda e: e[0])
+        .window(flowmagic.TumblingProcessingTimeWindows.of(Time.hours(1)))
+        .trigger(_FireAtTimestamp())
+        .reduce(lambda x, y: (x[0], x[1] + y[1]))
+    )
+    assert list(sums.execute_and_collect(executor="local")) == [("a", 4000)]

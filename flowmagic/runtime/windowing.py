@@ -265,7 +265,10 @@ class WindowOperator(Operator):
                 continue
             skipped = False
             self._add(key, window, value, timestamp)
-            result = self._trigger(on_element, key, window, value, element_time)
+            # As Flink's: the trigger gets the record's timestamp (Long.MIN_VALUE if it has
+            # none), also in processing-time windows.
+            record_time = timestamp if timestamp is not None else MIN_WATERMARK
+            result = self._trigger(on_element, key, window, value, record_time)
             self._act(result, key, window, timestamp)
             self._register_cleanup(key, window)
             if (key, window) not in self.slot_timers and holds_its_last_element(
