@@ -8,6 +8,8 @@ ratio (this / baseline) are printed. Without ``--baseline`` only this checkout r
 
 Cases (``--records`` records of ``--keys`` keys, timestamps 1 ms apart):
 - ``generate``: timestamps and built-in watermarks only (the assigner, then a sink).
+- ``map, generate``: a map chained before the assigner, which makes records cross the chain
+  one at a time (the assigner reads the wall clock between records).
 - ``process timers``: a KeyedProcessFunction registering an event-time timer per record, in
   1 s buckets, so that keys share due times.
 - ``tumbling windows``: a 1 s tumbling event-time window summing per key.
@@ -34,9 +36,9 @@ from flowmagic import KeyedProcessFunction, Time, TumblingEventTimeWindows, Wate
 case, records, keys = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 env = flowmagic.StreamExecutionEnvironment(parallelism=1)
 data = [(i, i % keys) for i in range(records)]
-stamped = env.from_collection(data).assign_timestamps_and_watermarks(
-    WatermarkStrategy.for_bounded_out_of_orderness(100).with_timestamp_assigner(lambda e, ts: e[0])
-)
+strategy = WatermarkStrategy.for_bounded_out_of_orderness(100).with_timestamp_assigner(lambda e, ts: e[0])
+source = env.from_collection(data)
+stamped = source.assign_timestamps_and_watermarks(strategy)
 
 
 class Timers(KeyedProcessFunction):
@@ -49,6 +51,8 @@ class Timers(KeyedProcessFunction):
 
 if case == "generate":
     result = stamped.filter(lambda e: e[0] < 0)
+elif case == "map, generate":
+    result = source.map(lambda e: e).assign_timestamps_and_watermarks(strategy).filter(lambda e: e[0] < 0)
 elif case == "process timers":
     result = stamped.key_by(lambda e: e[1]).process(Timers())
 else:
@@ -59,7 +63,7 @@ count = sum(1 for _ in result.execute_and_collect(executor="local"))
 print(json.dumps({"seconds": time.perf_counter() - began, "records_out": count}))
 """
 
-CASES = ["generate", "process timers", "tumbling windows"]
+CASES = ["generate", "map, generate", "process timers", "tumbling windows"]
 
 
 def run(checkout: Path, case: str, records: int, keys: int) -> float:

@@ -166,8 +166,9 @@ class Operator:
     #: The keys whose state changed since the last snapshot (None: not recorded).
     changed_keys: set[Any] | None = None
     #: Operators that act on the wall clock between records (periodic watermark generators
-    #: of a bounded job) set this: the task then hands records through their chain one by one.
-    reads_wall_clock_between_records = False
+    #: of a bounded job) set how often (s): the task then keeps the batches through their
+    #: chain short against it.
+    wall_clock_interval: float | None = None
 
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         self.name = name

@@ -29,12 +29,12 @@ __all__ = ["Subtask", "SubtaskStats", "run_subtask"]
 
 class _Pacer:
     """Sizes record batches: up to ``BATCH_SIZE`` records, fewer when a batch would take
-    over 100 ms through the chain, which keeps the live metrics (updated between batches)
-    fresh even when a user function is slow."""
+    over ``longest`` seconds through the chain (100 ms), which keeps the live metrics
+    (updated between batches) fresh even when a user function is slow."""
 
-    def __init__(self, largest: int = BATCH_SIZE) -> None:
-        self.largest = largest
-        self.size = min(64, largest)
+    def __init__(self, size: int = 64, longest: float = 0.1) -> None:
+        self.size = size
+        self.longest = longest
 
     def slices(self, values: list[Any]) -> Iterator[list[Any]]:
         start = 0
@@ -46,9 +46,9 @@ class _Pacer:
             self.adapt(time.perf_counter() - began)
 
     def adapt(self, elapsed: float) -> None:
-        if elapsed < 0.02 and self.size < self.largest:
-            self.size = min(self.size * 2, self.largest)
-        elif elapsed > 0.1 and self.size > 1:
+        if elapsed < self.longest / 5 and self.size < BATCH_SIZE:
+            self.size = min(self.size * 2, BATCH_SIZE)
+        elif elapsed > self.longest and self.size > 1:
             self.size //= 2
 
 
@@ -116,26 +116,32 @@ class _Chain:
                 output.status_targets.append(writer.emit_watermark_status)
             output.seal()
         self.head = self.operators[plan.head]
-        self.one_record_at_a_time = self._paced_by_wall_clock()
+        self.wall_clock_pace = self._wall_clock_pace()
         if self.source is not None:
             # After seal(), which binds the output's fast paths.
             assigns = type(self.head) is not Operator
             self.source_input = self.head.process_batch if assigns else self.head.output.collect_batch
 
-    def _paced_by_wall_clock(self) -> bool:
-        """Whether an operator that reads the wall clock between records (a periodic watermark
-        generator) follows other operators in the chain. In Flink a record crosses the whole
-        chain before the next one is read, so such an operator sees each record as soon as
-        the operators before it are done with it; here it does when batches are of one record."""
+    def _wall_clock_pace(self) -> float | None:
+        """The shortest interval (s) of the operators that act on the wall clock between
+        records (periodic watermark generators) and follow other operators in the chain;
+        None if there are none.
+
+        In Flink a record crosses the whole chain before the next one is read, so such an
+        operator sees each record as soon as the operators before it are done with it. Here
+        it sees a batch once they are done with all of it: batches are then kept short
+        against its interval (see :class:`Subtask`)."""
         upstream: dict[int, set[int]] = {node_id: set() for node_id in self.plan.nodes}
         for node_id in self.plan.chain_order:
             for target_id, _tag in self.plan.nodes[node_id].chained:
                 upstream[target_id] |= upstream[node_id] | {node_id}
-        return any(
-            self.operators[node_id].reads_wall_clock_between_records
-            and any(not self.plan.nodes[before].is_source for before in before_ids)
+        intervals = [
+            interval
             for node_id, before_ids in upstream.items()
-        )
+            if (interval := self.operators[node_id].wall_clock_interval) is not None
+            and any(not self.plan.nodes[before].is_source for before in before_ids)
+        ]
+        return min(intervals, default=None)
 
     @staticmethod
     def _connect(output: Any, tag: str | None, target: Any, batch_target: Any) -> None:
@@ -232,7 +238,10 @@ class Subtask:
         self.groups_of_keys: dict[int, dict[Any, int]] = {}
         #: Snapshots of changes written since the last whole one (None: none written yet).
         self.deltas_since_full: int | None = None
-        self.pacer = _Pacer(1 if self.chain.one_record_at_a_time else BATCH_SIZE)
+        pace = self.chain.wall_clock_pace
+        # Batches through an operator on the wall clock last at most a tenth of its interval,
+        # from one record up: its actions then come at most that much later than in Flink.
+        self.pacer = _Pacer() if pace is None else _Pacer(size=1, longest=pace / 10)
         # BATCH keyed input is held until it is complete, then replayed key by key.
         self.sorter = SortedInputs(plan.sorted_inputs, self.chain.head) if plan.sorted_inputs else None
         self.rebind(stats)

@@ -77,7 +77,6 @@ class TimestampsAndWatermarksOperator(Operator):
         # An interval of 0 turns periodic emission off (punctuated generators still emit).
         self.periodic = self.generator is not None and interval > 0
         self.wall_clock_interval = interval / 1000 if self.periodic and not task.periodic_watermarks else None
-        self.reads_wall_clock_between_records = self.wall_clock_interval is not None
         self.next_emit = float("inf")
         self.current = MIN_WATERMARK
         self.idleness = None if task.batch else getattr(strategy, "idleness_ms", None)
