@@ -13,7 +13,7 @@ from typing import Any
 from flowmagic.api.datastream import DataStream, KeyedStream, _check_callable, call_location_name, call_site
 from flowmagic.api.functions import OutputTag, function_name
 from flowmagic.api.time import Duration, to_millis
-from flowmagic.api.types import TypeInformation, check_type_info
+from flowmagic.api.types import PICKLED, TypeInformation, check_type_info
 from flowmagic.api.windows import (
     CountEvictor,
     CountSlidingWindowAssigner,
@@ -291,12 +291,15 @@ class AllWindowedStream(_Windowed):
     def _build(self, params: dict[str, Any], functions: list[str], output_type: TypeInformation | None) -> DataStream:
         env = self._input.get_execution_environment()
         # Flink keys the stream by a constant (NullByteKeySelector) so that one subtask sees all.
+        # Java's windowAll then runs at parallelism 1; PyFlink's window_all is a keyed window
+        # at the default parallelism, its constant key on the subtask PyFlink routes it to.
+        pyflink = env._pyflink_api
         keyed_by_null = PartitionTransformation(
             id=env._new_id(),
             name="Partition",
             parallelism=self._input.transformation.parallelism,
             inputs=[self._input.transformation],
-            partitioner=Partitioner(HASH, key_selector=_null_byte_key),
+            partitioner=Partitioner(HASH, key_selector=_null_byte_key, pyflink_key_type=PICKLED if pyflink else None),
             call_site=call_site(),
         )
         spec = OperatorSpec(OperatorKind.WINDOW, {**params, "key_selector": _null_byte_key, "all": True})
@@ -305,15 +308,15 @@ class AllWindowedStream(_Windowed):
         t = OneInputTransformation(
             id=env._new_id(),
             name=name,
-            parallelism=1,
+            parallelism=env.get_parallelism() if pyflink else 1,
             inputs=[keyed_by_null],
-            parallelism_configured=True,
-            max_parallelism=1,
+            parallelism_configured=not pyflink,
+            max_parallelism=-1 if pyflink else 1,
             description=name if whole_window else self._description(functions),
             operator=spec,
             state_key=_null_byte_key,
             call_site=call_site(),
-            non_parallel=True,
+            non_parallel=not pyflink,
         )
         env._add_operator(t)
         env._declare_type(t, check_type_info(output_type, "window output_type"))

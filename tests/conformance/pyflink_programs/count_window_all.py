@@ -1,8 +1,6 @@
 # PyFlink's count window assigners on a whole stream (window_all), whose one subtask counts
-# every element. It runs at parallelism 1: at 2, PyFlink's window_all is a keyed operator at
-# the environment's parallelism forwarding to the print sink (every line printed by "1>"),
-# where flowmagic's is Java's, at parallelism 1, rebalancing to it. Run on PyFlink 2.3.0 with
-# "pyflink" for "flowmagic" in its imports, it printed count_window_all.txt.
+# every element (count_window_all_parallel.py: the same at parallelism 2 and 3). Run on
+# PyFlink 2.3.0 with "pyflink" for "flowmagic" in its imports, it printed count_window_all.txt.
 from flowmagic.common import Types
 from flowmagic.datastream import StreamExecutionEnvironment
 from flowmagic.datastream.functions import ProcessAllWindowFunction, AllWindowFunction
