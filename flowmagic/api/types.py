@@ -327,6 +327,10 @@ def as_declared(record: Any, type_info: TypeInformation) -> Any:
     tuples declared as rows are Rows (see :func:`as_row`), field by field."""
     if type_info.name == "Float" and isinstance(record, (int, float)) and not isinstance(record, bool):
         return struct.unpack("f", struct.pack("f", record))[0]
+    if type_info.name == "String" and type(record) is str:
+        # Decoded as PyFlink decodes it: a string of its own, where the collection may hold
+        # one string object in two fields (which pickles a key otherwise, with a back-reference).
+        return record.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
     fields = type_info.fields
     if fields and isinstance(record, (tuple, list)) and len(record) == len(fields):
         if type_info.field_names is not None:
