@@ -11,6 +11,7 @@ import contextlib
 import datetime
 import importlib
 import io
+import json
 import os
 import pickle
 import re
@@ -36,7 +37,7 @@ from flowmagic.datastream.functions import (
     WindowFunction,
 )
 from flowmagic.datastream.state import ValueStateDescriptor
-from flowmagic.datastream.window import TimeWindow, TumblingEventTimeWindows
+from flowmagic.datastream.window import ContinuousEventTimeTrigger, TimeEvictor, TimeWindow, TumblingEventTimeWindows
 from flowmagic.errors import FlowError, UnsupportedFeatureError
 
 
@@ -694,3 +695,64 @@ def test_a_record_without_timestamp_has_long_min_as_in_pyflink() -> None:
     env = flowmagic.StreamExecutionEnvironment(parallelism=1)
     seen = env.from_collection([1]).process(lambda value, ctx, out: out.collect(ctx.timestamp()))
     assert list(seen.execute_and_collect(executor="local")) == [None]
+
+
+_PYFLINK_NAMES = json.loads((Path(__file__).parent / "conformance" / "pyflink_public_names.json").read_text())[
+    "modules"
+]
+
+
+@pytest.mark.parametrize("module", sorted(_PYFLINK_NAMES))
+def test_every_public_pyflink_name_is_importable_or_says_what_to_use(module: str) -> None:
+    """PyFlink 2.3's ``__all__`` of each DataStream module, recorded from its wheel: each name
+    imports from flowmagic's module of the same name, or fails saying what to use instead,
+    never with the bare "does not support it (or it is misspelt)"."""
+    ours = "flowmagic" + module.removeprefix("pyflink")
+    unclear = []
+    for name in _PYFLINK_NAMES[module]:
+        try:
+            exec(f"from {ours} import {name}", {})
+        except UnsupportedFeatureError as error:
+            if "(or it is misspelt)" in str(error):
+                unclear.append(name)
+    assert unclear == []
+
+
+def test_a_name_of_flowmagics_own_api_says_where_it_is() -> None:
+    with pytest.raises(UnsupportedFeatureError, match=r"flowmagic has it as flowmagic\.ProcessJoinFunction"):
+        exec("from flowmagic.datastream.functions import ProcessJoinFunction", {})
+
+
+def test_windows_share_pyflinks_base_class() -> None:
+    from flowmagic.datastream import CountWindow, GlobalWindow, Window
+
+    assert all(issubclass(window, Window) for window in (TimeWindow, GlobalWindow, CountWindow))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda window: window(TumblingEventTimeWindows.of(5)),
+        lambda window: window(flowmagic.SlidingEventTimeWindows.of(Time.seconds(10), 5000)),
+        lambda window: window(flowmagic.EventTimeSessionWindows.with_gap(5)),
+        lambda window: window(TumblingEventTimeWindows.of(Time.seconds(5))).trigger(
+            ContinuousEventTimeTrigger.of(1000)
+        ),
+        lambda window: window(TumblingEventTimeWindows.of(Time.seconds(5))).evictor(TimeEvictor.of(1000)),
+    ],
+)
+def test_a_bare_int_time_span_in_a_pyflink_program_is_refused_as_pyflink_refuses_it(make) -> None:
+    keyed = StreamExecutionEnvironment.get_execution_environment().from_collection([1]).key_by(lambda x: x)
+    with pytest.raises(flowmagic.errors.InvalidTypeError, match="PyFlink takes a Time or Duration") as refused:
+        make(keyed.window)
+    assert "to_milliseconds" in str(refused.value)
+    # flowmagic's own API reads the int as milliseconds.
+    own = flowmagic.StreamExecutionEnvironment().from_collection([1]).key_by(lambda x: x)
+    make(own.window)
+
+
+def test_time_spans_pyflink_takes_are_taken_in_a_pyflink_program() -> None:
+    keyed = StreamExecutionEnvironment.get_execution_environment().from_collection([1]).key_by(lambda x: x)
+    windowed = keyed.window(TumblingEventTimeWindows.of(Time.seconds(5), Time.seconds(1)))
+    windowed.trigger(ContinuousEventTimeTrigger.of(Time.seconds(1)))
+    windowed.evictor(TimeEvictor.of(Time.seconds(1)))

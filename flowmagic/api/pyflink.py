@@ -9,20 +9,31 @@ imported and when read as an attribute of the module.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
 from flowmagic.errors import UnsupportedFeatureError
 
-__all__ = ["ASYNC", "missing_names", "unsupported_class"]
+__all__ = ["ASYNC", "SCHEMAS", "missing_names", "unsupported_class"]
 
 #: What to use instead of the PyFlink features several modules name.
 ASYNC = "asynchronous I/O is not supported; call the service from a map() or process() function"
+SCHEMAS = (
+    "flowmagic has no connectors of bytes (Kafka, Pulsar) that take schemas: read them with Spark and "
+    "env.from_spark(...); SimpleStringSchema and Encoder are what its sources and FileSink take"
+)
 
 
 def _raise(module: str, name: str, advice: str | None, available: list[str]) -> NoReturn:
     if advice is not None:
         raise UnsupportedFeatureError(f"{module}.{name} is not supported by flowmagic: {advice}")
+    # flowmagic's own names (Java API classes PyFlink lacks, such as ProcessJoinFunction) are
+    # all in the package itself, which is loaded whenever one of its modules is.
+    if name in getattr(sys.modules.get("flowmagic"), "__all__", ()):
+        raise UnsupportedFeatureError(
+            f"{module} has no {name!r}: flowmagic has it as flowmagic.{name} (from flowmagic import {name})."
+        )
     raise UnsupportedFeatureError(
         f"{module} has no {name!r}: flowmagic does not support it (or it is misspelt). "
         f"{module} has: {', '.join(sorted(available))}."

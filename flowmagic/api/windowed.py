@@ -25,7 +25,7 @@ from flowmagic.api.windows import (
     Trigger,
     WindowAssigner,
 )
-from flowmagic.errors import ProgramError
+from flowmagic.errors import InvalidTypeError, ProgramError
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.graph.partitioners import HASH, Partitioner
 from flowmagic.graph.transformations import (
@@ -51,6 +51,17 @@ def _check_assigner(assigner: Any) -> WindowAssigner:
     return assigner
 
 
+def _check_time_spans(made: WindowAssigner | Trigger | Evictor, stream: DataStream) -> None:
+    """A PyFlink program is refused a bare int for a time span, as PyFlink refuses it."""
+    call = made.int_span_call
+    if call is not None and stream.get_execution_environment()._pyflink_api:
+        raise InvalidTypeError(
+            f"{call}: PyFlink takes a Time or Duration here (e.g. Time.milliseconds(5)) and fails on an int "
+            "('int' object has no attribute 'to_milliseconds'); only flowmagic's own API reads an int as "
+            "milliseconds."
+        )
+
+
 def _check_count(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ProgramError(f"{what} must be a positive int, got {value!r}.")
@@ -63,6 +74,7 @@ class _Windowed:
     def __init__(self, input_stream: DataStream, assigner: WindowAssigner):
         self._input = input_stream
         self._assigner = _check_assigner(assigner)
+        _check_time_spans(assigner, input_stream)
         self._trigger: Trigger = assigner.default_trigger()
         self._evictor: Evictor | None = None
         self._allowed_lateness = 0
@@ -74,6 +86,7 @@ class _Windowed:
             raise ProgramError(f"trigger() expects a Trigger, got {trigger!r}.")
         if self._assigner.is_merging and not trigger.can_merge():
             raise ProgramError("A merging window assigner cannot be used with a trigger that does not support merging.")
+        _check_time_spans(trigger, self._input)
         self._trigger = trigger
         return self
 
@@ -82,6 +95,7 @@ class _Windowed:
         function runs: ``CountEvictor.of(n)``, ``TimeEvictor.of(Time.seconds(10))``."""
         if not isinstance(evictor, Evictor):
             raise ProgramError(f"evictor() expects an evictor such as CountEvictor.of(n), got {evictor!r}.")
+        _check_time_spans(evictor, self._input)
         self._evictor = evictor
         return self
 

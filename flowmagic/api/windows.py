@@ -9,6 +9,7 @@ here and one registration there).
 
 from __future__ import annotations
 
+import abc
 import enum
 from dataclasses import dataclass
 from typing import Any
@@ -51,6 +52,7 @@ __all__ = [
     "TumblingEventTimeWindows",
     "TumblingProcessingTimeWindows",
     "TumblingWindowAssigner",
+    "Window",
     "WindowAssigner",
 ]
 
@@ -61,8 +63,16 @@ __all__ = [
 _MAX_TIMESTAMP = (1 << 63) - 1
 
 
+class Window(abc.ABC):
+    """PyFlink's base of windows: what a window function sees; ``max_timestamp()`` is the
+    last timestamp the window holds."""
+
+    @abc.abstractmethod
+    def max_timestamp(self) -> int: ...
+
+
 @dataclass(frozen=True, order=True)
-class TimeWindow:
+class TimeWindow(Window):
     """The window ``[start, end)``."""
 
     start: int
@@ -82,7 +92,7 @@ class TimeWindow:
 
 
 @dataclass(frozen=True, order=True)
-class GlobalWindow:
+class GlobalWindow(Window):
     """The single window of GlobalWindows."""
 
     def max_timestamp(self) -> int:
@@ -96,7 +106,7 @@ class GlobalWindow:
 
 
 @dataclass(frozen=True, order=True)
-class CountWindow:
+class CountWindow(Window):
     """PyFlink's window of its count windows (``key_by(...).count_window(size[, slide])`` in a
     PyFlink program): the ``id``-th window of its key. It prints, compares and hashes as
     PyFlink's (``CountWindow(id=0)``)."""
@@ -147,6 +157,9 @@ class Trigger:
     ``get_current_processing_time()``, and holds state per key and window
     (``get_partitioned_state(descriptor)``, ``merge_partitioned_state(descriptor)``).
     """
+
+    #: ``Class.of(...)`` as called, when a time span in it was a bare int (ms): see ``_note_int_spans``.
+    int_span_call: str | None = None
 
     @property
     def class_name(self) -> str:
@@ -213,7 +226,7 @@ class ContinuousEventTimeTrigger(Trigger):
 
     @classmethod
     def of(cls, interval: Duration | int) -> ContinuousEventTimeTrigger:
-        return cls(_positive_millis(interval, "trigger interval"))
+        return _note_int_spans(cls(_positive_millis(interval, "trigger interval")), f"{cls.__name__}.of", interval)
 
     def can_merge(self) -> bool:
         return True
@@ -230,7 +243,7 @@ class ContinuousProcessingTimeTrigger(Trigger):
 
     @classmethod
     def of(cls, interval: Duration | int) -> ContinuousProcessingTimeTrigger:
-        return cls(_positive_millis(interval, "trigger interval"))
+        return _note_int_spans(cls(_positive_millis(interval, "trigger interval")), f"{cls.__name__}.of", interval)
 
     def can_merge(self) -> bool:
         return True
@@ -308,6 +321,9 @@ class Evictor:
     """Base of evictors: they remove elements of a window before the window function runs,
     or after it with ``do_evict_after`` (Flink's ``EvictingWindowOperator``)."""
 
+    #: ``Class.of(...)`` as called, when a time span in it was a bare int (ms): see ``_note_int_spans``.
+    int_span_call: str | None = None
+
     do_evict_after: bool
 
     @property
@@ -340,7 +356,8 @@ class TimeEvictor(Evictor):
 
     @classmethod
     def of(cls, window_size: Duration | int, do_evict_after: bool = False) -> TimeEvictor:
-        return cls(to_millis(window_size, "TimeEvictor window size"), bool(do_evict_after))
+        evictor = cls(to_millis(window_size, "TimeEvictor window size"), bool(do_evict_after))
+        return _note_int_spans(evictor, f"{cls.__name__}.of", window_size)
 
     def __str__(self) -> str:
         return f"TimeEvictor({self.window_size})"
@@ -351,6 +368,9 @@ class TimeEvictor(Evictor):
 
 class WindowAssigner:
     """Base of window assigners."""
+
+    #: ``Class.of(...)`` as called, when a time span in it was a bare int (ms): see ``_note_int_spans``.
+    int_span_call: str | None = None
 
     #: True for assigners driven by event time (watermarks), False for processing time.
     is_event_time: bool = False
@@ -368,6 +388,17 @@ def _positive_millis(span: Duration | int, what: str) -> int:
     return millis
 
 
+def _note_int_spans(made: Any, call: str, *spans: Any) -> Any:
+    """Mark ``made`` as built with a bare int for a time span, which flowmagic's own API reads
+    as milliseconds and PyFlink refuses: a PyFlink program is told so when it uses ``made``
+    (the windowed stream knows the program's API; ``of()`` does not)."""
+    if any(isinstance(span, int) and not isinstance(span, bool) for span in spans):
+        # Frozen dataclasses: the mark is not part of the value (compare=False elsewhere).
+        given = ", ".join(repr(span) for span in spans if span is not None)
+        object.__setattr__(made, "int_span_call", f"{call}({given})")
+    return made
+
+
 @dataclass(frozen=True, eq=False)
 class TumblingWindowAssigner(WindowAssigner):
     """Fixed, non-overlapping windows of ``size`` ms, shifted by ``offset`` ms."""
@@ -376,12 +407,12 @@ class TumblingWindowAssigner(WindowAssigner):
     offset: int = 0
 
     @classmethod
-    def of(cls, size: Duration | int, offset: Duration | int = 0):
+    def of(cls, size: Duration | int, offset: Duration | int | None = None):
         size_ms = _positive_millis(size, "window size")
-        offset_ms = to_millis(offset, "window offset")
+        offset_ms = 0 if offset is None else to_millis(offset, "window offset")
         if abs(offset_ms) >= size_ms:
             raise InvalidArgumentError(f"{cls.__name__} parameters must satisfy abs(offset) < size")
-        return cls(size_ms, offset_ms)
+        return _note_int_spans(cls(size_ms, offset_ms), f"{cls.__name__}.of", size, offset)
 
     def __str__(self) -> str:
         return f"{type(self).__name__}({self.size})"
@@ -406,13 +437,13 @@ class SlidingWindowAssigner(WindowAssigner):
     offset: int = 0
 
     @classmethod
-    def of(cls, size: Duration | int, slide: Duration | int, offset: Duration | int = 0):
+    def of(cls, size: Duration | int, slide: Duration | int, offset: Duration | int | None = None):
         size_ms = _positive_millis(size, "window size")
         slide_ms = _positive_millis(slide, "window slide")
-        offset_ms = to_millis(offset, "window offset")
+        offset_ms = 0 if offset is None else to_millis(offset, "window offset")
         if abs(offset_ms) >= slide_ms:
             raise InvalidArgumentError(f"{cls.__name__} parameters must satisfy abs(offset) < slide and size > 0")
-        return cls(size_ms, slide_ms, offset_ms)
+        return _note_int_spans(cls(size_ms, slide_ms, offset_ms), f"{cls.__name__}.of", size, slide, offset)
 
     def __str__(self) -> str:
         return f"{type(self).__name__}({self.size}, {self.slide})"
@@ -437,7 +468,7 @@ class SessionWindowAssigner(WindowAssigner):
 
     @classmethod
     def with_gap(cls, gap: Duration | int):
-        return cls(_positive_millis(gap, "session gap"))
+        return _note_int_spans(cls(_positive_millis(gap, "session gap")), f"{cls.__name__}.with_gap", gap)
 
     def __str__(self) -> str:
         return f"{type(self).__name__}({self.gap})"

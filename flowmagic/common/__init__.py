@@ -3,7 +3,7 @@
 from flowmagic.api.configuration import Configuration
 from flowmagic.api.execution_config import ExecutionConfig
 from flowmagic.api.job_execution_result import JobExecutionResult, JobID
-from flowmagic.api.pyflink import missing_names
+from flowmagic.api.pyflink import SCHEMAS, missing_names
 from flowmagic.api.sinks import Encoder, SimpleStringSchema
 from flowmagic.api.time import Duration, Time
 from flowmagic.api.types import Row, RowKind, TypeInformation, Types
@@ -31,7 +31,17 @@ __getattr__ = missing_names(
         "JobClient": "env.execute_async() returns flowmagic's job client",
         "Instant": "use int milliseconds or datetime",
         "RestartStrategies": "a failed Spark task is retried by Spark (spark.task.maxFailures)",
+        "RestartStrategyConfiguration": "a failed Spark task is retried by Spark (spark.task.maxFailures)",
         "ConfigOptions": "set options on Configuration by their string keys",
+        "ConfigOption": "set options on Configuration by their string keys",
+        "CompletableFuture": "the job client's methods return their results when they are done",
+        "JobStatus": "job_client.get_job_status() returns it; compare it by name (str(status) == 'RUNNING')",
+        "TypeSerializer": "flowmagic serializes records itself: declare their types with Types",
+        "InputDependencyConstraint": "a Flink 1.x batch scheduling option, without effect in Flink 2",
+        "AssignerWithPeriodicWatermarksWrapper": "use a WatermarkStrategy",
+        "SerializationSchema": SCHEMAS,
+        "DeserializationSchema": SCHEMAS,
+        "ByteArraySchema": SCHEMAS,
     },
     __all__,
 )

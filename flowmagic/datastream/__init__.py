@@ -45,7 +45,7 @@ from flowmagic.api.sources import SourceFunction
 from flowmagic.api.time_domain import TimeDomain
 from flowmagic.api.types import PICKLED
 from flowmagic.api.windowed import AllWindowedStream, WindowedStream
-from flowmagic.api.windows import CountWindow, GlobalWindow, TimeWindow, Trigger, WindowAssigner
+from flowmagic.api.windows import CountWindow, GlobalWindow, TimeWindow, Trigger, TriggerResult, Window, WindowAssigner
 from flowmagic.compile.config import RuntimeExecutionMode
 
 if TYPE_CHECKING:
@@ -113,6 +113,8 @@ __all__ = [
     "TimeWindow",
     "TimerService",
     "Trigger",
+    "TriggerResult",
+    "Window",
     "WindowAssigner",
     "WindowFunction",
     "WindowedStream",
@@ -138,6 +140,9 @@ __getattr__ = missing_names(
         "ExternalizedCheckpointRetention": "checkpoints are kept in the checkpoint storage directory",
         "SlotSharingGroup": "name a group with stream.slot_sharing_group(name)",
         "TimeCharacteristic": "Flink 2 has no time characteristic: event time comes from a WatermarkStrategy",
+        "MergingWindowAssigner": "session windows are the merging assigners flowmagic has",
+        "MemorySize": _STATE_BACKEND,
+        "PredefinedOptions": _STATE_BACKEND,
     },
     __all__,
 )

@@ -61,6 +61,9 @@ __getattr__ = missing_names(
     "flowmagic.datastream.functions",
     {
         "AsyncFunction": ASYNC,
+        "AsyncFunctionDescriptor": ASYNC,
+        "AsyncRetryPredicate": ASYNC,
+        "AsyncRetryStrategy": ASYNC,
     },
     __all__,
 )

@@ -30,6 +30,7 @@ from flowmagic.api.windows import (
     TriggerResult,
     TumblingEventTimeWindows,
     TumblingProcessingTimeWindows,
+    Window,
     WindowAssigner,
 )
 
@@ -62,13 +63,19 @@ __all__ = [
     "TriggerResult",
     "TumblingEventTimeWindows",
     "TumblingProcessingTimeWindows",
+    "Window",
     "WindowAssigner",
 ]
+
+_PICKLED_WINDOWS = "flowmagic passes windows between operators as Python objects and needs no serializer for them"
 
 __getattr__ = missing_names(
     "flowmagic.datastream.window",
     {
         "MergingWindowAssigner": "session windows are the merging assigners flowmagic has",
+        "TimeWindowSerializer": _PICKLED_WINDOWS,
+        "CountWindowSerializer": _PICKLED_WINDOWS,
+        "GlobalWindowSerializer": _PICKLED_WINDOWS,
     },
     __all__,
 )
