@@ -12,7 +12,7 @@ from typing import Any
 
 from flowmagic import compile as passes
 from flowmagic.api.environment import StreamExecutionEnvironment
-from flowmagic.errors import ProgramError
+from flowmagic.errors import JobCancelledError, ProgramError
 from flowmagic.graph import ExecutionGraph, JobGraph, StreamGraph
 from flowmagic.render import explain
 from flowmagic.runtime import JobResult, execute, is_unbounded, start_continuous
@@ -46,6 +46,8 @@ class Pipeline:
         #: Its runs now under way: a bounded run's cancel event, or an unbounded job's client.
         self._runs: list[threading.Event | ContinuousJob] = []
         self._lock = threading.Lock()
+        #: How its last run ended (Flink's job status, and a stop's savepoint), for ``%flow list``.
+        self._last_end: str | None = None
 
     def __repr__(self) -> str:
         return (
@@ -113,17 +115,24 @@ class Pipeline:
         cancel = threading.Event()
         with self._lock:
             self._runs.append(cancel)
+        ended = "FAILED"
         try:
-            return execute(
+            result = execute(
                 execution_graph,
                 executor=executor,
                 spark=spark,
                 cancel_event=cancel,
                 on_progress=(lambda monitor: view.update(monitor.snapshot())) if view is not None else None,
             )
+            ended = result.state
+            return result
+        except JobCancelledError:
+            ended = "CANCELED"
+            raise
         finally:
             with self._lock:
                 self._runs.remove(cancel)
+                self._last_end = ended
 
     def _start(
         self,
@@ -146,8 +155,11 @@ class Pipeline:
                 job.wait(0.5)
             if view is not None:
                 view.update(job.snapshot())
+            ended = str(job.get_job_status())
+            savepoint = job.checkpoints.last_savepoint
             with self._lock:
                 self._runs.remove(job)
+                self._last_end = f"{ended} (savepoint {savepoint})" if savepoint is not None else ended
 
         threading.Thread(target=follow, name=f"flowmagic-view-{self.name}", daemon=True).start()
         return job
@@ -159,10 +171,14 @@ class Pipeline:
             return [run for run in self._runs if not isinstance(run, threading.Event)]
 
     def status(self) -> str:
-        """``RUNNING`` with the number of runs under way, else ``-``."""
+        """``RUNNING`` with the number of runs under way, else how the last run ended
+        (``FINISHED``, with the savepoint it stopped with, ``CANCELED``, ``FAILED``), or ``-``
+        if it never ran."""
         with self._lock:
-            count = len(self._runs)
-        return "-" if count == 0 else "RUNNING" if count == 1 else f"RUNNING ({count} runs)"
+            count, last = len(self._runs), self._last_end
+        if count == 0:
+            return last or "-"
+        return "RUNNING" if count == 1 else f"RUNNING ({count} runs)"
 
     def cancel(self) -> int:
         """Cancel every run under way (``%flow cancel NAME``); how many there were."""

@@ -102,9 +102,10 @@ def test_cancel_a_background_run(shell) -> None:
     # Each background run has its own handle: both are cancelled, none left uncancellable.
     ran = run(shell, "%flow cancel slow")
     assert ran.success and "Cancelled 2 runs of 'slow'" in ran.out
-    while pipeline.status() != "-" and time.time() < deadline:
+    while pipeline.status().startswith("RUNNING") and time.time() < deadline:
         time.sleep(0.05)
-    assert pipeline.status() == "-"
+    # %flow list says how the last run ended.
+    assert pipeline.status() == "CANCELED" and "CANCELED" in formatted_list(shell)
     assert not run(shell, "%flow cancel slow").success
     assert threading.active_count() < 50
 
@@ -135,6 +136,10 @@ def test_an_unbounded_pipeline_runs_in_the_background_stops_with_a_savepoint_and
     stopped = run(shell, f"%flow stop counts --savepoint {savepoint}")
     assert stopped.success and f"Savepoint completed. Path: file:{savepoint}" in stopped.out
     assert job.get_job_status().name == "FINISHED"
+    # %flow list shows how the job ended, and where its savepoint is.
+    while "RUNNING" in formatted_list(shell) and time.time() < deadline:
+        time.sleep(0.1)
+    assert f"FINISHED (savepoint {savepoint})" in formatted_list(shell)
     last = {}
     for line in job.printed_tail:
         key, value = line.split("> ")[1].strip("()").split(",")
