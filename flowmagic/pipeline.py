@@ -53,6 +53,8 @@ class Pipeline:
         self.stream_graph = compiled.stream_graph
         self.job_graph = compiled.job_graph
         self.execution_graph = compiled.execution_graph
+        #: The cluster options the pipeline was made with (None: a local environment's default).
+        self.cluster = (taskmanagers, slots_per_taskmanager)
         self.physical_graph = passes.deploy(self.execution_graph, taskmanagers, slots_per_taskmanager)
         #: Its runs now under way: a bounded run's cancel event, or an unbounded job's client.
         self._runs: list[threading.Event | ContinuousJob] = []
@@ -81,8 +83,12 @@ class Pipeline:
 
     def deploy(self, taskmanagers: int | None = None, slots_per_taskmanager: int | None = None) -> PhysicalGraph:
         """The physical graph on another cluster: ``taskmanagers`` TaskManagers of
-        ``slots_per_taskmanager`` slots (defaults as for the pipeline)."""
-        return passes.deploy(self.execution_graph, taskmanagers, slots_per_taskmanager)
+        ``slots_per_taskmanager`` slots; what is not given is the pipeline's own option."""
+        return passes.deploy(
+            self.execution_graph,
+            self.cluster[0] if taskmanagers is None else taskmanagers,
+            self.cluster[1] if slots_per_taskmanager is None else slots_per_taskmanager,
+        )
 
     def explain(self) -> PlanText:
         """The three graphs as text, in the spirit of Flink's ``EXPLAIN``."""
