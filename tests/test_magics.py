@@ -405,7 +405,8 @@ def test_a_missing_graphviz_is_reported_briefly(shell, monkeypatch) -> None:
 
 
 def test_cluster_options_place_the_physical_graph(shell, tmp_path) -> None:
-    ran = run(shell, f"%%flow placed --parallelism 4 --taskmanagers 2 --slots-per-taskmanager 2 --show none\n{WORDCOUNT}")
+    options = "--parallelism 4 --taskmanagers 2 --slots-per-taskmanager 2 --show none"
+    ran = run(shell, f"%%flow placed {options}\n{WORDCOUNT}")
     assert ran.success, ran.out
     physical = shell.user_ns["placed"].physical_graph
     assert (physical.taskmanagers, physical.slots_per_taskmanager, physical.slots_needed) == (2, 2, 4)

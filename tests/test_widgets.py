@@ -117,8 +117,7 @@ def test_zoom(view) -> None:
 
 def test_wide_execution_graphs_are_collapsed_and_expand_on_request() -> None:
     wide = FlowGraphs("wide", *wide_graphs())
-    # 16 slots: the Physical tab draws the first few too, and offers all of them.
-    assert [len(controls(wide.widget, index)) for index in range(4)] == [1, 1, 2, 2]
+    assert [len(controls(wide.widget, index)) for index in range(4)] == [1, 1, 2, 1]
     _, expand = controls(wide.widget, 2)
     assert expand.description == "Draw all 32 subtasks of the 2 collapsed vertices"
     drawing, _, _ = level_parts(wide.widget, 2)
@@ -262,3 +261,18 @@ def test_the_physical_tab_shows_flinks_error_when_slots_are_missing() -> None:
     enough = FlowGraphs("seed", *seed_graphs(), physical_graph=flowmagic.compile.deploy(seed_graphs()[2], 3, 3))
     drawing, _, _ = level_parts(enough.widget, 3)
     assert "<svg" in drawing.value and "9 slots needed" in drawing.value
+
+
+def test_a_physical_graph_of_many_slots_draws_the_first_few_and_all_on_request() -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=20)
+    env.from_sequence(1, 100).map(lambda x: x).key_by(lambda x: x).sum(0).print()
+    graphs = env.get_stream_graph("many"), env.get_job_graph("many"), env.get_execution_graph("many")
+    many = FlowGraphs("many", *graphs, physical_graph=flowmagic.compile.deploy(graphs[2], 10, 2))
+    assert len(many.graphs["physical"].slots) == 20
+    _, expand = controls(many.widget, 3)
+    assert expand.description == "Draw all 20 slots"
+    drawing, _, _ = level_parts(many.widget, 3)
+    # Slots 1-3 (TaskManagers 1 and 2) and 20 (TaskManager 10) are drawn.
+    assert "… 7 more TaskManagers" in drawing.value
+    expand.value = True
+    assert to_svg(many.graphs["physical"], all_subtasks=True) in drawing.value

@@ -371,7 +371,7 @@ def _bundle(
 
 
 #: Jobs with more slots than this draw the first three and the last, and one node for the rest.
-COLLAPSE_SLOTS_ABOVE = 8
+COLLAPSE_SLOTS_ABOVE = 16
 #: Up to this many drawn tasks, each task is a node wired channel by channel; past it, each slot
 #: is one node listing its tasks, wired slot to slot.
 DETAIL_TASKS_ABOVE = 40
