@@ -408,7 +408,8 @@ def test_the_physical_tab_shows_taskmanagers_slots_and_channels(browser: Browser
 
 def test_the_physical_tab_shows_flinks_error_when_slots_are_missing(browser: Browser) -> None:
     seed = browser.page.locator(".flowmagic-graphs").nth(3)
-    assert seed.locator(".lm-TabBar-tab").all_inner_texts() == ["Physical"]
+    seed.scroll_into_view_if_needed()
+    assert seed.locator(".lm-TabBar-tab").all_text_contents() == ["Physical"]
     error = seed.locator(".flowmagic-level-physical .flowmagic-error")
     error.wait_for(state="visible")
     text = error.inner_text()
