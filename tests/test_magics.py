@@ -423,7 +423,7 @@ def test_cluster_options_place_the_physical_graph(shell, tmp_path) -> None:
     assert shell.user_ns["placed"].physical_graph is physical
     dot = run(shell, f"%flow show placed --level physical -o {tmp_path / 'physical.gv'}")
     assert dot.success, dot.out
-    assert (tmp_path / "physical.gv").read_text().startswith('digraph "PhysicalGraph" {')
+    assert (tmp_path / "physical.gv").read_text().startswith('digraph "Physical" {')
     picture = run(shell, "%flow show placed --level physical --format svg --taskmanagers 4")
     assert picture.value.title == "Physical of placed" and "TaskManager 4" in picture.value.svg
     bad = run(shell, f"%%flow bad --taskmanagers 0\n{WORDCOUNT}")

@@ -46,7 +46,7 @@ def test_physical_graph_dot_golden() -> None:
     remote = " [style=dashed, penwidth=1.8]"
     source = task.format("Source: Collection Source (1/1)\\nout: 1 partition, 4 subpartitions")
     expected = (
-        'digraph "PhysicalGraph" {\n'
+        'digraph "Physical" {\n'
         + HEADER
         + "compound=true;\n"
         + 'label="4 slots needed = 4 (default) · 2 TaskManagers x 2 slots · solid: local channel, dashed: remote '

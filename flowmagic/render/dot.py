@@ -403,7 +403,7 @@ class _PhysicalDrawing:
     def __init__(self, graph: PhysicalGraph, all_slots: bool, bundle_above: int):
         self.graph = graph
         self.bundle_above = bundle_above
-        self.writer = _Writer('"PhysicalGraph"', "compound=true;\n")
+        self.writer = _Writer('"Physical"', "compound=true;\n")
         count = len(graph.slots)
         self.shown = set(range(count)) if all_slots or count <= COLLAPSE_SLOTS_ABOVE else {0, 1, 2, count - 1}
         self.detailed = sum(len(graph.slots[index].tasks) for index in self.shown) <= DETAIL_TASKS_ABOVE
