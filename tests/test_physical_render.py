@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conformance_support import CONFORMANCE, run_case
-from test_render import HEADER, SVG_NS, groups, texts, title
+from test_render import HEADER, groups, texts, title
 
 import flowmagic
 from flowmagic import compile as passes
@@ -42,7 +42,10 @@ def test_physical_graph_dot_golden() -> None:
     aggregation = "Keyed Aggregation -> Sink: Print to Std. Out ({}/4)\\nin: 1 gate, 4 channels (2 local, 2 remote)"
     flat_map = "Flat Map ({}/4)\\nin: 1 gate, 1 channel (1 {})\\nout: 1 partition, 4 subpartitions"
     slot = 'label="slot {} · default"; style="rounded,filled"; fillcolor="#ffffff"; color="#9ca3af"; fontsize=9;'
-    tm = 'label="TaskManager {} · 2 of 2 slots used"; style="rounded,filled"; fillcolor="#f3f4f6"; color="#9ca3af"; fontsize=10;'
+    tm = (
+        'label="TaskManager {} · 2 of 2 slots used"; style="rounded,filled"; fillcolor="#f3f4f6"; '
+        'color="#9ca3af"; fontsize=10;'
+    )
     remote = " [style=dashed, penwidth=1.8]"
     source = task.format("Source: Collection Source (1/1)\\nout: 1 partition, 4 subpartitions")
     expected = (

@@ -1,4 +1,7 @@
-"""flowmagic.render: golden DOT for the first three levels (the physical graph: test_physical_render), SVG structure, escaping, Graphviz engines."""
+"""flowmagic.render: golden DOT for the first three levels, SVG structure, escaping, Graphviz engines.
+
+The physical graph's drawing is tested in ``test_physical_render``.
+"""
 
 from __future__ import annotations
 
