@@ -222,7 +222,7 @@ def test_the_physical_tab_draws_slots_and_lists_them(view) -> None:
         "Slot 3 (TaskManager 1, default)",
         "Slot 4 (TaskManager 1, default)",
     ]
-    assert "<tr><th>Slots needed</th><td>4 = 4 (&#x27;default&#x27;): per slot sharing group" in details.value
+    assert "<tr><th>Slots needed</th><td>4 = 4 (default): per slot sharing group" in details.value
     selector.value = 1
     assert "<tr><th>Flat Map (1/4)</th><td>in: 1 gate, 1 channel (1 local); out: 1 partition, 4 subpartitions" in (
         details.value

@@ -71,13 +71,22 @@ def build_physical_graph(
     taskmanagers, slots_per_taskmanager = local_cluster(execution_graph, taskmanagers, slots_per_taskmanager)
     groups = _slot_sharing_groups(execution_graph)
     slots, slot_of = _share_slots(execution_graph)
-    needed = sum(group.slots for group in groups)
+    regions = _sequential_regions(execution_graph, slot_of)
+    # Position of each slot in the cluster: its opening order, or, when regions run one after
+    # another, its opening order within the first region using it (later regions reuse slots).
+    positions = {slot.index: slot.index for slot in slots}
+    if regions:
+        positions = {}
+        for region in regions:
+            for place, opened in enumerate(dict.fromkeys(region)):
+                positions.setdefault(opened, place)
+    needed = max((len(set(region)) for region in regions), default=len(slots))
     error = None
     if needed > taskmanagers * slots_per_taskmanager:
         error = NOT_ENOUGH_SLOTS
     else:
         for slot in slots:
-            slot.taskmanager, slot.slot_index = divmod(slot.index, slots_per_taskmanager)
+            slot.taskmanager, slot.slot_index = divmod(positions[slot.index], slots_per_taskmanager)
     tasks = _wire(execution_graph, slots, slot_of)
     return PhysicalGraph(
         job_name=execution_graph.job_name,
@@ -86,7 +95,9 @@ def build_physical_graph(
         groups=groups,
         slots=slots,
         tasks=tasks,
+        slots_needed=needed,
         vertex_names={vertex.id: vertex.name for vertex in execution_graph.vertices.values()},
+        sequential_regions=len(regions),
         error=error,
     )
 
@@ -109,6 +120,40 @@ def _slot_sharing_groups(graph: ExecutionGraph) -> list[SlotSharingGroupDemand]:
         )
         for vertices in members.values()
     ]
+
+
+def _sequential_regions(graph: ExecutionGraph, slot_of: dict[_Subtask, int]) -> list[list[int]]:
+    """With blocking exchanges, the slots of each pipelined region (subtasks joined by
+    pipelined channels), regions in topological order: Flink schedules a region when its
+    inputs are finished, in slots earlier regions freed. Without blocking exchanges, none:
+    every region is scheduled at once."""
+    blocking = {
+        result.id
+        for vertex in graph.vertices.values()
+        for result in vertex.produced_results
+        if result.result_partition_type.startswith("BLOCKING")
+    }
+    if not blocking:
+        return []
+    parent: dict[_Subtask, _Subtask] = {}
+
+    def root(subtask: _Subtask) -> _Subtask:
+        while parent.setdefault(subtask, subtask) != subtask:
+            parent[subtask] = parent[parent[subtask]]
+            subtask = parent[subtask]
+        return subtask
+
+    for vertex in graph.vertices.values():
+        for subtask in vertex.subtasks:
+            own = root((vertex.id, subtask.index))
+            for edge in subtask.inputs:
+                if edge.result_id not in blocking:
+                    for partition in edge.partitions:
+                        parent[root((edge.source_vertex, partition))] = own
+    regions: dict[_Subtask, list[int]] = {}
+    for member, slot in slot_of.items():
+        regions.setdefault(root(member), []).append(slot)
+    return list(regions.values())
 
 
 def _share_slots(graph: ExecutionGraph) -> tuple[list[Slot], dict[_Subtask, int]]:

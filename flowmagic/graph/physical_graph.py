@@ -174,14 +174,14 @@ class PhysicalGraph:
     slots: list[Slot]
     #: (vertex id, subtask index) -> task, in topological order.
     tasks: dict[tuple[str, int], PhysicalTask]
+    #: The slots the job needs at once: the sum over slot sharing groups of each group's
+    #: highest parallelism, or with blocking exchanges (BATCH) its largest pipelined region's.
+    slots_needed: int
     #: Job vertex id -> its name, in topological order.
     vertex_names: dict[str, str] = field(default_factory=dict)
+    #: With blocking exchanges, how many pipelined regions run one after another (else 0).
+    sequential_regions: int = 0
     error: str | None = None
-
-    @property
-    def slots_needed(self) -> int:
-        """The sum over slot sharing groups of each group's highest parallelism."""
-        return sum(group.slots for group in self.groups)
 
     @property
     def slots_available(self) -> int:
@@ -208,6 +208,7 @@ class PhysicalGraph:
             "taskmanagers": self.taskmanagers,
             "slots_per_taskmanager": self.slots_per_taskmanager,
             "slots_needed": self.slots_needed,
+            "sequential_regions": self.sequential_regions,
             "error": self.error,
             "groups": [group.to_dict() for group in self.groups],
             "slots": [slot.to_dict() for slot in self.slots],

@@ -14,7 +14,7 @@ from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.graph.job_graph import JobGraph
 from flowmagic.graph.physical_graph import PhysicalGraph
 from flowmagic.graph.stream_graph import StreamGraph
-from flowmagic.render.details import NodeDetails, graph_details
+from flowmagic.render.details import NodeDetails, graph_details, slot_demand
 from flowmagic.render.dot import (
     BUNDLE_ABOVE,
     COLLAPSE_ABOVE,
@@ -48,6 +48,7 @@ __all__ = [
     "physical_graph_to_dot",
     "picture_html",
     "printable",
+    "slot_demand",
     "stack_svgs",
     "stream_graph_to_dot",
     "svg_size",

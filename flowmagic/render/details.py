@@ -32,6 +32,7 @@ __all__ = [
     "physical_slot_rows",
     "physical_task_rows",
     "short_id",
+    "slot_demand",
     "slot_key",
     "stream_edge_label",
     "stream_graph_details",
@@ -382,6 +383,17 @@ def physical_task_rows(graph: PhysicalGraph, task: PhysicalTask) -> Rows:
     return tuple(rows)
 
 
+def slot_demand(graph: PhysicalGraph) -> tuple[str, str]:
+    """Where :attr:`PhysicalGraph.slots_needed` comes from, and why: two phrases."""
+    if graph.sequential_regions:
+        return (
+            f"the largest of {graph.sequential_regions} pipelined regions",
+            "blocking exchanges: regions run one after another, in the slots earlier ones freed",
+        )
+    demand = " + ".join(f"{group.slots} ({group.name})" for group in graph.groups)
+    return demand, "per slot sharing group, its highest parallelism"
+
+
 def physical_slot_rows(graph: PhysicalGraph, slot: Slot) -> Rows:
     """The rows of one slot: where it is, its group, and each task it holds."""
     where = "not placed" if slot.taskmanager is None else f"TaskManager {slot.taskmanager + 1}"
@@ -394,14 +406,13 @@ def physical_slot_rows(graph: PhysicalGraph, slot: Slot) -> Rows:
 
 def physical_graph_details(graph: PhysicalGraph) -> list[NodeDetails]:
     """The job's slot demand first, then one item per slot with the tasks it holds."""
-    demand = " + ".join(f"{group.slots} ({group.name!r})" for group in graph.groups)
     summary: list[tuple[str, str]] = [
         ("Job", graph.job_name),
         (
             "Cluster",
             f"{graph.taskmanagers} TaskManagers x {graph.slots_per_taskmanager} slots = {graph.slots_available}",
         ),
-        ("Slots needed", f"{graph.slots_needed} = {demand}: per slot sharing group, its highest parallelism"),
+        ("Slots needed", "{} = {}: {}".format(graph.slots_needed, *slot_demand(graph))),
         ("Channels", ", ".join(f"{count} {kind.lower()}" for kind, count in graph.channel_counts().items())),
     ]
     if graph.error is not None:

@@ -37,6 +37,7 @@ from flowmagic.render.details import (
     physical_task_rows,
     rows_text,
     short_id,
+    slot_demand,
     slot_key,
     stream_edge_label,
     stream_graph_details,
@@ -415,13 +416,12 @@ class _PhysicalDrawing:
 
     def dot(self) -> DotGraph:
         graph, writer = self.graph, self.writer
-        demand = " + ".join(f"{group.slots} ({group.name})" for group in graph.groups)
+        demand, why = slot_demand(graph)
         cluster = f"{graph.taskmanagers} TaskManagers x {graph.slots_per_taskmanager} slots"
         if graph.error is not None:
             text = (
                 f"NoResourceAvailableException: {graph.error}\n\nThe job needs {graph.slots_needed} slots = "
-                f"{demand}\n(per slot sharing group, its highest parallelism);\nthe cluster has {cluster} = "
-                f"{graph.slots_available}."
+                f"{demand}\n({why});\nthe cluster has {cluster} = {graph.slots_available}."
             )
             writer.line(f'error [label={quote(text)}, shape=note, fillcolor="#fecaca"];')
             writer.title("error", text)

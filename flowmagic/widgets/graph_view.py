@@ -37,6 +37,7 @@ from flowmagic.render import (
     graph_details,
     picture_html,
     printable,
+    slot_demand,
     stack_svgs,
     svg_size,
     to_svg,
@@ -95,13 +96,13 @@ def details_html(item: NodeDetails) -> str:
 
 def physical_error_html(graph: PhysicalGraph) -> str:
     """Flink's error for a job the cluster has too few slots for, and why, as HTML."""
-    demand = " + ".join(f"{group.slots} ({html.escape(group.name)})" for group in graph.groups)
+    demand, why = slot_demand(graph)
     return (
         f'<div class="flowmagic-error {_NO_MATH}"><b>org.apache.flink.runtime.jobmanager.scheduler.'
         f"NoResourceAvailableException: {html.escape(graph.error or '')}</b>\n"
-        f"The job needs {graph.slots_needed} slots = {demand} (per slot sharing group, its highest "
-        f"parallelism); the cluster has {graph.taskmanagers} TaskManagers x {graph.slots_per_taskmanager} "
-        f"slots = {graph.slots_available}.</div>"
+        f"The job needs {graph.slots_needed} slots = {html.escape(demand)} ({html.escape(why)}); the cluster has "
+        f"{graph.taskmanagers} "
+        f"TaskManagers x {graph.slots_per_taskmanager} slots = {graph.slots_available}.</div>"
     )
 
 

@@ -48,6 +48,8 @@ public class PhysicalRecorder {
     static final Map<String, Map<String, Object>> RECORDS = new ConcurrentHashMap<>();
     /** How many subtasks the running job has: a task returns only when all have started. */
     static volatile int expectedSubtasks;
+    /** A BATCH job's regions run one after another: its tasks must not wait for later ones. */
+    static volatile boolean batch;
 
     public static class Recorder extends AbstractInvokable {
         public Recorder(Environment environment) { super(environment); }
@@ -94,7 +96,7 @@ public class PhysicalRecorder {
             // slot for another pipelined region) before every subtask has been deployed.
             long deadline = System.nanoTime() + 60_000_000_000L;
             try {
-                while (RECORDS.size() < expectedSubtasks && System.nanoTime() < deadline) {
+                while (!batch && RECORDS.size() < expectedSubtasks && System.nanoTime() < deadline) {
                     Thread.sleep(50);
                 }
             } catch (InterruptedException cancelled) {
@@ -151,6 +153,7 @@ public class PhysicalRecorder {
             total += vertex.getParallelism();
         }
         expectedSubtasks = total;
+        batch = graph.getJobType() == JobType.BATCH;
         Configuration config = new Configuration();
         config.set(RestOptions.BIND_PORT, "0");
         config.set(JobManagerOptions.SLOT_REQUEST_TIMEOUT, Duration.ofSeconds(8));

@@ -100,6 +100,17 @@ public class Programs {
         return env;
     }
 
+    static StreamExecutionEnvironment p07() {
+        StreamExecutionEnvironment env = env(3);
+        env.setRuntimeMode(org.apache.flink.api.common.RuntimeExecutionMode.BATCH);
+        env.fromSequence(1, 100).setParallelism(2)
+                .map(id()).setParallelism(3)
+                .keyBy((KeySelector<Long, Long>) x -> x % 5).reduce((a, b) -> a + b).setParallelism(3)
+                .rebalance().map(id()).setParallelism(2)
+                .print().setParallelism(2);
+        return env;
+    }
+
     static Map<String, Object> spec(String name, StreamExecutionEnvironment env) {
         JobGraph graph = env.getStreamGraph().getJobGraph();
         Map<SlotSharingGroup, Integer> groupIndex = new LinkedHashMap<>();
@@ -166,6 +177,7 @@ public class Programs {
         programs.put("p04_union_broadcast_groups", p04());
         programs.put("p05_seed_slot_sharing", p05());
         programs.put("p06_group_revisited", p06());
+        programs.put("p07_batch_regions", p07());
         for (Map.Entry<String, StreamExecutionEnvironment> e : programs.entrySet()) {
             JSON.writeValue(new File(dir, e.getKey() + ".json"), spec(e.getKey(), e.getValue()));
         }
