@@ -412,7 +412,7 @@ def test_the_physical_tab_shows_flinks_error_when_slots_are_missing(browser: Bro
     assert seed.locator(".lm-TabBar-tab").all_text_contents() == ["Physical"]
     error = seed.locator(".flowmagic-level-physical .flowmagic-error")
     error.wait_for(state="visible")
-    text = error.inner_text()
+    text = error.text_content()
     assert "NoResourceAvailableException: Could not acquire the minimum required resources." in text
     assert "The job needs 9 slots = 1 (default) + 4 (flatmap_sg) + 4 (sum_sg)" in text
     assert seed.locator(".flowmagic-level-physical svg").count() == 0
