@@ -65,6 +65,8 @@ __all__ = ["SUBCOMMANDS", "FlowMagics", "Subcommand", "load_ipython_extension"]
 
 _SHOW_CHOICES = (*LEVELS, "all", "none")
 _FORMATS = {".svg": "svg", ".dot": "dot", ".gv": "dot", ".json": "json"}
+_TASKMANAGERS_HELP = "TaskManagers of the physical graph's cluster (default: 1, as a local environment)"
+_SLOTS_HELP = "slots per TaskManager, Flink's taskmanager.numberOfTaskSlots (default: enough for the widest vertex)"
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,8 @@ def _show_parser() -> MagicArgumentParser:
     parser.add_argument("--level", choices=tuple(LEVELS), help="one graph only (default: all; job with --format)")
     parser.add_argument("--format", choices=("svg", "dot", "json"), help="output this format instead of the widget")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (format from its extension if not given)")
+    parser.add_argument("--taskmanagers", type=_positive_int, metavar="N", help=_TASKMANAGERS_HELP)
+    parser.add_argument("--slots-per-taskmanager", type=_positive_int, metavar="M", help=_SLOTS_HELP)
     return parser
 
 
@@ -224,12 +228,17 @@ class FlowMagics(Magics):
     @argument("--no-chaining", action="store_true", help="disable operator chaining")
     @argument("--mode", choices=("streaming", "batch"), help="the runtime execution mode (default: streaming)")
     @argument("--show", choices=_SHOW_CHOICES, default="all", help="which graphs to show (default: all, in tabs)")
+    @argument("--slots-per-taskmanager", type=_positive_int, metavar="M", help=_SLOTS_HELP)
+    @argument("--taskmanagers", type=_positive_int, metavar="N", help=_TASKMANAGERS_HELP)
     def flow(self, line: str, cell: str | None = None) -> Any:
-        """Define a Flink-style DataStream pipeline and draw its StreamGraph, JobGraph and ExecutionGraph.
+        """Define a Flink-style DataStream pipeline and draw its StreamGraph, JobGraph, ExecutionGraph
+        and physical graph (its subtasks in the slots of --taskmanagers N TaskManagers of
+        --slots-per-taskmanager M slots).
 
         The cell body builds the pipeline on `env`, a fresh StreamExecutionEnvironment, with
         every flowmagic name (WatermarkStrategy, Time, ...) available. NAME is then bound to
-        the pipeline (.env, .stream_graph, .job_graph, .execution_graph, .show(), .explain()).
+        the pipeline (.env, .stream_graph, .job_graph, .execution_graph, .physical_graph, .show(),
+        .explain()).
         """
         __tracebackhide__ = True  # IPython hides this frame when a cell's error is shown.
         if cell is None:
@@ -261,7 +270,9 @@ class FlowMagics(Magics):
                 "e.g. env.from_collection([1, 2, 3]).map(lambda x: x * 2).print()"
             )
         try:
-            pipeline = Pipeline(name, env)
+            pipeline = Pipeline(
+                name, env, taskmanagers=args.taskmanagers, slots_per_taskmanager=args.slots_per_taskmanager
+            )
         except FlowError as error:
             # The message names the operator and the cell line that created it.
             raise UsageError(f"%%flow {name}: {type(error).__name__}: {error}") from None
@@ -352,6 +363,9 @@ class FlowMagics(Magics):
     def show_pipeline(self, args: argparse.Namespace) -> Any:
         """``%flow show NAME``: the widget, or one level as SVG/DOT/JSON, shown or written to a file."""
         pipeline = self._pipeline(args.name)
+        physical = pipeline.physical_graph
+        if args.taskmanagers is not None or args.slots_per_taskmanager is not None:
+            physical = pipeline.deploy(args.taskmanagers, args.slots_per_taskmanager)
         output_format = args.format
         if output_format is None and args.output is not None:
             output_format = _FORMATS.get(Path(args.output).suffix.lower())
@@ -359,16 +373,16 @@ class FlowMagics(Magics):
                 raise UsageError(f"%flow show: cannot tell the format of {args.output!r}; give --format svg|dot|json.")
         if output_format is None:
             with _drawing("%flow show:"):
-                return pipeline.show(args.level or "all").draw()
+                return pipeline.show(args.level or "all", physical_graph=physical).draw()
         level = args.level or "job"
-        graph = pipeline.graph(level)
+        graph = physical if level == "physical" else pipeline.graph(level)
         if output_format == "json":
             text = json.dumps(graph.to_dict(), indent=2, ensure_ascii=False) + "\n"
         elif output_format == "dot":
             text = to_dot(graph).source
         else:
             with _drawing("%flow show:"):
-                text = pipeline.show(level).svg(level)
+                text = pipeline.show(level, physical_graph=physical).svg(level)
         if args.output is not None:
             try:
                 Path(args.output).write_text(text, encoding="utf-8")

@@ -1,4 +1,4 @@
-"""A named pipeline: a program's environment with its three graphs, to show, explain and run.
+"""A named pipeline: a program's environment with its four graphs, to show, explain and run.
 
 ``%%flow NAME`` makes one, but it needs no IPython: ``Pipeline("wordcount", env)`` works in
 any Python session.
@@ -13,7 +13,7 @@ from typing import Any
 from flowmagic import compile as passes
 from flowmagic.api.environment import StreamExecutionEnvironment
 from flowmagic.errors import JobCancelledError, ProgramError
-from flowmagic.graph import ExecutionGraph, JobGraph, StreamGraph
+from flowmagic.graph import ExecutionGraph, JobGraph, PhysicalGraph, StreamGraph
 from flowmagic.render import explain
 from flowmagic.runtime import JobResult, execute, is_unbounded, start_continuous
 from flowmagic.runtime.continuous.job import ContinuousJob
@@ -31,18 +31,31 @@ class PlanText(str):
 
 
 class Pipeline:
-    """A pipeline: its environment and its three graphs.
+    """A pipeline: its environment and its four graphs.
 
-    The graphs are built once, when the pipeline is made, with ``name`` as the job name.
+    The graphs are built once, when the pipeline is made, with ``name`` as the job name. The
+    physical graph places the job on ``taskmanagers`` TaskManagers of ``slots_per_taskmanager``
+    slots (Flink's ``taskmanager.numberOfTaskSlots``); by default on the cluster a local
+    environment starts: one TaskManager with a slot per subtask of the widest vertex.
     """
 
-    def __init__(self, name: str, env: StreamExecutionEnvironment):
+    def __init__(
+        self,
+        name: str,
+        env: StreamExecutionEnvironment,
+        *,
+        taskmanagers: int | None = None,
+        slots_per_taskmanager: int | None = None,
+    ):
         self.name = name
         self.env = env
         compiled = passes.build(env.get_stream_graph(name))
         self.stream_graph = compiled.stream_graph
         self.job_graph = compiled.job_graph
         self.execution_graph = compiled.execution_graph
+        #: The cluster options the pipeline was made with (None: a local environment's default).
+        self.cluster = (taskmanagers, slots_per_taskmanager)
+        self.physical_graph = passes.deploy(self.execution_graph, taskmanagers, slots_per_taskmanager)
         #: Its runs now under way: a bounded run's cancel event, or an unbounded job's client.
         self._runs: list[threading.Event | ContinuousJob] = []
         self._lock = threading.Lock()
@@ -55,21 +68,39 @@ class Pipeline:
             f"{len(self.job_graph.vertices)} job vertices, {self.execution_graph.num_subtasks} subtasks>"
         )
 
-    def show(self, level: str = "all") -> FlowGraphs:
-        """The graph widget: ``"all"`` three levels in tabs, or one of ``stream``, ``job``, ``execution``."""
+    def show(self, level: str = "all", *, physical_graph: PhysicalGraph | None = None) -> FlowGraphs:
+        """The graph widget: ``"all"`` four levels in tabs, or one of ``stream``, ``job``,
+        ``execution``, ``physical``; ``physical_graph`` draws another cluster's (see :meth:`deploy`)."""
         levels = tuple(LEVELS) if level == "all" else (level,)
-        return FlowGraphs(self.name, self.stream_graph, self.job_graph, self.execution_graph, levels=levels)
+        return FlowGraphs(
+            self.name,
+            self.stream_graph,
+            self.job_graph,
+            self.execution_graph,
+            physical_graph=physical_graph or self.physical_graph,
+            levels=levels,
+        )
+
+    def deploy(self, taskmanagers: int | None = None, slots_per_taskmanager: int | None = None) -> PhysicalGraph:
+        """The physical graph on another cluster: ``taskmanagers`` TaskManagers of
+        ``slots_per_taskmanager`` slots; what is not given is the pipeline's own option."""
+        return passes.deploy(
+            self.execution_graph,
+            self.cluster[0] if taskmanagers is None else taskmanagers,
+            self.cluster[1] if slots_per_taskmanager is None else slots_per_taskmanager,
+        )
 
     def explain(self) -> PlanText:
         """The three graphs as text, in the spirit of Flink's ``EXPLAIN``."""
         return PlanText(explain(self.stream_graph, self.job_graph, self.execution_graph))
 
-    def graph(self, level: str) -> StreamGraph | JobGraph | ExecutionGraph:
-        """The StreamGraph, JobGraph or ExecutionGraph, by level name."""
-        graphs: dict[str, StreamGraph | JobGraph | ExecutionGraph] = {
+    def graph(self, level: str) -> StreamGraph | JobGraph | ExecutionGraph | PhysicalGraph:
+        """The StreamGraph, JobGraph, ExecutionGraph or physical graph, by level name."""
+        graphs: dict[str, StreamGraph | JobGraph | ExecutionGraph | PhysicalGraph] = {
             "stream": self.stream_graph,
             "job": self.job_graph,
             "execution": self.execution_graph,
+            "physical": self.physical_graph,
         }
         return graphs[level]
 

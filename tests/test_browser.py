@@ -196,7 +196,7 @@ def lab(playwright_api: Any) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser(playwright_api: Any, lab: str) -> Iterator[Browser]:
-    """The test notebook opened in Chromium, all cells run, the three graph widgets shown."""
+    """The test notebook opened in Chromium, all cells run, the four graph widgets shown."""
     with chromium_page(playwright_api) as state:
         page = state.page
         page.goto(lab, timeout=STARTUP_SECONDS * 1000)
@@ -209,7 +209,7 @@ def browser(playwright_api: Any, lab: str) -> Iterator[Browser]:
         # Not awaited: the command's promise settles only when every cell has run.
         page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
         page.wait_for_function(
-            "document.querySelectorAll('.flowmagic-graphs').length === 3", timeout=STARTUP_SECONDS * 1000
+            "document.querySelectorAll('.flowmagic-graphs').length === 4", timeout=STARTUP_SECONDS * 1000
         )
         yield state
 
@@ -237,10 +237,10 @@ def graph_texts(widget: Any, level: str) -> list[str]:
     )
 
 
-def test_the_three_tabs_show_svg_graphs(browser: Browser) -> None:
+def test_the_four_tabs_show_svg_graphs(browser: Browser) -> None:
     wordcount = browser.page.locator(".flowmagic-graphs").first
     tabs = wordcount.locator(".lm-TabBar-tab")
-    assert tabs.all_inner_texts() == ["StreamGraph", "JobGraph", "ExecutionGraph"]
+    assert tabs.all_inner_texts() == ["StreamGraph", "JobGraph", "ExecutionGraph", "Physical"]
     assert "lm-mod-current" in tabs.nth(1).get_attribute("class")
     assert wordcount.locator(".flowmagic-level-job svg").is_visible()
     assert graph_texts(wordcount, "job") == [
@@ -255,6 +255,7 @@ def test_the_three_tabs_show_svg_graphs(browser: Browser) -> None:
     # The other levels are drawn as well, in their (hidden) tabs.
     assert "Sink: Print to Std. Out" in graph_texts(wordcount, "stream")
     assert "Flat Map (4/4)" in graph_texts(wordcount, "execution")
+    assert "Flat Map (4/4)" in graph_texts(wordcount, "physical")
 
 
 def test_switching_tabs(browser: Browser) -> None:
@@ -262,13 +263,14 @@ def test_switching_tabs(browser: Browser) -> None:
     for title, level, text in [
         ("StreamGraph", "stream", "id 2 · p=4"),
         ("ExecutionGraph", "execution", "Keyed Aggregation -> Sink: Print to Std. Out (1/4)"),
+        ("Physical", "physical", "in: 1 gate, 4 channels (4 local)"),
         ("JobGraph", "job", "→ Sink: Print to Std. Out"),
     ]:
         wordcount.locator(".lm-TabBar-tab", has_text=title).click()
         shown = wordcount.locator(f".flowmagic-level-{level} svg")
         shown.wait_for(state="visible")
         assert text in graph_texts(wordcount, level)
-        hidden = [other for other in ("stream", "job", "execution") if other != level]
+        hidden = [other for other in ("stream", "job", "execution", "physical") if other != level]
         assert not any(wordcount.locator(f".flowmagic-level-{other} svg").is_visible() for other in hidden)
 
 
@@ -338,8 +340,8 @@ def test_live_widgets_hide_their_pictures(browser: Browser) -> None:
     # Each display is a picture of every level (for saved copies), then the widget; while the
     # widget is drawn, the pictures of its output area are hidden.
     statics = browser.page.locator(".flowmagic-static")
-    assert statics.count() == 3
-    assert not any(statics.nth(index).is_visible() for index in range(3))
+    assert statics.count() == 4
+    assert not any(statics.nth(index).is_visible() for index in range(4))
     assert browser.page.locator(".flowmagic-graphs").first.is_visible()
 
 
@@ -386,3 +388,31 @@ def test_a_wide_graph_zooms_scrolls_and_expands(browser: Browser) -> None:
     assert sizes()["svgHeight"] > 2.5 * natural["svgHeight"]
     # Taller than its box: it scrolls down too.
     assert box.evaluate("box => box.clientHeight <= 640 && box.scrollHeight > box.clientHeight")
+
+
+def test_the_physical_tab_shows_taskmanagers_slots_and_channels(browser: Browser) -> None:
+    wordcount = browser.page.locator(".flowmagic-graphs").first
+    wordcount.locator(".lm-TabBar-tab", has_text="Physical").click()
+    level = wordcount.locator(".flowmagic-level-physical")
+    level.locator("svg").wait_for(state="visible")
+    clusters = level.locator("svg g.cluster > title").all_text_contents()
+    assert "TaskManager 1 · 4 of 4 slots used" in clusters
+    assert sum(1 for title in clusters if title.startswith("Slot: ")) == 4
+    titles = level.locator("svg g.node > title").all_text_contents()
+    assert any("Task: Flat Map (2/4)" in title and "Runs in: TaskManager 1" in title for title in titles)
+    level.locator("select").select_option(label="Slot 2 (TaskManager 1, default)")
+    details = level.locator(".flowmagic-details")
+    details.filter(has_text="Flat Map (2/4)").wait_for()
+    assert "in: 1 gate, 4 channels (4 local)" in details.inner_text()
+
+
+def test_the_physical_tab_shows_flinks_error_when_slots_are_missing(browser: Browser) -> None:
+    seed = browser.page.locator(".flowmagic-graphs").nth(3)
+    seed.scroll_into_view_if_needed()
+    assert seed.locator(".lm-TabBar-tab").all_text_contents() == ["Physical"]
+    error = seed.locator(".flowmagic-level-physical .flowmagic-error")
+    error.wait_for(state="visible")
+    text = error.text_content()
+    assert "NoResourceAvailableException: Could not acquire the minimum required resources." in text
+    assert "The job needs 9 slots = 1 (default) + 4 (flatmap_sg) + 4 (sum_sg)" in text
+    assert seed.locator(".flowmagic-level-physical svg").count() == 0

@@ -84,10 +84,10 @@ def test_a_cell_defines_a_pipeline_and_shows_its_graphs(shell) -> None:
     assert pipeline.job_graph.to_dict() == env.get_job_graph().to_dict()
     assert pipeline.job_graph.name == "wordcount"
     assert pipeline.execution_graph.num_subtasks == 9
-    # Pictures of the three levels for saved copies, then the widget.
+    # Pictures of the four levels for saved copies, then the widget.
     saved, live = ran.displayed
     assert saved["text/plain"] == "<FlowGraphs 'wordcount': 4 stream nodes, 3 job vertices, 9 subtasks>"
-    assert saved["image/svg+xml"].startswith("<svg") and saved["text/html"].count("<img") == 3
+    assert saved["image/svg+xml"].startswith("<svg") and saved["text/html"].count("<img") == 4
     assert set(live) == {"application/vnd.jupyter.widget-view+json", "text/plain"}
 
 
@@ -355,12 +355,22 @@ def test_help(shell) -> None:
     usage = run(shell, "%flow").out
     assert usage.splitlines()[:3] == [
         "%flow list",
-        "%flow show [--level {stream,job,execution}] [--format {svg,dot,json}] [-o FILE] NAME",
+        "%flow show [--level {stream,job,execution,physical}] [--format {svg,dot,json}] [-o FILE] "
+        "[--taskmanagers N] [--slots-per-taskmanager M] NAME",
         "%flow explain NAME",
     ]
     assert "--format {svg,dot,json}" in run(shell, "%flow show --help").out
     docs = run(shell, "%flow?").out
-    for option in ("--parallelism", "--max-parallelism", "--no-chaining", "--mode", "--show", "%flow explain NAME"):
+    for option in (
+        "--parallelism",
+        "--max-parallelism",
+        "--no-chaining",
+        "--mode",
+        "--show",
+        "--taskmanagers",
+        "--slots-per-taskmanager",
+        "%flow explain NAME",
+    ):
         assert option in docs
 
 
@@ -392,3 +402,29 @@ def test_a_missing_graphviz_is_reported_briefly(shell, monkeypatch) -> None:
     assert "undrawn" in magics(shell).pipelines  # text commands still work
     assert run(shell, "%flow explain undrawn").success
     assert run(shell, "%flow show undrawn").out.startswith("UsageError: %flow show: it cannot be drawn: Drawing")
+
+
+def test_cluster_options_place_the_physical_graph(shell, tmp_path) -> None:
+    options = "--parallelism 4 --taskmanagers 2 --slots-per-taskmanager 2 --show none"
+    ran = run(shell, f"%%flow placed {options}\n{WORDCOUNT}")
+    assert ran.success, ran.out
+    physical = shell.user_ns["placed"].physical_graph
+    assert (physical.taskmanagers, physical.slots_per_taskmanager, physical.slots_needed) == (2, 2, 4)
+    assert [slot.taskmanager for slot in physical.slots] == [0, 0, 1, 1]
+    exported = json.loads(run(shell, "%flow show placed --level physical --format json").out)
+    assert exported == physical.to_dict()
+    # %flow show may place the job on another cluster; the pipeline keeps its own.
+    one = json.loads(run(shell, "%flow show placed --level physical --format json --slots-per-taskmanager 1").out)
+    assert (one["taskmanagers"], one["slots_per_taskmanager"], one["error"]) == (
+        2,
+        1,
+        "Could not acquire the minimum required resources.",
+    )
+    assert shell.user_ns["placed"].physical_graph is physical
+    dot = run(shell, f"%flow show placed --level physical -o {tmp_path / 'physical.gv'}")
+    assert dot.success, dot.out
+    assert (tmp_path / "physical.gv").read_text().startswith('digraph "Physical" {')
+    picture = run(shell, "%flow show placed --level physical --format svg --taskmanagers 4")
+    assert picture.value.title == "Physical of placed" and "TaskManager 4" in picture.value.svg
+    bad = run(shell, f"%%flow bad --taskmanagers 0\n{WORDCOUNT}")
+    assert not bad.success and "--taskmanagers: expected a positive integer, got 0" in bad.out

@@ -79,7 +79,7 @@ def test_the_flow_cell_displays_pictures_then_the_widget(executed) -> None:
     saved, live = outputs(executed, 1)
     assert saved.output_type == live.output_type == "display_data"
     assert saved.data["text/plain"] == "<FlowGraphs 'wordcount': 4 stream nodes, 3 job vertices, 9 subtasks>"
-    assert saved.data["text/html"].count('<img src="data:image/svg+xml;base64,') == 3
+    assert saved.data["text/html"].count('<img src="data:image/svg+xml;base64,') == 4
     svg = saved.data["image/svg+xml"]
     assert svg.startswith("<svg") and all(f"<title>{title}</title>" in svg for title in LEVELS.values())
     assert set(live.data) == {WIDGET_VIEW, "text/plain"} and live.data["text/plain"] == ""

@@ -1,4 +1,7 @@
-"""flowmagic.render: golden DOT for the three levels, SVG structure, escaping, Graphviz engines."""
+"""flowmagic.render: golden DOT for the first three levels, SVG structure, escaping, Graphviz engines.
+
+The physical graph's drawing is tested in ``test_physical_render``.
+"""
 
 from __future__ import annotations
 
@@ -514,5 +517,5 @@ def test_forked_chain_lists_branches() -> None:
 
 
 def test_to_dot_rejects_other_objects() -> None:
-    with pytest.raises(TypeError, match="StreamGraph, JobGraph or ExecutionGraph"):
+    with pytest.raises(TypeError, match="StreamGraph, JobGraph, ExecutionGraph or PhysicalGraph"):
         to_dot("digraph {}")

@@ -64,7 +64,7 @@ def saved(tmp_path_factory: pytest.TempPathFactory, playwright_api: Any) -> Path
 def expect_pictures(browser: Browser) -> list[dict[str, Any]]:
     """Wait until the page shows its pictures; check each is drawn and visible; return them."""
     page = browser.page
-    page.wait_for_function("document.querySelectorAll('.flowmagic-static img').length === 3", timeout=60_000)
+    page.wait_for_function("document.querySelectorAll('.flowmagic-static img').length === 4", timeout=60_000)
     # JupyterLab renders a long notebook's cells progressively: the run's picture, in the
     # last cell, may come after the others.
     page.wait_for_function("document.querySelector('.flowmagic-job img') !== null", timeout=60_000)
@@ -75,6 +75,7 @@ def expect_pictures(browser: Browser) -> list[dict[str, Any]]:
         "StreamGraph of wordcount",
         "JobGraph of wordcount",
         "ExecutionGraph of wordcount",
+        "Physical of wordcount",
         "ExecutionGraph of wordcount",
         "JobGraph of wordcount, coloured by vertex state",
     ]

@@ -77,7 +77,7 @@ def test_displayed_as_pictures_of_every_level_then_the_widget(view) -> None:
     assert live["text/plain"] == ""
 
 
-def test_the_saved_bundle_shows_all_three_levels_as_pictures(view) -> None:
+def test_the_saved_bundle_shows_all_four_levels_as_pictures(view) -> None:
     bundle = view.saved_bundle()
     assert set(bundle) == {"text/html", "image/svg+xml", "text/plain"}
     assert bundle["text/plain"] == repr(view)
@@ -117,7 +117,7 @@ def test_zoom(view) -> None:
 
 def test_wide_execution_graphs_are_collapsed_and_expand_on_request() -> None:
     wide = FlowGraphs("wide", *wide_graphs())
-    assert [len(controls(wide.widget, index)) for index in range(3)] == [1, 1, 2]
+    assert [len(controls(wide.widget, index)) for index in range(4)] == [1, 1, 2, 1]
     _, expand = controls(wide.widget, 2)
     assert expand.description == "Draw all 32 subtasks of the 2 collapsed vertices"
     drawing, _, _ = level_parts(wide.widget, 2)
@@ -138,9 +138,9 @@ def test_graph_picture() -> None:
     assert bundle["text/plain"] == repr(picture) == "<JobGraph of wc (SVG)>"
 
 
-def test_three_tabs_with_drawings_and_the_job_graph_first(view) -> None:
+def test_four_tabs_with_drawings_and_the_job_graph_first(view) -> None:
     tab = view.widget
-    assert tab.titles == ("StreamGraph", "JobGraph", "ExecutionGraph")
+    assert tab.titles == ("StreamGraph", "JobGraph", "ExecutionGraph", "Physical")
     assert tab.selected_index == 1
     for index, level in enumerate(LEVELS):
         drawing, _, _ = level_parts(tab, index)
@@ -186,7 +186,7 @@ def test_bad_levels(levels, selected, message) -> None:
 def test_names_cannot_inject_html() -> None:
     nasty = "<img src=x onerror=alert(1)>\n<script>alert(2)</script> $x$ \x07"
     view = FlowGraphs("wc", *wordcount_graphs(operator=nasty))
-    for index in range(3):
+    for index in range(4):
         drawing, selector, details = level_parts(view.widget, index)
         for html in (drawing.value, details.value):
             assert "<img" not in html and "<script" not in html
@@ -207,3 +207,72 @@ def test_drawings_follow_the_notebook_theme(view) -> None:
     assert "svg > g > polygon:first-of-type { fill: transparent; }" in drawing.value
     assert "g.edge text" in drawing.value and "var(--jp-ui-font-color1" in drawing.value
     assert "tex2jax_ignore" in drawing.value  # "$x$" in a name is not typeset as maths
+
+
+def test_the_physical_tab_draws_slots_and_lists_them(view) -> None:
+    physical = view.graphs["physical"]
+    # A local environment's cluster: one TaskManager, a slot per subtask of the widest vertex.
+    assert (physical.taskmanagers, physical.slots_per_taskmanager, physical.slots_needed) == (1, 4, 4)
+    drawing, selector, details = level_parts(view.widget, 3)
+    assert to_svg(physical) in drawing.value
+    assert [label for label, _ in selector.options] == [
+        "wordcount: 4 slots",
+        "Slot 1 (TaskManager 1, default)",
+        "Slot 2 (TaskManager 1, default)",
+        "Slot 3 (TaskManager 1, default)",
+        "Slot 4 (TaskManager 1, default)",
+    ]
+    assert "<tr><th>Slots needed</th><td>4 = 4 (default): per slot sharing group" in details.value
+    selector.value = 1
+    assert "<tr><th>Flat Map (1/4)</th><td>in: 1 gate, 1 channel (1 local); out: 1 partition, 4 subpartitions" in (
+        details.value
+    )
+
+
+def seed_graphs():
+    env = flowmagic.StreamExecutionEnvironment(parallelism=4)
+    (
+        env.from_collection(["to be or not to be"])
+        .flat_map(lambda line: [(w, 1) for w in line.split()])
+        .slot_sharing_group("flatmap_sg")
+        .key_by(lambda t: t[0])
+        .sum(1)
+        .set_parallelism(3)
+        .slot_sharing_group("sum_sg")
+        .print()
+    )
+    stream_graph = env.get_stream_graph("seed")
+    job_graph = stream_graph.get_job_graph()
+    return stream_graph, job_graph, job_graph.get_execution_graph()
+
+
+def test_the_physical_tab_shows_flinks_error_when_slots_are_missing() -> None:
+    seed = FlowGraphs("seed", *seed_graphs())
+    physical = seed.graphs["physical"]
+    assert (physical.slots_needed, physical.slots_available) == (9, 4)
+    drawing, _, _ = level_parts(seed.widget, 3)
+    assert "<svg" not in drawing.value
+    assert (
+        "NoResourceAvailableException: Could not acquire the minimum required resources.</b>\n"
+        "The job needs 9 slots = 1 (default) + 4 (flatmap_sg) + 4 (sum_sg)"
+    ) in drawing.value
+    # The saved picture says the same.
+    assert "Could not acquire the minimum required resources." in pictures(seed.saved_bundle()["text/html"])[3]
+    enough = FlowGraphs("seed", *seed_graphs(), physical_graph=flowmagic.compile.deploy(seed_graphs()[2], 3, 3))
+    drawing, _, _ = level_parts(enough.widget, 3)
+    assert "<svg" in drawing.value and "9 slots needed" in drawing.value
+
+
+def test_a_physical_graph_of_many_slots_draws_the_first_few_and_all_on_request() -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=20)
+    env.from_sequence(1, 100).map(lambda x: x).key_by(lambda x: x).sum(0).print()
+    graphs = env.get_stream_graph("many"), env.get_job_graph("many"), env.get_execution_graph("many")
+    many = FlowGraphs("many", *graphs, physical_graph=flowmagic.compile.deploy(graphs[2], 10, 2))
+    assert len(many.graphs["physical"].slots) == 20
+    _, expand = controls(many.widget, 3)
+    assert expand.description == "Draw all 20 slots"
+    drawing, _, _ = level_parts(many.widget, 3)
+    # Slots 1-3 (TaskManagers 1 and 2) and 20 (TaskManager 10) are drawn.
+    assert "… 7 more TaskManagers" in drawing.value
+    expand.value = True
+    assert to_svg(many.graphs["physical"], all_subtasks=True) in drawing.value

@@ -1,4 +1,4 @@
-"""Plain-data graphs: transformations, StreamGraph, JobGraph and ExecutionGraph."""
+"""Plain-data graphs: transformations, StreamGraph, JobGraph, ExecutionGraph and the physical graph."""
 
 from flowmagic.graph.execution_graph import (
     ExecutionGraph,
@@ -8,6 +8,7 @@ from flowmagic.graph.execution_graph import (
 from flowmagic.graph.job_graph import JobEdge, JobGraph, JobVertex
 from flowmagic.graph.operators import ChainingStrategy, OperatorSpec
 from flowmagic.graph.partitioners import Partitioner
+from flowmagic.graph.physical_graph import PhysicalGraph
 from flowmagic.graph.stream_graph import StreamEdge, StreamGraph, StreamNode
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "JobVertex",
     "OperatorSpec",
     "Partitioner",
+    "PhysicalGraph",
     "StreamEdge",
     "StreamGraph",
     "StreamNode",

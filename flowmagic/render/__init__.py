@@ -12,15 +12,18 @@ from __future__ import annotations
 
 from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.graph.job_graph import JobGraph
+from flowmagic.graph.physical_graph import PhysicalGraph
 from flowmagic.graph.stream_graph import StreamGraph
-from flowmagic.render.details import NodeDetails, graph_details
+from flowmagic.render.details import NodeDetails, graph_details, slot_demand
 from flowmagic.render.dot import (
     BUNDLE_ABOVE,
     COLLAPSE_ABOVE,
+    COLLAPSE_SLOTS_ABOVE,
     STATE_FILLS,
     DotGraph,
     execution_graph_to_dot,
     job_graph_to_dot,
+    physical_graph_to_dot,
     printable,
     stream_graph_to_dot,
     to_dot,
@@ -32,6 +35,7 @@ from flowmagic.render.pictures import picture_html, stack_svgs, svg_size
 __all__ = [
     "BUNDLE_ABOVE",
     "COLLAPSE_ABOVE",
+    "COLLAPSE_SLOTS_ABOVE",
     "STATE_FILLS",
     "DotGraph",
     "GraphvizError",
@@ -41,8 +45,10 @@ __all__ = [
     "explain",
     "graph_details",
     "job_graph_to_dot",
+    "physical_graph_to_dot",
     "picture_html",
     "printable",
+    "slot_demand",
     "stack_svgs",
     "stream_graph_to_dot",
     "svg_size",
@@ -52,10 +58,11 @@ __all__ = [
 ]
 
 
-def to_svg(graph: StreamGraph | JobGraph | ExecutionGraph, *, all_subtasks: bool = False) -> str:
-    """The SVG drawing of any of the three graphs, with hover details on every element.
+def to_svg(graph: StreamGraph | JobGraph | ExecutionGraph | PhysicalGraph, *, all_subtasks: bool = False) -> str:
+    """The SVG drawing of any of the four graphs, with hover details on every element.
 
-    An ExecutionGraph's wide vertices are drawn collapsed unless ``all_subtasks``.
+    An ExecutionGraph's wide vertices, and a physical graph's slots past the first few, are
+    drawn collapsed unless ``all_subtasks``.
     """
     dot = to_dot(graph, all_subtasks=all_subtasks)
     return set_titles(dot_to_svg(dot.source), dot.titles)

@@ -11,12 +11,14 @@ from dataclasses import dataclass
 
 from flowmagic.graph.execution_graph import ExecutionEdge, ExecutionGraph, ExecutionJobVertex, ExecutionVertex
 from flowmagic.graph.job_graph import JobEdge, JobGraph, JobVertex
+from flowmagic.graph.physical_graph import ChannelKind, PhysicalGraph, PhysicalTask, Slot
 from flowmagic.graph.stream_graph import UNDEFINED, StreamEdge, StreamGraph, StreamNode
 
 __all__ = [
     "NodeDetails",
     "chain_lines",
     "cluster_key",
+    "counted",
     "execution_edge_text",
     "execution_graph_details",
     "format_indices",
@@ -26,15 +28,23 @@ __all__ = [
     "job_edge_text",
     "job_graph_details",
     "job_vertex_key",
+    "physical_graph_details",
+    "physical_slot_rows",
+    "physical_task_rows",
     "short_id",
+    "slot_demand",
+    "slot_key",
     "stream_edge_label",
     "stream_graph_details",
     "stream_node_key",
     "subtask_details",
     "subtask_key",
+    "task_key",
+    "task_summary",
+    "taskmanager_key",
 ]
 
-Graph = StreamGraph | JobGraph | ExecutionGraph
+Graph = StreamGraph | JobGraph | ExecutionGraph | PhysicalGraph
 Rows = tuple[tuple[str, str], ...]
 UNSET = "(unset)"
 
@@ -98,11 +108,13 @@ def format_indices(indices: list[int]) -> str:
 
 
 def graph_details(graph: Graph) -> list[NodeDetails]:
-    """The selectable nodes of any of the three graphs."""
+    """The selectable nodes of any of the four graphs."""
     if isinstance(graph, StreamGraph):
         return stream_graph_details(graph)
     if isinstance(graph, JobGraph):
         return job_graph_details(graph, graph.sorted_vertices())
+    if isinstance(graph, PhysicalGraph):
+        return physical_graph_details(graph)
     return execution_graph_details(graph)
 
 
@@ -295,3 +307,122 @@ def subtask_details(graph: ExecutionGraph, vertex: ExecutionJobVertex, subtask: 
         ("Max parallelism", str(vertex.max_parallelism)),
         *((f"Input {number}", execution_edge_text(graph, edge)) for number, edge in enumerate(subtask.inputs, 1)),
     )
+
+
+# -- Physical graph -----------------------------------------------------------------------
+
+
+def taskmanager_key(taskmanager: int) -> str:
+    return f"cluster_tm{taskmanager}"
+
+
+def slot_key(slot: int) -> str:
+    return f"cluster_slot{slot}"
+
+
+def task_key(slot: int, position: int) -> str:
+    """DOT name of the task in ``slot`` of the job vertex at ``position`` (topological order)."""
+    return f"t{slot}_{position}"
+
+
+def counted(count: int, noun: str) -> str:
+    """``1 gate``, ``2 gates``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def task_summary(task: PhysicalTask) -> str:
+    """What a task reads (gates, channels) and writes (partitions, subpartitions), on one line."""
+    parts = []
+    if task.gates:
+        channels = [channel for gate in task.gates for channel in gate.channels]
+        kinds = [
+            f"{count} {kind.value.lower()}"
+            for kind in ChannelKind
+            if (count := sum(1 for channel in channels if channel.kind is kind))
+        ]
+        parts.append(
+            f"in: {counted(len(task.gates), 'gate')}, {counted(len(channels), 'channel')} ({', '.join(kinds)})"
+        )
+    if task.partitions:
+        subpartitions = sum(partition.subpartitions for partition in task.partitions)
+        parts.append(f"out: {counted(len(task.partitions), 'partition')}, {counted(subpartitions, 'subpartition')}")
+    return "; ".join(parts) or "no inputs or outputs"
+
+
+def physical_task_rows(graph: PhysicalGraph, task: PhysicalTask) -> Rows:
+    """The rows of one task: where it runs, what it writes and what it reads."""
+    slot = graph.slots[task.slot]
+    where = (
+        "nowhere: the cluster has too few slots" if slot.taskmanager is None else f"TaskManager {slot.taskmanager + 1}"
+    )
+    rows = [
+        ("Task", task.name),
+        ("Vertex id", task.vertex_id),
+        ("Slot", f"{task.slot + 1} (slot sharing group {slot.group!r})"),
+        ("Runs in", where),
+    ]
+    for number, partition in enumerate(task.partitions, 1):
+        consumer = graph.vertex_names.get(partition.consumer_vertex, partition.consumer_vertex)
+        rows.append(
+            (
+                f"ResultPartition {number}",
+                f"{partition.partition_type}, {counted(partition.subpartitions, 'subpartition')}, read by {consumer}",
+            )
+        )
+    for number, gate in enumerate(task.gates, 1):
+        source = graph.vertex_names.get(gate.source_vertex, gate.source_vertex)
+        kinds = ", ".join(f"{gate.count(kind)} {kind.value.lower()}" for kind in ChannelKind if gate.count(kind))
+        producers = format_indices([channel.producer_subtask for channel in gate.channels])
+        rows.append(
+            (
+                f"InputGate {number}",
+                f"{gate.ship_strategy} from {source} subtasks {producers}: "
+                f"{counted(len(gate.channels), 'channel')} ({kinds})",
+            )
+        )
+    return tuple(rows)
+
+
+def slot_demand(graph: PhysicalGraph) -> tuple[str, str]:
+    """Where :attr:`PhysicalGraph.slots_needed` comes from, and why: two phrases."""
+    if graph.sequential_regions:
+        return (
+            f"the largest of {graph.sequential_regions} pipelined regions",
+            "blocking exchanges: regions run one after another, in the slots earlier ones freed",
+        )
+    demand = " + ".join(f"{group.slots} ({group.name})" for group in graph.groups)
+    return demand, "per slot sharing group, its highest parallelism"
+
+
+def physical_slot_rows(graph: PhysicalGraph, slot: Slot) -> Rows:
+    """The rows of one slot: where it is, its group, and each task it holds."""
+    where = "not placed" if slot.taskmanager is None else f"TaskManager {slot.taskmanager + 1}"
+    rows = [("Slot", f"{slot.index + 1}, {where}"), ("Slot sharing group", slot.group)]
+    for vertex_id, index in slot.tasks:
+        task = graph.task(vertex_id, index)
+        rows.append((task.name, task_summary(task)))
+    return tuple(rows)
+
+
+def physical_graph_details(graph: PhysicalGraph) -> list[NodeDetails]:
+    """The job's slot demand first, then one item per slot with the tasks it holds."""
+    summary: list[tuple[str, str]] = [
+        ("Job", graph.job_name),
+        (
+            "Cluster",
+            f"{graph.taskmanagers} TaskManagers x {graph.slots_per_taskmanager} slots = {graph.slots_available}",
+        ),
+        ("Slots needed", "{} = {}: {}".format(graph.slots_needed, *slot_demand(graph))),
+        ("Channels", ", ".join(f"{count} {kind.lower()}" for kind, count in graph.channel_counts().items())),
+    ]
+    if graph.error is not None:
+        summary.append(("Error", f"NoResourceAvailableException: {graph.error}"))
+    items = [NodeDetails("job", f"{graph.job_name}: {graph.slots_needed} slots", tuple(summary))]
+    for slot in graph.slots:
+        where = "not placed" if slot.taskmanager is None else f"TaskManager {slot.taskmanager + 1}"
+        items.append(
+            NodeDetails(
+                slot_key(slot.index), f"Slot {slot.index + 1} ({where}, {slot.group})", physical_slot_rows(graph, slot)
+            )
+        )
+    return items

@@ -21,31 +21,44 @@ from dataclasses import dataclass, field
 
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionJobVertex
 from flowmagic.graph.job_graph import ALL_TO_ALL, JobEdge, JobGraph
+from flowmagic.graph.physical_graph import ChannelKind, PhysicalGraph, PhysicalTask, Slot
 from flowmagic.graph.stream_graph import StreamGraph
 from flowmagic.render.details import (
     chain_lines,
     cluster_key,
+    counted,
     execution_graph_details,
+    format_indices,
     hidden_key,
     job_edge_label,
     job_edge_text,
     job_graph_details,
+    physical_slot_rows,
+    physical_task_rows,
     rows_text,
     short_id,
+    slot_demand,
+    slot_key,
     stream_edge_label,
     stream_graph_details,
     stream_node_key,
     subtask_details,
     subtask_key,
+    task_key,
+    task_summary,
+    taskmanager_key,
 )
 
 __all__ = [
     "BUNDLE_ABOVE",
     "COLLAPSE_ABOVE",
+    "COLLAPSE_SLOTS_ABOVE",
+    "DETAIL_TASKS_ABOVE",
     "STATE_FILLS",
     "DotGraph",
     "execution_graph_to_dot",
     "job_graph_to_dot",
+    "physical_graph_to_dot",
     "printable",
     "quote",
     "stream_graph_to_dot",
@@ -358,13 +371,228 @@ def _bundle(
     )
 
 
-def to_dot(graph: StreamGraph | JobGraph | ExecutionGraph, *, all_subtasks: bool = False) -> DotGraph:
-    """The DOT of any of the three graphs; ``all_subtasks`` draws every subtask of an
-    ExecutionGraph, wide vertices included (they are collapsed otherwise)."""
+#: Jobs with more slots than this draw the first three and the last, and one node for the rest.
+COLLAPSE_SLOTS_ABOVE = 16
+#: Up to this many drawn tasks, each task is a node wired channel by channel; past it, each slot
+#: is one node listing its tasks, wired slot to slot.
+DETAIL_TASKS_ABOVE = 40
+# Tasks a slot node lists before "… n more tasks".
+_LISTED_TASKS = 8
+
+
+def physical_graph_to_dot(
+    graph: PhysicalGraph, *, all_slots: bool = False, bundle_above: int = BUNDLE_ABOVE
+) -> DotGraph:
+    """TaskManagers as boxes of their slots, each slot holding the tasks deployed into it
+    (filled by slot sharing group), and the channels between tasks: solid when local (same
+    TaskManager), dashed and bold when remote.
+
+    A job of more than :data:`COLLAPSE_SLOTS_ABOVE` slots shows its first three slots and its
+    last (all with ``all_slots``); the others are one ``… n more slots`` node per TaskManager,
+    and TaskManagers with none shown one ``… n more TaskManagers`` node, which stand in for
+    their tasks in the wiring. Up to :data:`DETAIL_TASKS_ABOVE` drawn tasks, every task is a
+    node and every exchange is wired task to task (TaskManager to TaskManager past
+    ``bundle_above`` channels); past it, a slot is one node listing its tasks and the channels
+    are counted slot to slot. A job the cluster has too few slots for is drawn as Flink's error.
+    """
+    return _PhysicalDrawing(graph, all_slots, bundle_above).dot()
+
+
+class _PhysicalDrawing:
+    """The state of one physical graph's drawing: which slots are drawn, and how."""
+
+    def __init__(self, graph: PhysicalGraph, all_slots: bool, bundle_above: int):
+        self.graph = graph
+        self.bundle_above = bundle_above
+        self.writer = _Writer('"Physical"', "compound=true;\n")
+        count = len(graph.slots)
+        self.shown = set(range(count)) if all_slots or count <= COLLAPSE_SLOTS_ABOVE else {0, 1, 2, count - 1}
+        self.detailed = sum(len(graph.slots[index].tasks) for index in self.shown) <= DETAIL_TASKS_ABOVE
+        self.fills = _group_fills(group.name for group in graph.groups)
+        self.positions = {vertex_id: position for position, vertex_id in enumerate(graph.vertex_names)}
+        # The node that stands for each task in the wiring, and each TaskManager's first node.
+        self.anchor: dict[tuple[str, int], str] = {}
+        self.first_node: dict[int, str] = {}
+
+    def dot(self) -> DotGraph:
+        graph, writer = self.graph, self.writer
+        demand, why = slot_demand(graph)
+        cluster = f"{graph.taskmanagers} TaskManagers x {graph.slots_per_taskmanager} slots"
+        if graph.error is not None:
+            text = (
+                f"NoResourceAvailableException: {graph.error}\n\nThe job needs {graph.slots_needed} slots = "
+                f"{demand}\n({why});\nthe cluster has {cluster} = {graph.slots_available}."
+            )
+            writer.line(f'error [label={quote(text)}, shape=note, fillcolor="#fecaca"];')
+            writer.title("error", text)
+            return writer.done()
+        legend = "solid: local channel, dashed: remote channel"
+        writer.line(
+            f"label={quote(f'{graph.slots_needed} slots needed = {demand} · {cluster} · {legend}')}; labelloc=t;"
+        )
+        by_taskmanager: dict[int, list[Slot]] = {}
+        for slot in graph.slots:
+            assert slot.taskmanager is not None
+            by_taskmanager.setdefault(slot.taskmanager, []).append(slot)
+        drawn = [
+            tm
+            for tm in range(graph.taskmanagers)
+            if any(slot.index in self.shown for slot in by_taskmanager.get(tm, []))
+            or (tm not in by_taskmanager and graph.taskmanagers <= COLLAPSE_SLOTS_ABOVE)
+        ]
+        for tm in drawn:
+            self._taskmanager(tm, by_taskmanager.get(tm, []))
+        rest = [tm for tm in range(graph.taskmanagers) if tm not in drawn]
+        if rest:
+            slots = [slot for tm in rest for slot in by_taskmanager.get(tm, [])]
+            tasks = sum(len(slot.tasks) for slot in slots)
+            text = f"… {len(rest)} more TaskManagers\n({len(slots)} slots used, {tasks} tasks)"
+            writer.line(f'more_tms [label={quote(text)}, style="rounded,dashed"];')
+            writer.title("more_tms", text.replace("\n", " "))
+            for slot in slots:
+                self.anchor.update(dict.fromkeys(slot.tasks, "more_tms"))
+        self._edges()
+        return writer.done()
+
+    def _taskmanager(self, tm: int, slots: list[Slot]) -> None:
+        graph, writer = self.graph, self.writer
+        key = taskmanager_key(tm)
+        used = f"TaskManager {tm + 1} · {len(slots)} of {graph.slots_per_taskmanager} slots used"
+        writer.line(f"subgraph {key} {{")
+        writer.line(f"label={quote(used)}; {_CLUSTER_STYLE};")
+        writer.title(key, used)
+        hidden = [slot for slot in slots if slot.index not in self.shown]
+        for slot in slots:
+            if slot.index in self.shown:
+                node = self._slot(slot) if self.detailed else self._slot_node(slot)
+                self.first_node.setdefault(tm, node)
+        if hidden:
+            more = f"more_tm{tm}"
+            tasks = sum(len(slot.tasks) for slot in hidden)
+            text = f"… {counted(len(hidden), 'more slot')}\n({counted(tasks, 'task')})"
+            writer.line(f'{more} [label={quote(text)}, style="rounded,dashed"];')
+            writer.title(more, f"Slots {format_indices([slot.index + 1 for slot in hidden])}: {tasks} tasks not drawn")
+            for slot in hidden:
+                self.anchor.update(dict.fromkeys(slot.tasks, more))
+            self.first_node.setdefault(tm, more)
+        free = graph.slots_per_taskmanager - len(slots)
+        if free:
+            node = f"free_tm{tm}"
+            text = counted(free, "free slot")
+            writer.line(f'{node} [label={quote(text)}, style="rounded,dashed"];')
+            writer.title(node, f"TaskManager {tm + 1}: {text}, which the job does not use")
+            self.first_node.setdefault(tm, node)
+        writer.line("}")
+
+    def _slot(self, slot: Slot) -> str:
+        """A slot as a box of task nodes; returns its first node."""
+        graph, writer = self.graph, self.writer
+        key = slot_key(slot.index)
+        assert slot.slot_index is not None
+        writer.line(f"subgraph {key} {{")
+        label = f"slot {slot.slot_index + 1} · {slot.group}"
+        writer.line(f'label={quote(label)}; style="rounded,filled"; fillcolor="#ffffff"; color="#9ca3af"; fontsize=9;')
+        writer.title(key, rows_text(physical_slot_rows(graph, slot)))
+        for vertex_id, index in slot.tasks:
+            task = graph.task(vertex_id, index)
+            node = task_key(slot.index, self.positions[vertex_id])
+            label = quote(f"{task.name}\n{task_summary(task).replace('; ', chr(10))}")
+            writer.line(f'{node} [label={label}, fillcolor="{self.fills[slot.group]}"];')
+            writer.title(node, rows_text(physical_task_rows(graph, task)))
+            self.anchor[(vertex_id, index)] = node
+        writer.line("}")
+        return self.anchor[slot.tasks[0]]
+
+    def _slot_node(self, slot: Slot) -> str:
+        """A slot as one node listing its tasks."""
+        graph = self.graph
+        key = f"slot{slot.index}"
+        assert slot.slot_index is not None
+        names = [graph.task(vertex_id, index).name for vertex_id, index in slot.tasks]
+        if len(names) > _LISTED_TASKS:
+            names = [*names[: _LISTED_TASKS - 1], f"… {len(names) - _LISTED_TASKS + 1} more tasks"]
+        inside = sum(
+            1
+            for vertex_id, index in slot.tasks
+            for gate in graph.task(vertex_id, index).gates
+            for channel in gate.channels
+            if graph.task(gate.source_vertex, channel.producer_subtask).slot == slot.index
+        )
+        lines = [f"slot {slot.slot_index + 1} · {slot.group}", *names, f"{counted(inside, 'channel')} inside the slot"]
+        self.writer.line(f'{key} [label={_left(lines)}, fillcolor="{self.fills[slot.group]}"];')
+        self.writer.title(key, rows_text(physical_slot_rows(graph, slot)))
+        self.anchor.update(dict.fromkeys(slot.tasks, key))
+        return key
+
+    def _edges(self) -> None:
+        """Per exchange (job edge), one edge per pair of drawn nodes and channel kind."""
+        graph = self.graph
+        exchanges: dict[tuple[str, str, str], list[tuple[PhysicalTask, PhysicalTask, ChannelKind]]] = {}
+        for task in graph.tasks.values():
+            for gate in task.gates:
+                wires = exchanges.setdefault((gate.source_vertex, task.vertex_id, gate.ship_strategy), [])
+                for channel in gate.channels:
+                    wires.append((graph.task(gate.source_vertex, channel.producer_subtask), task, channel.kind))
+        merged: dict[tuple[str, str, ChannelKind], list[str]] = {}
+        for (source, target, strategy), wires in exchanges.items():
+            names = f"{graph.vertex_names[source]} -> {graph.vertex_names[target]}: {strategy}"
+            drawn = sum(1 for producer, consumer, _ in wires if self._drawn(producer) and self._drawn(consumer))
+            bundled = self.detailed and drawn > self.bundle_above
+            edges: dict[tuple[str, str, ChannelKind], int] = {}
+            for producer, consumer, kind in wires:
+                tail, head = self._anchor(producer, bundled), self._anchor(consumer, bundled)
+                if tail == head and not self.detailed:
+                    continue  # inside one slot: counted in its label
+                if tail == head and bundled:
+                    continue  # inside one TaskManager of a bundled exchange
+                edges[(tail, head, kind)] = edges.get((tail, head, kind), 0) + 1
+            for (tail, head, kind), count in edges.items():
+                text = f"{names}, {counted(count, kind.value.lower() + ' channel')}"
+                if self.detailed:
+                    self._edge(tail, head, kind, count, bundled, text)
+                else:
+                    merged.setdefault((tail, head, kind), []).append(text)
+        for (tail, head, kind), texts in merged.items():
+            count = sum(int(text.rsplit(", ", 1)[1].split()[0]) for text in texts)
+            self._edge(tail, head, kind, count, False, "\n".join(texts))
+
+    def _drawn(self, task: PhysicalTask) -> bool:
+        return task.slot in self.shown
+
+    def _anchor(self, task: PhysicalTask, bundled: bool) -> str:
+        if bundled and self._drawn(task):
+            taskmanager = self.graph.taskmanager_of(task)
+            assert taskmanager is not None
+            return self.first_node[taskmanager]
+        return self.anchor[(task.vertex_id, task.index)]
+
+    def _edge(self, tail: str, head: str, kind: ChannelKind, count: int, bundled: bool, text: str) -> None:
+        attributes = []
+        label = counted(count, f"{kind.value.lower()} channel")
+        if count > 1:
+            attributes.append(f"label={quote(label)}")
+        if kind is ChannelKind.REMOTE:
+            attributes.append("style=dashed, penwidth=1.8")
+        if bundled:
+            for end, node in (("ltail", tail), ("lhead", head)):
+                if not node.startswith("more"):
+                    taskmanager = next(tm for tm, first in self.first_node.items() if first == node)
+                    attributes.append(f"{end}={taskmanager_key(taskmanager)}")
+        listed = f" [{', '.join(attributes)}]" if attributes else ""
+        self.writer.line(f"{tail} -> {head}{listed};")
+        self.writer.title(f"{tail}->{head}", text)
+
+
+def to_dot(graph: StreamGraph | JobGraph | ExecutionGraph | PhysicalGraph, *, all_subtasks: bool = False) -> DotGraph:
+    """The DOT of any of the four graphs; ``all_subtasks`` draws every subtask of an
+    ExecutionGraph, wide vertices included (they are collapsed otherwise), and every slot of
+    a physical graph."""
     if isinstance(graph, StreamGraph):
         return stream_graph_to_dot(graph)
     if isinstance(graph, JobGraph):
         return job_graph_to_dot(graph)
     if isinstance(graph, ExecutionGraph):
         return execution_graph_to_dot(graph, collapse_above=None if all_subtasks else COLLAPSE_ABOVE)
-    raise TypeError(f"Expected a StreamGraph, JobGraph or ExecutionGraph, got {type(graph).__name__}.")
+    if isinstance(graph, PhysicalGraph):
+        return physical_graph_to_dot(graph, all_slots=all_subtasks)
+    raise TypeError(f"Expected a StreamGraph, JobGraph, ExecutionGraph or PhysicalGraph, got {type(graph).__name__}.")

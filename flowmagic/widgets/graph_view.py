@@ -25,24 +25,28 @@ from typing import Any
 
 import ipywidgets
 
+from flowmagic import compile as passes
 from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.graph.job_graph import JobGraph
+from flowmagic.graph.physical_graph import PhysicalGraph
 from flowmagic.graph.stream_graph import StreamGraph
 from flowmagic.render import (
     COLLAPSE_ABOVE,
+    COLLAPSE_SLOTS_ABOVE,
     NodeDetails,
     graph_details,
     picture_html,
     printable,
+    slot_demand,
     stack_svgs,
     svg_size,
     to_svg,
 )
 
-__all__ = ["LEVELS", "FlowGraphs", "GraphPicture"]
+__all__ = ["LEVELS", "FlowGraphs", "GraphPicture", "physical_error_html"]
 
 #: Level name -> tab title, in tab order.
-LEVELS = {"stream": "StreamGraph", "job": "JobGraph", "execution": "ExecutionGraph"}
+LEVELS = {"stream": "StreamGraph", "job": "JobGraph", "execution": "ExecutionGraph", "physical": "Physical"}
 
 # The first rule hides the pictures displayed with the widget while the widget is drawn (see
 # the module docstring); the next ones keep a drawing within the output area, scrolling,
@@ -65,6 +69,7 @@ _STYLE = """<style>
 .flowmagic-details table { border-collapse: collapse; font-size: var(--jp-ui-font-size1, 13px); }
 .flowmagic-details th { text-align: left; padding: 1px 12px 1px 0; vertical-align: top; white-space: nowrap; }
 .flowmagic-details td { padding: 1px 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.flowmagic-error { border-left: 4px solid #dc2626; padding: 4px 10px; white-space: pre-wrap; }
 </style>"""
 # MathJax would typeset "$...$" in operator names: these classes make it leave them alone.
 _NO_MATH = "tex2jax_ignore mathjax_ignore"
@@ -89,11 +94,24 @@ def details_html(item: NodeDetails) -> str:
     return f'<div class="flowmagic-details {_NO_MATH}"><table>{rows}</table></div>'
 
 
+def physical_error_html(graph: PhysicalGraph) -> str:
+    """Flink's error for a job the cluster has too few slots for, and why, as HTML."""
+    demand, why = slot_demand(graph)
+    return (
+        f'<div class="flowmagic-error {_NO_MATH}"><b>org.apache.flink.runtime.jobmanager.scheduler.'
+        f"NoResourceAvailableException: {html.escape(graph.error or '')}</b>\n"
+        f"The job needs {graph.slots_needed} slots = {html.escape(demand)} ({html.escape(why)}); the cluster has "
+        f"{graph.taskmanagers} "
+        f"TaskManagers x {graph.slots_per_taskmanager} slots = {graph.slots_available}.</div>"
+    )
+
+
 class FlowGraphs:
     """The drawings of one pipeline's graphs.
 
-    ``levels`` picks the tabs (of ``"stream"``, ``"job"``, ``"execution"``) and ``selected``
-    the one shown first (default: the JobGraph, what Flink's web UI draws).
+    ``levels`` picks the tabs (of ``"stream"``, ``"job"``, ``"execution"``, ``"physical"``)
+    and ``selected`` the one shown first (default: the JobGraph, what Flink's web UI draws).
+    ``physical_graph`` defaults to the ExecutionGraph on a local environment's cluster.
     """
 
     def __init__(
@@ -103,6 +121,7 @@ class FlowGraphs:
         job_graph: JobGraph,
         execution_graph: ExecutionGraph,
         *,
+        physical_graph: PhysicalGraph | None = None,
         levels: Sequence[str] = tuple(LEVELS),
         selected: str | None = None,
     ):
@@ -110,10 +129,13 @@ class FlowGraphs:
         if unknown or not levels:
             raise ValueError(f"levels must be some of {', '.join(LEVELS)}, got {list(levels)!r}.")
         self.name = name
-        self.graphs: dict[str, StreamGraph | JobGraph | ExecutionGraph] = {
+        if physical_graph is None:
+            physical_graph = passes.deploy(execution_graph)
+        self.graphs: dict[str, StreamGraph | JobGraph | ExecutionGraph | PhysicalGraph] = {
             "stream": stream_graph,
             "job": job_graph,
             "execution": execution_graph,
+            "physical": physical_graph,
         }
         self.levels = tuple(dict.fromkeys(levels))
         if selected is None:
@@ -138,8 +160,8 @@ class FlowGraphs:
 
     def svg(self, level: str, *, all_subtasks: bool = False) -> str:
         """The SVG drawing of ``level``; ``all_subtasks`` draws an ExecutionGraph's wide
-        vertices subtask by subtask instead of collapsed."""
-        key = (level, all_subtasks and level == "execution")
+        vertices subtask by subtask, and every slot of a physical graph, instead of collapsed."""
+        key = (level, all_subtasks and level in ("execution", "physical"))
         if key not in self._svgs:
             self._svgs[key] = to_svg(self.graphs[level], all_subtasks=key[1])
         return self._svgs[key]
@@ -182,8 +204,22 @@ class FlowGraphs:
                 layout=ipywidgets.Layout(width="max-content"),
             )
             controls.append(expand)
+        physical = self.graphs["physical"]
+        assert isinstance(physical, PhysicalGraph)
+        if level == "physical" and physical.error is None and len(physical.slots) > COLLAPSE_SLOTS_ABOVE:
+            expand = ipywidgets.Checkbox(
+                value=False,
+                description=f"Draw all {len(physical.slots)} slots",
+                indent=False,
+                layout=ipywidgets.Layout(width="max-content"),
+            )
+            controls.append(expand)
 
         def redraw(change: dict[str, Any] | None = None) -> None:
+            if level == "physical" and physical.error is not None:
+                # Flink fails such a job before deploying anything: its error is the picture.
+                drawing.value = f"{_STYLE}{physical_error_html(physical)}"
+                return
             svg = self.svg(level, all_subtasks=expand is not None and expand.value)
             drawing.value = f'{_STYLE}<div class="flowmagic-svg {_NO_MATH}">{zoomed(svg, zoom.value)}</div>'
 
