@@ -210,6 +210,54 @@ def test_state_files_are_checked_by_the_executor_that_reads_them(tmp_path) -> No
     assert not marker.exists()
 
 
+def test_progress_files_are_read_without_looking_up_any_class(tmp_path) -> None:
+    from flowmagic.runtime.continuous.state_store import Checksum, load_progress, write_progress
+    from flowmagic.runtime.continuous.storage import Storage
+
+    storage = Storage(str(tmp_path / "checkpoint"))
+    checksums: dict = {}
+    progress = {"channels": {(0, 1): -(2**63)}, "statuses": ({(0, 1)}, set(), False), "operators": {3: (None, 5)}}
+    write_progress(storage, "progress/v-0-0.pkl", progress, checksums=checksums)
+    assert load_progress(storage, "progress/v-0-0.pkl", checksums=checksums) == progress
+    # Even a file whose checksum matches (the driver trusts its manifest) runs nothing.
+    marker = tmp_path / "marker"
+    crafted = pickle.dumps(_CreatesMarker(marker))
+    (tmp_path / "checkpoint" / "progress" / "v-0-0.pkl").write_bytes(crafted)
+    with pytest.raises(pickle.UnpicklingError, match="plain data only"):
+        load_progress(storage, "progress/v-0-0.pkl", checksums={"progress/v-0-0.pkl": Checksum.of(crafted)})
+    assert not marker.exists()
+
+
+def test_a_link_inside_a_local_directory_does_not_lead_a_reader_out(tmp_path) -> None:
+    from flowmagic.runtime.continuous.storage import Storage
+
+    (tmp_path / "secret").write_text("not state")
+    (tmp_path / "savepoint" / "state").mkdir(parents=True)
+    (tmp_path / "savepoint" / "state" / "0-0.pkl").symlink_to(tmp_path / "secret")
+    with pytest.raises(errors.StateIntegrityError, match="leads outside"):
+        Storage(str(tmp_path / "savepoint")).read("state/0-0.pkl")
+
+
+def test_the_state_key_is_made_once_for_its_owner_only_and_refused_if_others_can_read_it(tmp_path, monkeypatch) -> None:
+    from flowmagic.runtime.continuous.state_key import state_key
+
+    monkeypatch.delenv("FLOWMAGIC_STATE_KEY", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    key_file = tmp_path / "config" / "flowmagic" / "state.key"
+    key = state_key()
+    assert len(key) == 64 and key_file.read_text().strip().encode() == key
+    assert key_file.stat().st_mode & 0o777 == 0o600 and key_file.parent.stat().st_mode & 0o777 == 0o700
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "shared"))
+    shared = tmp_path / "shared" / "flowmagic" / "state.key"
+    shared.parent.mkdir(parents=True)
+    shared.write_text("a key others can read\n")
+    shared.chmod(0o644)
+    with pytest.raises(errors.StateIntegrityError, match=r"chmod 600"):
+        state_key()
+    monkeypatch.setenv("FLOWMAGIC_STATE_KEY", "the same key on every driver")
+    assert state_key() == b"the same key on every driver"
+
+
 @pytest.mark.parametrize("location", ["/tmp/checkpoints", "s3a://bucket/checkpoints", "hdfs://namenode/checkpoints"])
 @pytest.mark.parametrize("path", ["../x.pkl", "state/../../x.pkl", "state/..", "/etc/passwd"])
 def test_storage_refuses_paths_outside_its_directory(location, path) -> None:
