@@ -43,7 +43,7 @@ _S3A_KEYS = (
 
 def outside(relative: str) -> bool:
     """Whether ``relative`` could name a file outside the directory it is relative to."""
-    return relative.startswith("/") or "\0" in relative or ".." in relative.split("/")
+    return relative.startswith("/") or "\0" in relative or (".." in relative and ".." in relative.split("/"))
 
 
 def s3a_options(spark_conf: Mapping[str, str]) -> dict[str, str]:
