@@ -308,13 +308,13 @@ def snapshot_seconds(keys: int, changed: int | None) -> float:
     root = Storage(tempfile.mkdtemp(prefix="bench-state-"))
     groups: dict = {}
     # The first snapshot is whole, and learns every key's group.
-    write_keyed(root, "first", "op", 0, 0, range(0, 128), 128, operator.snapshot_keyed(), groups)
+    write_keyed(root, "first", "op", 0, 0, range(0, 128), 128, operator.snapshot_keyed(), groups, checksums={})
     operator.take_changed_keys()
     operator.process_batch([(key, 1) for key in range(changed or 0)])
     started = time.perf_counter()
     keys_changed = operator.take_changed_keys() if changed is not None else None
     entries = operator.snapshot_keyed(keys_changed)
-    write_keyed(root, "epoch", "op", 0, 0, range(0, 128), 128, entries, groups)
+    write_keyed(root, "epoch", "op", 0, 0, range(0, 128), 128, entries, groups, checksums={})
     return time.perf_counter() - started
 
 
@@ -345,14 +345,14 @@ def window_snapshot_seconds(keys: int, changed: int | None) -> float:
         operator.process((key, 1), 1_000)
     root = Storage(tempfile.mkdtemp(prefix="bench-state-"))
     groups: dict = {}
-    write_keyed(root, "first", "op", 0, 0, range(0, 128), 128, operator.snapshot_keyed(), groups)
+    write_keyed(root, "first", "op", 0, 0, range(0, 128), 128, operator.snapshot_keyed(), groups, checksums={})
     operator.take_changed_keys()
     for key in range(changed or 0):
         operator.process((key, 1), 2_000)
     started = time.perf_counter()
     keys_changed = operator.take_changed_keys() if changed is not None else None
     entries = operator.snapshot_keyed(keys_changed)
-    write_keyed(root, "epoch", "op", 0, 0, range(0, 128), 128, entries, groups)
+    write_keyed(root, "epoch", "op", 0, 0, range(0, 128), 128, entries, groups, checksums={})
     return time.perf_counter() - started
 
 

@@ -23,6 +23,9 @@ message carries Flink's wording so that users can search for it::
         ├── UnsupportedSourceError    a source the runtime cannot run (yet)
         ├── SparkEnvironmentError     the SparkSession or its Python workers cannot run flowmagic
         ├── NonRestoredStateError     savepoint state of an operator the program no longer has
+        ├── StateIntegrityError       a checkpoint or savepoint that is damaged, altered, or not signed
+        │                             with this user's state key (nothing of it was unpickled)
+        ├── StorageError              checkpoint storage that cannot be written (a full disk): path, cause
         ├── JobFailedError            a task failed (operator, subtask, record, traceback)
         └── JobCancelledError         the job was cancelled
 
@@ -54,6 +57,8 @@ __all__ = [
     "NotSerializableError",
     "ProgramError",
     "SparkEnvironmentError",
+    "StateIntegrityError",
+    "StorageError",
     "UnsupportedFeatureError",
     "UnsupportedSourceError",
 ]
@@ -141,6 +146,20 @@ class UnsupportedSourceError(JobError):
 class NonRestoredStateError(JobError):
     """A savepoint holds state of an operator the new program does not have (Flink's
     ``allowNonRestoredState`` case)."""
+
+
+class StateIntegrityError(JobError):
+    """A checkpoint or savepoint that cannot be restored as it is: a file damaged, missing or
+    altered since it was written, a manifest that names paths outside its directory, or one not
+    signed with this user's state key (copied from another user or machine). Raised before any
+    of it is unpickled; the message names the file, the operator and, for a key that differs,
+    how to trust the savepoint."""
+
+
+class StorageError(JobError, OSError):
+    """A checkpoint or savepoint file that cannot be written (``No space left on device:
+    <path>``): nothing of it is left behind, and the previous checkpoint stays whole. An
+    ``OSError`` too, with the ``errno`` of its cause."""
 
 
 class SparkEnvironmentError(JobError):

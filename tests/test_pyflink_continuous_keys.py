@@ -29,6 +29,7 @@ from flowmagic.key_groups import (
     compute_key_group_range,
     java_hash_code,
 )
+from flowmagic.runtime import trust_savepoint
 from flowmagic.runtime.continuous.state_store import Manifest, OperatorState, load_keyed, write_keyed
 from flowmagic.runtime.continuous.storage import Storage
 from flowmagic.runtime.plan import JAVA_KEY_HASH, KeyHash, build_plans
@@ -96,21 +97,25 @@ def test_state_filed_by_another_rule_is_filed_anew_on_restore(tmp_path) -> None:
     # receive keys as PyFlink routes them: every key lands on the subtask PyFlink sends it to.
     storage = Storage(str(tmp_path))
     recorded = _recorded(None, 3)
-    files = []
+    files, checksums = [], {}
     for index in range(2):
         owned = compute_key_group_range(128, 2, index)
         entries = {key: {"count": i} for i, key in enumerate(recorded) if assign_to_key_group(key, 128) in owned}
-        files.append(write_keyed(storage, "epoch-0", "op", index, 0, owned, 128, dict(entries)))
+        files.append(write_keyed(storage, "epoch-0", "op", index, 0, owned, 128, dict(entries), checksums=checksums))
     hash_code = KeyHash(Types.PICKLED_BYTE_ARRAY()).hash_code
     restored = {}
     for index in range(3):
         groups = compute_key_group_range(128, 3, index)
-        for key in load_keyed(storage, files, groups, lambda key: assign_to_key_group(key, 128, hash_code)):
+        for key in load_keyed(
+            storage, files, groups, lambda key: assign_to_key_group(key, 128, hash_code), checksums=checksums
+        ):
             restored[key] = index
     assert restored == recorded
     # Read by their own rule, the files give each key to the subtask of its Java hash.
     java = {
-        key: index for index in range(3) for key in load_keyed(storage, files, compute_key_group_range(128, 3, index))
+        key: index
+        for index in range(3)
+        for key in load_keyed(storage, files, compute_key_group_range(128, 3, index), checksums=checksums)
     }
     assert java != recorded and set(java) == set(recorded)
 
@@ -256,6 +261,8 @@ def test_an_old_savepoint_of_flowmagics_own_api_restores_into_either_api(spark, 
     for state in manifest["operators"].values():
         del state["key_hash"]
     (savepoint / "_metadata.json").write_text(json.dumps(manifest))
+    # Edited, its manifest no longer verifies: trusted anew, as a user trusts an old savepoint.
+    trust_savepoint(str(savepoint))
 
     configuration = Configuration().set_string("execution.savepoint.path", str(savepoint))
     for env, routes in [

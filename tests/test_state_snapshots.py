@@ -70,16 +70,17 @@ def test_changes_read_after_their_whole_snapshot_give_the_state_at_any_paralleli
     whole = {f"k{i}": {"count": i} for i in range(200)}
     changes: dict[Any, dict[str, Any] | None] = {"k1": None, "k2": {"count": 20}, "new": {"count": 7}}
     everything = range(0, MAX_PARALLELISM)
+    checksums: dict = {}
     files = [
-        write_keyed(root, "epoch-0", "op", 0, 0, everything, MAX_PARALLELISM, dict(whole)),
-        write_keyed(root, "epoch-1", "op", 0, 0, everything, MAX_PARALLELISM, changes),
+        write_keyed(root, "epoch-0", "op", 0, 0, everything, MAX_PARALLELISM, dict(whole), checksums=checksums),
+        write_keyed(root, "epoch-1", "op", 0, 0, everything, MAX_PARALLELISM, changes, checksums=checksums),
     ]
     expected = {key: states for key, states in whole.items() if key != "k1"}
     expected.update(k2={"count": 20}, new={"count": 7})
-    assert load_keyed(root, files, everything) == expected
+    assert load_keyed(root, files, everything, checksums=checksums) == expected
     restored: dict[Any, Any] = {}
     for index in range(3):
-        part = load_keyed(root, files, compute_key_group_range(MAX_PARALLELISM, 3, index))
+        part = load_keyed(root, files, compute_key_group_range(MAX_PARALLELISM, 3, index), checksums=checksums)
         assert not set(part) & set(restored)
         restored.update(part)
     assert restored == expected

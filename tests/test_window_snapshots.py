@@ -40,7 +40,7 @@ from flowmagic.datastream.window import (
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import assign_to_key_group, compute_key_group_range
 from flowmagic.runtime.clock import EpochClock
-from flowmagic.runtime.continuous.state_store import StateFile, load_keyed, write_keyed
+from flowmagic.runtime.continuous.state_store import Checksum, StateFile, load_keyed, write_keyed
 from flowmagic.runtime.continuous.storage import Storage
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.plan import build_plans
@@ -163,15 +163,18 @@ def _run(operator: Operator, events: list[Event], until: int) -> None:
     operator.advance_processing_time(until)
 
 
-def _snapshot(operator: Operator, root: Storage, epoch: int, whole: bool) -> tuple[StateFile, set[Any]]:
+def _snapshot(
+    operator: Operator, root: Storage, epoch: int, whole: bool, checksums: dict[str, Checksum]
+) -> tuple[StateFile, set[Any]]:
     """Write the operator's snapshot as an epoch does: whole, or its changed keys (None for
-    a key with nothing left)."""
+    a key with nothing left); its checksum goes into ``checksums``."""
     changed = operator.take_changed_keys()
     entries: dict[Any, dict[str, Any] | None] = dict(operator.snapshot_keyed(None if whole else changed))
     if not whole:
         entries.update((key, None) for key in changed if key not in entries)
     everything = range(0, MAX_PARALLELISM)
-    return write_keyed(root, f"epoch-{epoch}", "op", 0, 0, everything, MAX_PARALLELISM, entries), changed
+    written = write_keyed(root, f"epoch-{epoch}", "op", 0, 0, everything, MAX_PARALLELISM, entries, checksums=checksums)
+    return written, changed
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -181,16 +184,17 @@ def test_a_whole_snapshot_and_its_changes_restore_the_live_windows_at_any_parall
     assert live.track_changes()
     root = Storage(str(tmp_path))
     files = []
+    checksums: dict[str, Checksum] = {}
     for epoch, (events, until) in enumerate(_epochs(8)):
         held_before = set(live.snapshot_keyed())
         _run(live, events, until)
-        written, changed = _snapshot(live, root, epoch, whole=epoch == 0)
+        written, changed = _snapshot(live, root, epoch, epoch == 0, checksums)
         files.append(written)
         # A key changes by its elements or its timers (so only if it held state before).
         assert changed <= {event[0] for event in events} | held_before
         assert len(changed) < len(KEYS)
     everything = range(0, MAX_PARALLELISM)
-    assert load_keyed(root, files, everything) == live.snapshot_keyed()
+    assert load_keyed(root, files, everything, checksums=checksums) == live.snapshot_keyed()
     assert emitted, "the case fires windows"
 
     # Three new subtasks each take their key groups' state and go on as the live one does.
@@ -198,7 +202,7 @@ def test_a_whole_snapshot_and_its_changes_restore_the_live_windows_at_any_parall
     for index in range(3):
         operator, output = _operator(windowing, index, 3)
         key_groups = compute_key_group_range(MAX_PARALLELISM, 3, index)
-        operator.restore_keyed(load_keyed(root, files, key_groups))
+        operator.restore_keyed(load_keyed(root, files, key_groups, checksums=checksums))
         operator.task.clock.time = live.task.clock.now()  # type: ignore[attr-defined]
         operator.process_watermark(live.watermark)  # type: ignore[attr-defined]
         restored.append((operator, output, key_groups))

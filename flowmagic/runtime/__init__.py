@@ -9,7 +9,15 @@ and ``local``, both driven by ``lifecycle``.
 """
 
 from flowmagic.runtime.continuous.job import CollectedRecords
-from flowmagic.runtime.job import EXECUTORS, ContinuousOptions, echo_output, execute, is_unbounded, start_continuous
+from flowmagic.runtime.job import (
+    EXECUTORS,
+    ContinuousOptions,
+    echo_output,
+    execute,
+    is_unbounded,
+    start_continuous,
+    trust_savepoint,
+)
 from flowmagic.runtime.result import JobResult
 
 __all__ = [
@@ -21,4 +29,5 @@ __all__ = [
     "execute",
     "is_unbounded",
     "start_continuous",
+    "trust_savepoint",
 ]

@@ -18,7 +18,16 @@ from flowmagic.runtime.result import JobResult
 if TYPE_CHECKING:
     from flowmagic.runtime.continuous.job import ContinuousJob, EpochOutput
 
-__all__ = ["EXECUTORS", "ContinuousOptions", "JobResult", "echo_output", "execute", "is_unbounded", "start_continuous"]
+__all__ = [
+    "EXECUTORS",
+    "ContinuousOptions",
+    "JobResult",
+    "echo_output",
+    "execute",
+    "is_unbounded",
+    "start_continuous",
+    "trust_savepoint",
+]
 
 #: The executors a job can run on: Spark (the default) and this Python process.
 EXECUTORS = ("spark", "local")
@@ -71,6 +80,24 @@ def start_continuous(
         on_output=on_output,
         monitor=monitor,
     ).start()
+
+
+def trust_savepoint(path: str, *, spark: Any = None) -> str:
+    """Sign the savepoint at ``path`` with this user's state key, so that jobs restore from it:
+    one copied from another user or machine (signed with their key), or written by a
+    flowmagic that did not sign savepoints. Do it only for a savepoint you trust: restoring
+    unpickles its state. Its paths must stay inside it and its files must hold what its
+    manifest recorded; ``spark``'s S3A settings reach an ``s3a://`` path."""
+    from flowmagic.runtime.continuous.state_store import trust_snapshot
+    from flowmagic.runtime.continuous.storage import Storage, s3a_options
+
+    storage = Storage(path)
+    if not storage.is_local:
+        from flowmagic.runtime.spark.session import get_spark_session
+
+        storage = Storage(path, s3a_options(get_spark_session(spark).conf.getAll))
+    trust_snapshot(storage)
+    return path
 
 
 def _run_continuous(

@@ -22,12 +22,15 @@ from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import assign_to_key_group, compute_key_group_range
 from flowmagic.runtime.clock import EpochClock
 from flowmagic.runtime.continuous.state_store import (
+    Checksum,
     OperatorState,
     StateFile,
     load_keyed,
     load_operator_state,
+    load_progress,
     write_keyed,
     write_operator_state,
+    write_progress,
 )
 from flowmagic.runtime.continuous.storage import Storage
 from flowmagic.runtime.failures import user_failure
@@ -89,6 +92,9 @@ class EpochContext:
     restore_storage: Storage | None = None
     restore_operators: dict[str, OperatorState] = field(default_factory=dict)
     restore_progress: dict[str, list[str | None]] | None = None
+    #: The size and SHA-256 of every file to restore from, as its manifest recorded them
+    #: (checked before a file is unpickled).
+    restore_checksums: dict[str, Checksum] = field(default_factory=dict)
     #: Bounded sources are read in a run's first epoch.
     read_bounded: bool = False
     #: The job's last epoch: every source has ended, so the job's input ends with it.
@@ -104,8 +110,10 @@ def _restore(subtask: Subtask, context: EpochContext) -> None:
     if context.restore_storage is not None:
         key_groups = compute_key_group_range(plan.max_parallelism, plan.parallelism, index)
         for node_id, operator in subtask.chain.operators.items():
-            state = context.restore_operators.get(context.operator_ids.get(node_id, ""))
+            operator_id = context.operator_ids.get(node_id, "")
+            state = context.restore_operators.get(operator_id)
             if state is not None:
+                described = f"{plan.nodes[node_id].name!r} ({operator_id})"
                 key_hash = plan.nodes[node_id].key_hash
                 regroup = None
                 if state.key_hash != key_hash.name:
@@ -113,13 +121,25 @@ def _restore(subtask: Subtask, context: EpochContext) -> None:
                     regroup = functools.partial(
                         assign_to_key_group, max_parallelism=plan.max_parallelism, hash_code=key_hash.hash_code
                     )
-                operator.restore_keyed(load_keyed(context.restore_storage, state.files, key_groups, regroup))
+                checksums = context.restore_checksums
+                operator.restore_keyed(
+                    load_keyed(
+                        context.restore_storage,
+                        state.files,
+                        key_groups,
+                        regroup,
+                        checksums=checksums,
+                        operator=described,
+                    )
+                )
                 for path in state.operator_state_for(index, plan.parallelism, operator.splits_operator_state):
-                    operator.restore_operator_state(load_operator_state(context.restore_storage, path))
+                    operator.restore_operator_state(
+                        load_operator_state(context.restore_storage, path, checksums=checksums, operator=described)
+                    )
     progress_files = (context.restore_progress or {}).get(plan.id) or []
     progress_file = progress_files[index] if index < len(progress_files) else None
     if progress_file is not None:
-        progress = pickle.loads(context.storage.read(progress_file))
+        progress = load_progress(context.storage, progress_file, checksums=context.restore_checksums)
         subtask.channels.update(progress["channels"])
         subtask.watermark = progress["watermark"]
         subtask.idle_channels, subtask.unaligned, subtask.idle = progress["statuses"]
@@ -137,6 +157,7 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
     whole = subtask.deltas_since_full is None or subtask.deltas_since_full + 1 >= WHOLE_SNAPSHOT_EVERY
     state: dict[str, tuple[StateFile | None, bool]] = {}
     operator_states: dict[str, str] = {}
+    checksums: dict[str, Checksum] = {}
     positions = {}
     for node_id, operator in subtask.chain.operators.items():
         changed = operator.take_changed_keys() if operator.changed_keys is not None else None
@@ -161,6 +182,7 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
                         entries,
                         subtask.groups_of_keys.setdefault(node_id, {}),
                         plan.nodes[node_id].key_hash.hash_code,
+                        checksums=checksums,
                     )
                 except MemoryError:
                     raise operator.fail(
@@ -174,7 +196,7 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
             operator_state = operator.snapshot_operator_state()
             if operator_state is not None:
                 operator_states[operator_id] = write_operator_state(
-                    context.storage, context.folder, operator_id, index, attempt, operator_state
+                    context.storage, context.folder, operator_id, index, attempt, operator_state, checksums=checksums
                 )
         position = operator.snapshot_progress()
         if position is not None:
@@ -188,9 +210,9 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
         "records_out": subtask.records_out_before + subtask.chain.records_out,
         "operators": positions,
     }
-    context.storage.write(progress, pickle.dumps(position))
+    write_progress(context.storage, progress, position, checksums=checksums)
     subtask.deltas_since_full = 0 if whole else (subtask.deltas_since_full or 0) + 1
-    return {"state": state, "operator_state": operator_states, "progress": progress}
+    return {"state": state, "operator_state": operator_states, "progress": progress, "checksums": checksums}
 
 
 def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) -> Iterator[list[Any]]:

@@ -52,6 +52,7 @@ from flowmagic.runtime.continuous.state_store import (
     StateFile,
     copy_savepoint,
     read_manifest,
+    verify_snapshot,
     write_manifest,
 )
 from flowmagic.runtime.continuous.storage import Storage, s3a_options
@@ -242,7 +243,10 @@ class ContinuousJob:
     def _initial_state(self, savepoint_path: str | None, allow_non_restored: bool) -> Manifest | None:
         if savepoint_path is None:
             # A checkpoint directory of an earlier run of this job resumes it.
-            return self._latest_manifest()
+            latest = self._latest_manifest()
+            if latest is not None:
+                verify_snapshot(self.storage, latest, self._describe_operator)
+            return latest
         savepoint = self._storage(savepoint_path)
         manifest = read_manifest(savepoint)
         known = set(self.operator_ids.values())
@@ -254,8 +258,16 @@ class ContinuousJob:
                     "the new program. If you want to allow to skip this, you can set the --allowNonRestoredState "
                     "option on the CLI."
                 )
+        # Every file, before any task unpickles one: a damaged savepoint is one error now.
+        verify_snapshot(savepoint, manifest, self._describe_operator)
         self._restore_storage = savepoint
         return manifest
+
+    def _describe_operator(self, operator_id: str) -> str:
+        """An operator of a snapshot, by its name in this program and its ID."""
+        nodes = self.graph.job_graph.stream_graph.nodes
+        names = {hex_id: nodes[node_id].name for node_id, hex_id in self.operator_ids.items()}
+        return f"{names[operator_id]!r} ({operator_id})" if operator_id in names else operator_id
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -494,6 +506,7 @@ class ContinuousJob:
             restore_storage=self._restore_storage if previous is not None else None,
             restore_operators=dict(previous.operators) if previous is not None else {},
             restore_progress=own.progress if own is not None else None,
+            restore_checksums=previous.checksums if previous is not None else {},
             # A resumed run's bounded sources were read by the run that wrote its checkpoint.
             read_bounded=self.epochs == 0 and not self._resumed_run,
             final=final,
@@ -578,6 +591,8 @@ class ContinuousJob:
         self, epoch: int, now: int, began: float, items: list[tuple[Any, Any]], final: bool, checkpoint: bool
     ) -> None:
         manifest = Manifest(epoch=epoch, time=now, offsets=dict(self._read_up_to))
+        # The checksums of this epoch's files, and of earlier files its changes follow.
+        checksums = dict(self._previous.checksums) if self._previous is not None and self._own_previous else {}
         output = EpochOutput(epoch)
         self._commits.begin_epoch()
         nodes = self.graph.job_graph.stream_graph.nodes
@@ -599,6 +614,7 @@ class ContinuousJob:
                     state.operator_state[index] = path
                 progress = manifest.progress.setdefault(vertex_id, [None] * plan.parallelism)
                 progress[index] = payload["progress"]
+                checksums.update(payload["checksums"])
                 if payload["wakeup"] is not None:
                     wakeups.append(payload["wakeup"])
                 period = max(time.time() - self._last_run_end, 1e-3)
@@ -627,6 +643,7 @@ class ContinuousJob:
                 output.collected.setdefault(node_id, []).append(payload)
             elif operator is not None and operator.kind is OperatorKind.SINK_COMMITTER:
                 self._commits.take(payload)
+        manifest.checksums = {path: checksums[path] for path in manifest.files()}
         self._wakeup = min(wakeups, default=None)
         self._last_run_end = time.time()
         self._admit(self._last_run_end - began)

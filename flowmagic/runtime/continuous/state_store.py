@@ -14,36 +14,64 @@ parallelism, as in Flink. A key's group comes from the Java hash its ``key_by`` 
 (:class:`~flowmagic.runtime.plan.KeyHash`), which the manifest names per operator; state filed
 by another rule (a snapshot of PyFlink's API taken before its keys were routed as PyFlink
 routes them) is read whole and filed anew by the restoring job's.
+
+Restoring unpickles what it reads, so nothing is read that is not known to be this user's
+jobs' own: the manifest records every file's size and SHA-256 (its writer hashes the bytes
+it writes) and is signed with the user's state key
+(:mod:`~flowmagic.runtime.continuous.state_key`); a restore checks the signature, that every
+path stays inside the snapshot's directory and, on the driver before the job starts, every
+file; an executor checks each file it reads against the digests its task carries. Progress
+files hold plain data only and are read without unpickling any class or function.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import pickle
 import posixpath
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from flowmagic.errors import JobError
+from flowmagic.errors import JobError, StateIntegrityError
 from flowmagic.key_groups import assign_to_key_group, java_hash_code
-from flowmagic.runtime.continuous.storage import Storage
+from flowmagic.runtime.continuous.state_key import ENVIRONMENT_VARIABLE, key_origin, sign, state_key, verifies
+from flowmagic.runtime.continuous.storage import Storage, outside
 from flowmagic.runtime.plan import JAVA_KEY_HASH
 
 __all__ = [
+    "Checksum",
     "Manifest",
     "OperatorState",
     "StateFile",
     "copy_savepoint",
     "load_keyed",
     "load_operator_state",
+    "load_progress",
     "read_manifest",
+    "trust_snapshot",
+    "verify_snapshot",
     "write_keyed",
     "write_manifest",
     "write_operator_state",
+    "write_progress",
 ]
 
 _MANIFEST = "_metadata.json"
+_SIGNATURE = "signature"
+
+
+class Checksum(NamedTuple):
+    """What a file of a snapshot held when it was written: its size and SHA-256."""
+
+    size: int
+    sha256: str
+
+    @classmethod
+    def of(cls, data: bytes) -> Checksum:
+        return cls(len(data), hashlib.sha256(data).hexdigest())
 
 
 @dataclass(frozen=True)
@@ -111,6 +139,8 @@ class Manifest:
     #: File sinks' part files rolled but not committed before this snapshot completed:
     #: (in-progress path, final path), committed again by a job restored from it.
     pending: list[tuple[str, str]] = field(default_factory=list)
+    #: Every file of :meth:`files` (path) -> its size and SHA-256 when written.
+    checksums: dict[str, Checksum] = field(default_factory=dict)
 
     @property
     def state_epoch(self) -> int:
@@ -123,7 +153,7 @@ class Manifest:
         paths += [path for state in self.operators.values() for path in state.operator_state if path is not None]
         return paths + [path for files in self.progress.values() for path in files if path is not None]
 
-    def to_json(self) -> str:
+    def to_json(self, indent: int | None = 1) -> str:
         return json.dumps(
             {
                 "epoch": self.epoch,
@@ -143,13 +173,17 @@ class Manifest:
                 "progress": self.progress,
                 "offsets": {str(node_id): offset for node_id, offset in self.offsets.items()},
                 "pending": [list(committable) for committable in self.pending],
+                "checksums": {path: list(checksum) for path, checksum in self.checksums.items()},
             },
-            indent=1,
+            indent=indent,
         )
 
     @classmethod
     def from_json(cls, text: str) -> Manifest:
-        data = json.loads(text)
+        return cls.from_dict(json.loads(text))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Manifest:
         return cls(
             epoch=data["epoch"],
             time=data["time"],
@@ -169,6 +203,9 @@ class Manifest:
             progress=data.get("progress", {}),
             offsets={int(node_id): offset for node_id, offset in data.get("offsets", {}).items()},
             pending=[(in_progress, final) for in_progress, final in data.get("pending", [])],
+            checksums={
+                path: Checksum(int(size), str(sha256)) for path, (size, sha256) in data.get("checksums", {}).items()
+            },
         )
 
 
@@ -183,10 +220,12 @@ def write_keyed(
     entries: dict[Any, dict[str, Any] | None],
     groups_of_keys: dict[Any, int] | None = None,
     hash_code: Callable[[Any], int] = java_hash_code,
+    *,
+    checksums: dict[str, Checksum],
 ) -> StateFile:
     """Write one subtask's keyed state of one operator, grouped by key group (a key's state
     is ``None`` in a file of changes when the key has none left), the group of the
-    ``hash_code`` its exchange routed it by.
+    ``hash_code`` its exchange routed it by; its checksum goes into ``checksums``.
 
     ``groups_of_keys`` remembers each key's group from epoch to epoch (computing one takes
     microseconds, which add up at every epoch for a large state).
@@ -199,7 +238,7 @@ def write_keyed(
             group = known[key] = assign_to_key_group(key, max_parallelism, hash_code)
         grouped.setdefault(group, {})[key] = states
     relative = posixpath.join(folder, operator_id, f"{subtask}-{attempt}.pkl")
-    storage.write(relative, pickle.dumps(grouped, pickle.HIGHEST_PROTOCOL))
+    _write(storage, relative, pickle.dumps(grouped, pickle.HIGHEST_PROTOCOL), checksums)
     return StateFile(relative, key_groups.start, key_groups.stop - 1)
 
 
@@ -208,9 +247,13 @@ def load_keyed(
     files: Iterable[StateFile],
     key_groups: range,
     regroup: Callable[[Any], int] | None = None,
+    *,
+    checksums: Mapping[str, Checksum],
+    operator: str = "",
 ) -> dict[Any, dict[str, Any]]:
     """The keyed state of the keys in ``key_groups``, from every file that holds some, read
-    in order (a later file's changes replace what an earlier one said).
+    in order (a later file's changes replace what an earlier one said), each file checked
+    against ``checksums`` before it is unpickled (``operator`` describes whose it is).
 
     ``regroup`` gives a key's group when the files were filed by another rule than the
     restoring job's: their groups then say nothing, so every file is read and each key placed
@@ -220,7 +263,8 @@ def load_keyed(
     for state_file in files:
         if regroup is None and not state_file.meets(key_groups):
             continue
-        grouped: dict[int, dict[Any, dict[str, Any] | None]] = pickle.loads(storage.read(state_file.path))
+        data = _read(storage, state_file.path, checksums, _state_of(operator))
+        grouped: dict[int, dict[Any, dict[str, Any] | None]] = pickle.loads(data)
         for key_group, keyed in grouped.items():
             if regroup is None and key_group not in key_groups:
                 continue
@@ -235,43 +279,221 @@ def load_keyed(
 
 
 def write_operator_state(
-    storage: Storage, folder: str, operator_id: str, subtask: int, attempt: int, snapshot: Any
+    storage: Storage,
+    folder: str,
+    operator_id: str,
+    subtask: int,
+    attempt: int,
+    snapshot: Any,
+    *,
+    checksums: dict[str, Checksum],
 ) -> str:
     """Write one subtask's operator state of one operator, whole; returns its path."""
     relative = posixpath.join(folder, operator_id, f"operator-{subtask}-{attempt}.pkl")
-    storage.write(relative, pickle.dumps(snapshot, pickle.HIGHEST_PROTOCOL))
+    _write(storage, relative, pickle.dumps(snapshot, pickle.HIGHEST_PROTOCOL), checksums)
     return relative
 
 
-def load_operator_state(storage: Storage, path: str) -> Any:
-    """The operator state :func:`write_operator_state` wrote at ``path``."""
-    return pickle.loads(storage.read(path))
+def load_operator_state(storage: Storage, path: str, *, checksums: Mapping[str, Checksum], operator: str = "") -> Any:
+    """The operator state :func:`write_operator_state` wrote at ``path``, once checked."""
+    return pickle.loads(_read(storage, path, checksums, _state_of(operator)))
 
 
-def write_manifest(storage: Storage, manifest: Manifest, name: str = _MANIFEST) -> None:
-    """Write ``manifest`` as ``name`` in ``storage``, whole (readers never see half of it)."""
-    storage.write(name, manifest.to_json().encode())
+def write_progress(storage: Storage, relative: str, progress: Any, *, checksums: dict[str, Checksum]) -> None:
+    """Write a subtask's progress: plain data only (numbers, strings, None, and lists,
+    tuples, sets and dicts of them), which :func:`load_progress` reads without running code."""
+    _write(storage, relative, pickle.dumps(progress, pickle.HIGHEST_PROTOCOL), checksums)
 
 
-def read_manifest(storage: Storage, name: str = _MANIFEST) -> Manifest:
-    """The manifest ``name`` of a checkpoint directory, or a savepoint's."""
+def load_progress(storage: Storage, relative: str, *, checksums: Mapping[str, Checksum]) -> Any:
+    """The progress :func:`write_progress` wrote, once checked; no class or function it might
+    name is looked up, so reading it cannot run code."""
+    data = _read(storage, relative, checksums, "the progress file")
+    return _PlainDataUnpickler(io.BytesIO(data)).load()
+
+
+class _PlainDataUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        raise pickle.UnpicklingError(f"a progress file holds plain data only, not {module}.{name}")
+
+
+def _state_of(operator: str) -> str:
+    return f"the state file of operator {operator}" if operator else "the state file"
+
+
+def _uri(storage: Storage, relative: str) -> str:
+    return posixpath.join(storage.location.rstrip("/"), relative)
+
+
+def _write(storage: Storage, relative: str, data: bytes, checksums: dict[str, Checksum]) -> None:
+    storage.write(relative, data)
+    checksums[relative] = Checksum.of(data)
+
+
+def _read(storage: Storage, relative: str, checksums: Mapping[str, Checksum], what: str) -> bytes:
+    """The bytes of ``relative``, refused unless they are those its checksum recorded."""
+    uri = _uri(storage, relative)
+    expected = checksums.get(relative)
+    if expected is None:
+        raise _damaged(f"{what} {uri} has no checksum in its manifest")
     try:
-        return Manifest.from_json(storage.read(name).decode())
+        data = storage.read(relative)
+    except FileNotFoundError:
+        raise _damaged(f"{what} {uri} is missing") from None
+    if len(data) != expected.size:
+        raise _damaged(f"{what} {uri} holds {len(data):,} bytes where {expected.size:,} were written")
+    if hashlib.sha256(data).hexdigest() != expected.sha256:
+        raise _damaged(f"{what} {uri} does not hold the bytes that were written (its SHA-256 differs)")
+    return data
+
+
+def _damaged(problem: str) -> StateIntegrityError:
+    return StateIntegrityError(
+        f"The checkpoint or savepoint is damaged: {problem[0].upper()}{problem[1:]}. It was altered, truncated or "
+        "replaced since it was written, so it is not restored (nothing of it was unpickled)."
+    )
+
+
+def _canonical(data: Mapping[str, Any]) -> bytes:
+    """What a manifest's signature signs: its fields as compact JSON, keys sorted (so the
+    text's layout does not matter, only what it says)."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+
+
+def write_manifest(storage: Storage, manifest: Manifest, name: str = _MANIFEST, key: bytes | None = None) -> None:
+    """Write ``manifest`` as ``name`` in ``storage``, whole (readers never see half of it),
+    signed with ``key`` (the user's state key by default)."""
+    unlisted = [path for path in manifest.files() if path not in manifest.checksums]
+    if unlisted:
+        raise ValueError(f"the manifest {name} would list files without their checksums: {unlisted[:3]}")
+    # Not indented: JSON with indents is encoded in Python, ten times slower, at every epoch.
+    data = json.loads(manifest.to_json(indent=None))
+    data[_SIGNATURE] = sign(_canonical(data), state_key() if key is None else key)
+    storage.write(name, json.dumps(data).encode())
+
+
+def read_manifest(storage: Storage, name: str = _MANIFEST, key: bytes | None = None) -> Manifest:
+    """The manifest ``name`` of a checkpoint directory, or a savepoint's: signed with ``key``
+    (the user's state key by default), naming no path outside ``storage``."""
+    data = _parse_manifest(storage, name)
+    signature = data.pop(_SIGNATURE, None)
+    if not verifies(_canonical(data), signature, state_key() if key is None else key):
+        raise StateIntegrityError(_untrusted(storage, name, signature is None))
+    return _manifest_of(data, storage, name, computed=False)
+
+
+def _parse_manifest(storage: Storage, name: str) -> dict[str, Any]:
+    try:
+        raw = storage.read(name)
     except FileNotFoundError:
         raise JobError(f"Cannot find a savepoint or checkpoint in {storage.location!r} (no {name}).") from None
+    try:
+        data = json.loads(raw.decode())
+    except ValueError as error:  # UnicodeDecodeError and JSONDecodeError alike
+        raise StateIntegrityError(
+            f"The manifest {_uri(storage, name)} is damaged (truncated, or not a manifest): {error}. Nothing of "
+            "the checkpoint or savepoint was read."
+        ) from None
+    if not isinstance(data, dict):
+        raise StateIntegrityError(f"The manifest {_uri(storage, name)} is not a manifest (not a JSON object).")
+    return data
+
+
+def _untrusted(storage: Storage, name: str, unsigned: bool) -> str:
+    uri = _uri(storage, name)
+    carries = " (it carries no signature)" if unsigned else ""
+    if name == _MANIFEST:
+        remedy = (
+            "If you trust it, sign it with your key: from flowmagic.runtime import trust_savepoint; "
+            f"trust_savepoint({storage.location!r}). Or set ${ENVIRONMENT_VARIABLE} to the key it was written with."
+        )
+    else:
+        remedy = (
+            f"If it is your job's checkpoint, set ${ENVIRONMENT_VARIABLE} to the key its earlier runs used (or "
+            "restore from a savepoint, or use another checkpoint directory)."
+        )
+    return (
+        f"The manifest {uri} is not signed with your state key ({key_origin()}){carries}: it was written by another "
+        "user or on another machine (each has a key of its own), or altered since. Nothing of the checkpoint or "
+        f"savepoint was read. {remedy}"
+    )
+
+
+def _manifest_of(data: dict[str, Any], storage: Storage, name: str, *, computed: bool) -> Manifest:
+    """``data`` as a manifest, whose every path stays inside ``storage`` and (unless its
+    checksums are to be ``computed``) has a checksum."""
+    uri = _uri(storage, name)
+    try:
+        manifest = Manifest.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise StateIntegrityError(
+            f"The manifest {uri} is damaged: {type(error).__name__}: {error}. Nothing of the checkpoint or "
+            "savepoint was read."
+        ) from None
+    for path in [*manifest.files(), *manifest.checksums]:
+        if outside(path):
+            raise StateIntegrityError(
+                f"The manifest {uri} names {path!r}, a path outside the savepoint or checkpoint directory "
+                f"{storage.location}: it is refused, and nothing of it was read."
+            )
+    unlisted = [path for path in manifest.files() if path not in manifest.checksums]
+    if unlisted and not computed:
+        raise _damaged(f"the manifest {uri} has no checksum of {unlisted[0]}")
+    return manifest
+
+
+def verify_snapshot(storage: Storage, manifest: Manifest, describe: Callable[[str], str]) -> None:
+    """Check, before a job restores from it, that every file of ``manifest`` in ``storage``
+    holds what was written (``describe`` names an operator by its ID in messages)."""
+    for path, what in _owners(manifest, describe).items():
+        _read(storage, path, manifest.checksums, what)
+
+
+def _owners(manifest: Manifest, describe: Callable[[str], str]) -> dict[str, str]:
+    """Every file of ``manifest`` -> whose it is, for messages."""
+    owners = dict.fromkeys(manifest.files(), "the file")
+    for operator_id, state in manifest.operators.items():
+        for path in [state_file.path for state_file in state.files] + state.operator_state:
+            if path is not None:
+                owners[path] = _state_of(describe(operator_id))
+    for vertex_id, paths in manifest.progress.items():
+        for path in paths:
+            if path is not None:
+                owners[path] = f"the progress file of vertex {vertex_id}"
+    return owners
+
+
+def trust_snapshot(storage: Storage, name: str = _MANIFEST, key: bytes | None = None) -> Manifest:
+    """Sign the manifest ``name`` of ``storage`` with ``key`` (the user's state key by
+    default), whoever signed it: for a savepoint copied from another user or machine, or
+    written before manifests were signed. Its paths must stay inside ``storage``, and its
+    files must hold what its checksums say (a manifest without checksums gets those of the
+    files as they are now)."""
+    manifest = _manifest_of(_parse_manifest(storage, name), storage, name, computed=True)
+    for path, what in _owners(manifest, lambda operator_id: operator_id).items():
+        if path in manifest.checksums:
+            _read(storage, path, manifest.checksums, what)
+        else:
+            try:
+                manifest.checksums[path] = Checksum.of(storage.read(path))
+            except FileNotFoundError:
+                raise _damaged(f"{what} {_uri(storage, path)} is missing") from None
+    write_manifest(storage, manifest, name, key)
+    return manifest
 
 
 def copy_savepoint(source: Storage, manifest: Manifest, target: Storage) -> str:
-    """Copy the state ``manifest`` names into ``target``, self-contained, as a savepoint."""
+    """Copy the state ``manifest`` names into ``target``, self-contained, as a savepoint
+    (each file checked on its way)."""
     copied = Manifest(epoch=manifest.epoch, time=manifest.time, pending=list(manifest.pending))
     for operator_id, state in manifest.operators.items():
-        for state_file in state.files:
-            target.write(state_file.path, source.read(state_file.path))
-        for path in state.operator_state:
+        what = _state_of(operator_id)
+        for path in [state_file.path for state_file in state.files] + state.operator_state:
             if path is not None:
-                target.write(path, source.read(path))
+                target.write(path, _read(source, path, manifest.checksums, what))
         copied.operators[operator_id] = OperatorState(
             state.parallelism, state.max_parallelism, list(state.files), list(state.operator_state), state.key_hash
         )
+    copied.checksums = {path: manifest.checksums[path] for path in copied.files()}
     write_manifest(target, copied)
     return target.location

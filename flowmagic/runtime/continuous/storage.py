@@ -8,6 +8,11 @@ session that runs the job (``spark.hadoop.fs.s3a.endpoint``, ``.access.key``,
 without them, pyarrow's own (the ``AWS_*`` variables, the instance's role). ``hdfs://``
 needs Hadoop's native client (``libhdfs``, as pyarrow finds it through ``HADOOP_HOME`` or
 ``ARROW_LIBHDFS_DIR``).
+
+Paths are relative to the directory and never leave it (no absolute path, no ``..``): a
+manifest read from a savepoint names the files to read, and must not name others. A file is
+written whole or not at all: a failed write (a full disk) leaves nothing behind, and names
+the path and the cause.
 """
 
 from __future__ import annotations
@@ -20,9 +25,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from flowmagic.errors import JobError
+from flowmagic.errors import JobError, StateIntegrityError, StorageError
 
-__all__ = ["Storage", "s3a_options"]
+__all__ = ["Storage", "outside", "s3a_options"]
 
 #: Spark's S3A settings that flowmagic passes on to pyarrow's S3 file system.
 _S3A_KEYS = (
@@ -34,6 +39,11 @@ _S3A_KEYS = (
     "fs.s3a.path.style.access",
     "fs.s3a.connection.ssl.enabled",
 )
+
+
+def outside(relative: str) -> bool:
+    """Whether ``relative`` could name a file outside the directory it is relative to."""
+    return relative.startswith("/") or "\0" in relative or (".." in relative and ".." in relative.split("/"))
 
 
 def s3a_options(spark_conf: Mapping[str, str]) -> dict[str, str]:
@@ -118,32 +128,47 @@ class Storage:
         return s3, f"{parts.netloc}{parts.path}".rstrip("/")
 
     def path(self, relative: str) -> str:
-        """``relative`` as a path of the file system."""
+        """``relative`` as a path of the file system (refused if it leaves this directory)."""
+        if outside(relative):
+            raise StateIntegrityError(f"{relative!r} names a path outside {self.location}: refused.")
         _file_system, root = self._open()
         return posixpath.join(root, relative) if relative else root
 
     def write(self, relative: str, data: bytes) -> None:
-        """Write a file whole: readers see all of it or none (a local file is renamed into
-        place; an object store's upload appears at once)."""
-        file_system, _root = self._open()
+        """Write a file whole: readers see all of it or none (a local file is written beside
+        its place and renamed into it; an object store's upload appears at once). A write
+        that fails leaves nothing behind and raises :class:`StorageError` naming the path."""
         path = self.path(relative)
-        file_system.create_dir(posixpath.dirname(path), recursive=True)
-        target = f"{path}.{uuid.uuid4().hex}.tmp" if self.is_local else path
-        with file_system.open_output_stream(target) as stream:
-            stream.write(data)
-        if self.is_local:
-            os.replace(target, path)
+        try:
+            if self.is_local:
+                _write_local(path, data)
+            else:
+                file_system, _root = self._open()
+                file_system.create_dir(posixpath.dirname(path), recursive=True)
+                with file_system.open_output_stream(path) as stream:
+                    stream.write(data)
+        except OSError as cause:
+            shown = path if self.is_local else posixpath.join(self.location.rstrip("/"), relative)
+            error = StorageError(f"{cause.strerror}: {shown}" if cause.strerror else f"Cannot write {shown}: {cause}")
+            error.errno = cause.errno
+            raise error from None
 
     def read(self, relative: str) -> bytes:
         file_system, _root = self._open()
+        path = self.path(relative)
+        if self.is_local:
+            # A link inside the directory must not lead a reader out of it either.
+            real, root = os.path.realpath(path), os.path.realpath(self.local_path)
+            if real != root and not real.startswith(root + os.sep):
+                raise StateIntegrityError(f"{relative!r} leads outside {self.location} (to {real}): refused.")
         try:
-            with file_system.open_input_stream(self.path(relative)) as stream:
+            with file_system.open_input_stream(path) as stream:
                 data: bytes = stream.read()
         except FileNotFoundError:
             raise
         except OSError as error:
             if "not found" in str(error).lower() or "does not exist" in str(error).lower():
-                raise FileNotFoundError(self.path(relative)) from None
+                raise FileNotFoundError(path) from None
             raise
         return data
 
@@ -175,3 +200,16 @@ class Storage:
         file_system, _root = self._open()
         with contextlib.suppress(FileNotFoundError):
             file_system.delete_dir(self.path(relative))
+
+
+def _write_local(path: str, data: bytes) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temporary = f"{path}.{uuid.uuid4().hex}.tmp"
+    try:
+        with open(temporary, "wb") as file:
+            file.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
+        raise
