@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import sys
 
 import pytest
@@ -13,6 +14,10 @@ collect_ignore_glob = ["notebooks_for_tests/*"]
 # Spark starts must be able to import the test modules too.
 _TESTS = os.path.dirname(os.path.abspath(__file__))
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_TESTS, os.environ.get("PYTHONPATH")) if p)
+# Checkpoints are signed with the user's state key: the tests use one of their own, so that
+# running them neither creates nor reads a key file in the home directory (the tests of the
+# key file set their own config directory).
+os.environ.setdefault("FLOWMAGIC_STATE_KEY", secrets.token_hex(32))
 
 
 @pytest.fixture(scope="session")
