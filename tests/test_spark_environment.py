@@ -336,3 +336,26 @@ def test_the_embedded_sessions_ui_listens_on_loopback_only_without_kill_links(tm
     assert not outcome["kill_form"] and outcome["kill"] != "accepted" and outcome["job"] == 2
     # Only Spark's JVM was given the variable, not the kernel's other processes.
     assert outcome["environment"] is None
+
+
+_REUSED_JVM = """
+import json
+from pyspark.sql import SparkSession
+from flowmagic.runtime.spark.session import get_spark_session
+
+# A session of the user's, stopped: its JVM stays, started without SPARK_LOCAL_IP.
+SparkSession.builder.master("local[1]").getOrCreate().stop()
+spark = get_spark_session()
+print(json.dumps({"ui": spark.sparkContext.uiWebUrl, "master": spark.sparkContext.master}))
+spark.stop()
+"""
+
+
+@e2e
+def test_an_embedded_session_in_a_jvm_started_without_loopback_has_no_ui(tmp_path) -> None:
+    env = _env_without("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "SPARK_LOCAL_IP", PYTHONPATH=str(ROOT))
+    run = subprocess.run(
+        [sys.executable, "-c", _REUSED_JVM], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
+    )
+    # Its UI would listen on every interface: there is none.
+    assert _last_json(run) == {"ui": None, "master": "local[*,4]"}

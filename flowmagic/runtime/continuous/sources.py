@@ -146,8 +146,8 @@ def _reader_class() -> type:
                 yield (node_id, subtask, first, last)
 
         def commit(self, end: dict) -> None:
-            """Spark committed the epoch's offsets: nothing to release (the log stays for replays
-            until the job's checkpoint directory goes)."""
+            """Spark committed the epoch's offsets: nothing to release here (the job drops the
+            log's lines once no kept manifest needs them, see ``drop_log_before``)."""
 
     return FlowmagicStreamReader
 

@@ -101,8 +101,9 @@ def _ui_on_loopback(builder: Any) -> Iterator[None]:
     """
     from pyspark import SparkContext
 
-    if SparkContext._gateway is not None:
-        if not SparkContext._jvm.System.getenv("SPARK_LOCAL_IP"):
+    jvm = SparkContext._jvm
+    if jvm is not None:
+        if not jvm.System.getenv("SPARK_LOCAL_IP"):
             builder.config("spark.ui.enabled", "false")
         yield
         return
