@@ -240,3 +240,122 @@ def test_background_runs_starting_the_embedded_session_at_once_share_it(tmp_path
     )
     assert _last_json(run) == {"errors": [], "contexts": 1}
     assert "incubator" not in run.stderr, run.stderr
+
+
+_UI = """
+import fcntl, json, os, re, socket, struct, tempfile, threading, time, urllib.error, urllib.parse, urllib.request
+from flowmagic.runtime.spark.session import get_spark_session
+
+def addresses():
+    # This machine's IPv4 addresses, from its interfaces (SIOCGIFADDR).
+    found = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        for _index, name in socket.if_nameindex():
+            try:
+                answer = fcntl.ioctl(probe.fileno(), 0x8915, struct.pack("256s", name.encode()[:15]))
+            except OSError:
+                continue
+            found.append(socket.inet_ntoa(answer[20:24]))
+    return found
+
+def listening(port):
+    # The local addresses of the sockets listening on the port, as the kernel lists them.
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as file:
+            for row in file.readlines()[1:]:
+                local, state = row.split()[1], row.split()[3]
+                address, hex_port = local.rsplit(":", 1)
+                if state == "0A" and int(hex_port, 16) == port:
+                    found.append(address)
+    return found
+
+def reachable(address, port):
+    try:
+        socket.create_connection((address, port), timeout=10).close()
+        return True
+    except OSError:
+        return False
+
+spark = get_spark_session()
+sc = spark.sparkContext
+port = int(sc.uiWebUrl.rsplit(":", 1)[1])
+release = os.path.join(tempfile.mkdtemp(), "release")
+
+def hold(_):
+    deadline = time.time() + 120
+    while not os.path.exists(release) and time.time() < deadline:
+        time.sleep(0.05)
+    return 1
+
+outcome = {}
+def run():
+    sc.setJobGroup("held", "held")
+    try:
+        outcome["job"] = sum(sc.parallelize(range(2), 2).map(hold).collect())
+    except Exception as error:
+        outcome["job"] = type(error).__name__
+
+thread = threading.Thread(target=run)
+thread.start()
+while not sc.statusTracker().getJobIdsForGroup("held"):
+    time.sleep(0.05)
+job = sc.statusTracker().getJobIdsForGroup("held")[0]
+page = urllib.request.urlopen(f"http://127.0.0.1:{port}/jobs/", timeout=60).read().decode()
+token = re.search(r'name="csrfToken" value="([^"]*)"', page)
+form = urllib.parse.urlencode({"id": job, "csrfToken": token.group(1) if token else ""}).encode()
+try:
+    urllib.request.urlopen(f"http://127.0.0.1:{port}/jobs/job/kill/", data=form, timeout=60).read()
+    outcome["kill"] = "accepted"
+except urllib.error.HTTPError as error:
+    outcome["kill"] = error.code
+outcome["kill_form"] = "/jobs/job/kill/" in page
+open(release, "w").close()
+thread.join()
+outcome["listening"] = listening(port)
+outcome["reachable"] = {address: reachable(address, port) for address in addresses()}
+outcome["environment"] = os.environ.get("SPARK_LOCAL_IP")
+print(json.dumps(outcome))
+spark.stop()
+"""
+
+
+@e2e
+def test_the_embedded_sessions_ui_listens_on_loopback_only_without_kill_links(tmp_path) -> None:
+    env = _env_without("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "SPARK_LOCAL_IP", PYTHONPATH=str(ROOT))
+    run = subprocess.run(
+        [sys.executable, "-c", _UI], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
+    )
+    outcome = _last_json(run)
+    # 127.0.0.1, or its IPv4-mapped IPv6 form, as the kernel writes them.
+    assert outcome["listening"] and set(outcome["listening"]) <= {"0100007F", "0000000000000000FFFF00000100007F"}
+    others = {address: ok for address, ok in outcome["reachable"].items() if not address.startswith("127.")}
+    assert not any(others.values()), others
+    assert outcome["reachable"]["127.0.0.1"]
+    # No kill link on the jobs page, and a kill request leaves the job running to its end.
+    assert not outcome["kill_form"] and outcome["kill"] != "accepted" and outcome["job"] == 2
+    # Only Spark's JVM was given the variable, not the kernel's other processes.
+    assert outcome["environment"] is None
+
+
+_REUSED_JVM = """
+import json
+from pyspark.sql import SparkSession
+from flowmagic.runtime.spark.session import get_spark_session
+
+# A session of the user's, stopped: its JVM stays, started without SPARK_LOCAL_IP.
+SparkSession.builder.master("local[1]").getOrCreate().stop()
+spark = get_spark_session()
+print(json.dumps({"ui": spark.sparkContext.uiWebUrl, "master": spark.sparkContext.master}))
+spark.stop()
+"""
+
+
+@e2e
+def test_an_embedded_session_in_a_jvm_started_without_loopback_has_no_ui(tmp_path) -> None:
+    env = _env_without("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "SPARK_LOCAL_IP", PYTHONPATH=str(ROOT))
+    run = subprocess.run(
+        [sys.executable, "-c", _REUSED_JVM], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
+    )
+    # Its UI would listen on every interface: there is none.
+    assert _last_json(run) == {"ui": None, "master": "local[*,4]"}

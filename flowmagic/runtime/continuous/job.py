@@ -40,6 +40,7 @@ from flowmagic.runtime.continuous.file_monitor import FileMonitor
 from flowmagic.runtime.continuous.sources import (
     SocketLog,
     SourceDescriptor,
+    drop_log_before,
     read_log_range,
     read_range,
     source_frame,
@@ -477,9 +478,10 @@ class ContinuousJob:
         began = time.time()
         now = self._epoch_time(epoch)
         start_time = own.time if own is not None else now
-        for log in self._sockets.values():
-            if log.ended.is_set() and log.error is not None:
-                # Flink's socket source fails its job when it cannot (re)connect.
+        for node_id, log in self._sockets.items():
+            # Flink's socket source fails its job when its connection fails (refused, reset),
+            # after the lines it read before: here once the epochs read every line logged.
+            if log.ended.is_set() and log.error is not None and self._read_up_to.get(node_id, 0) >= log.count:
                 raise JobError(f"Socket source {log.host}:{log.port}: {log.error.__class__.__name__}: {log.error}")
         for monitor in self._file_monitors.values():
             if monitor.error is not None:
@@ -726,23 +728,36 @@ class ContinuousJob:
 
     def _forget_old_epochs(self, epoch: int, consumed: dict[int, int]) -> None:
         """Delete the manifests of all but the newest epochs, and the state no kept
-        manifest needs (a kept one may need state an older epoch wrote), and the ranges of
-        batches now completed (a replay of them never runs)."""
+        manifest needs (a kept one may need state an older epoch wrote), the source logs'
+        lines before every kept manifest's offsets, the ranges of batches now completed and
+        the logged times of epochs now completed (a replay of them never runs)."""
         kept = []
         for name in self._manifests():
             if int(name[:-5]) <= epoch - _KEPT_EPOCHS:
                 self.storage.remove(f"manifests/{name}")
             else:
-                kept.append(name)
-        needed = {
-            path.split("/")[1] for name in kept for path in read_manifest(self.storage, f"manifests/{name}").files()
-        }
+                kept.append(read_manifest(self.storage, f"manifests/{name}"))
+        needed = {path.split("/")[1] for manifest in kept for path in manifest.files()}
         for folder in self.storage.list("state"):
             if folder.startswith("epoch-") and folder not in needed and int(folder.rsplit("-", 1)[1]) <= epoch:
                 self.storage.remove_dir(f"state/{folder}")
+        for node_id, log_dir in self._source_logs.items():
+            drop_log_before(log_dir, min((manifest.offsets.get(node_id, 0) for manifest in kept), default=0))
         for node_id, (ranges_dir, _parallelism) in self._ranges_dirs.items():
             with contextlib.suppress(FileNotFoundError):
                 os.remove(os.path.join(ranges_dir, f"{consumed.get(node_id, 0)}.json"))
+        self._forget_epoch_times(epoch)
+
+    def _forget_epoch_times(self, epoch: int) -> None:
+        """Delete the logged time of ``epoch``, whose manifest is written: Spark replays at
+        most its last batch, and a batch whose manifest exists returns before it reads the
+        time. A run's first epoch also deletes what a stopped run left."""
+        if self.epochs > 1:
+            self.storage.remove(f"epochs/{epoch}")
+            return
+        for name in self.storage.list("epochs"):
+            if name.isdigit() and int(name) <= epoch:
+                self.storage.remove(f"epochs/{name}")
 
     def _serve_requests(self, manifest: Manifest, requests: list[_Request]) -> None:
         stop = False

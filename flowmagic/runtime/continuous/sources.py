@@ -33,6 +33,7 @@ __all__ = [
     "SocketLog",
     "SourceDescriptor",
     "append_to_log",
+    "drop_log_before",
     "read_admission",
     "read_log_range",
     "read_range",
@@ -49,6 +50,8 @@ __all__ = [
 SCHEMA = "fm_source INT, fm_subtask INT, fm_start LONG, fm_end LONG"
 
 _LINES_PER_SEGMENT = 1 << 14
+#: Seconds between a socket source's connections (Flink's DEFAULT_CONNECTION_RETRY_SLEEP).
+_RECONNECT_DELAY = 0.5
 
 
 @dataclass(frozen=True)
@@ -143,8 +146,8 @@ def _reader_class() -> type:
                 yield (node_id, subtask, first, last)
 
         def commit(self, end: dict) -> None:
-            """Spark committed the epoch's offsets: nothing to release (the log stays for replays
-            until the job's checkpoint directory goes)."""
+            """Spark committed the epoch's offsets: nothing to release here (the job drops the
+            log's lines once no kept manifest needs them, see ``drop_log_before``)."""
 
     return FlowmagicStreamReader
 
@@ -239,20 +242,30 @@ def split_range(start: int, end: int, parallelism: int) -> list[list[tuple[int, 
 
 class SocketLog:
     """Reads lines from a TCP socket on the driver into a replayable log, as Flink's
-    ``socketTextStream`` reads them (``delimiter``-separated, reconnecting ``max_retry``
-    times, one second apart; -1: for ever)."""
+    ``socketTextStream`` reads them (its ``SocketTextStreamFunction``): ``delimiter``-separated;
+    when the server closes the connection, reconnecting until ``max_retry`` connections ended
+    (-1: for ever), half a second apart, then the text after the last delimiter is a last line.
+    A connection that fails (refused, reset) ends the reader with ``error``, after the lines
+    read before it; the text after their last delimiter is dropped, as Flink's source drops it
+    when it fails."""
 
     def __init__(self, host: str, port: int, delimiter: str, max_retry: int, log_dir: str):
         self.host, self.port, self.delimiter, self.max_retry = host, port, delimiter, max_retry
         self.log_dir = log_dir
         os.makedirs(log_dir, exist_ok=True)
         self.count = _count(log_dir)
+        # A run killed between logging lines and publishing them left them in the log: the
+        # lines logged from now on must take their places.
+        truncate_log(log_dir, self.count)
         self.error: BaseException | None = None
-        #: Set when the reader gave up: the server closed the connection, or connecting
-        #: failed ``max_retry`` more times (then ``error`` says why).
+        #: Set when the reader ended: its last connection ended and no retry was left, or a
+        #: connection failed (then ``error`` says why). ``count`` is final then.
         self.ended = threading.Event()
         self._stop = threading.Event()
         self._socket: socket.socket | None = None
+        #: The text after the last delimiter: one buffer over all connections, as Flink's (a
+        #: line cut by a reconnection is one line).
+        self._pending = ""
         self._thread = threading.Thread(target=self._run, name=f"flowmagic-socket-{host}:{port}", daemon=True)
 
     def start(self) -> None:
@@ -269,43 +282,41 @@ class SocketLog:
     def _run(self) -> None:
         try:
             self._connect_and_read()
+        except OSError as error:
+            if not self._stop.is_set():
+                self.error = error
         finally:
             self.ended.set()
 
     def _connect_and_read(self) -> None:
-        attempts = 0
+        ended_connections = 0
         while not self._stop.is_set():
-            try:
-                with socket.create_connection((self.host, self.port), timeout=5) as sock:
-                    self._socket = sock
-                    sock.settimeout(None)
-                    attempts = 0
-                    self.error = None
-                    self._read(sock)
-            except OSError as error:
-                if self._stop.is_set():
-                    return
-                self.error = error
-            # As Flink's SocketTextStreamFunction: retry max_retry times, one second apart.
-            if self.max_retry >= 0 and attempts >= self.max_retry:
+            with socket.create_connection((self.host, self.port), timeout=5) as sock:
+                self._socket = sock
+                sock.settimeout(None)
+                self._read(sock)
+            if self._stop.is_set():
                 return
-            attempts += 1
-            self._stop.wait(1.0)
+            ended_connections += 1
+            if self.max_retry != -1 and ended_connections >= self.max_retry:
+                break
+            self._stop.wait(_RECONNECT_DELAY)
+        if self._pending and not self._stop.is_set():
+            self._append([self._pending])
 
     def _read(self, sock: socket.socket) -> None:
-        pending = ""
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
         while not self._stop.is_set():
             chunk = sock.recv(1 << 16)
-            if not chunk:
-                break
-            pending += decoder.decode(chunk)
-            *lines, pending = pending.split(self.delimiter)
+            text = decoder.decode(chunk, final=not chunk)
+            *lines, self._pending = (self._pending + text).split(self.delimiter)
             # Flink's SocketTextStreamFunction drops a trailing carriage return with "\n".
             if self.delimiter == "\n":
                 lines = [line[:-1] if line.endswith("\r") else line for line in lines]
             if lines:
                 self._append(lines)
+            if not chunk:
+                return
 
     def _append(self, lines: list[str]) -> None:
         self.count = append_to_log(self.log_dir, self.count, lines)
@@ -334,15 +345,18 @@ def write_log_count(log_dir: str, count: int) -> None:
     os.replace(temporary, os.path.join(log_dir, "count"))
 
 
+def _segments(log_dir: str) -> Iterator[tuple[int, str]]:
+    """The log's segment files: each one's number and path."""
+    for name in os.listdir(log_dir):
+        if name.startswith("segment-") and name.endswith(".jsonl"):
+            yield int(name[len("segment-") : -len(".jsonl")]), os.path.join(log_dir, name)
+
+
 def truncate_log(log_dir: str, count: int) -> None:
     """Drop the lines past the first ``count`` (appended by a writer that stopped before it
     recorded them)."""
     segment = count // _LINES_PER_SEGMENT
-    for name in sorted(os.listdir(log_dir)):
-        if not (name.startswith("segment-") and name.endswith(".jsonl")):
-            continue
-        number = int(name[len("segment-") : -len(".jsonl")])
-        path = os.path.join(log_dir, name)
+    for number, path in _segments(log_dir):
         if number > segment:
             os.remove(path)
         elif number == segment:
@@ -353,6 +367,14 @@ def truncate_log(log_dir: str, count: int) -> None:
                 file.writelines(lines)
 
 
+def drop_log_before(log_dir: str, offset: int) -> None:
+    """Delete the segments whose every line lies before ``offset``: no epoch reads them again."""
+    first_kept = offset // _LINES_PER_SEGMENT
+    for number, path in _segments(log_dir):
+        if number < first_kept:
+            os.remove(path)
+
+
 def read_log_range(log_dir: str, start: int, end: int) -> Iterator[str]:
     """Lines ``start`` to ``end`` (excluded) of a socket log."""
     index = start
@@ -360,7 +382,11 @@ def read_log_range(log_dir: str, start: int, end: int) -> Iterator[str]:
         segment = index // _LINES_PER_SEGMENT
         path = os.path.join(log_dir, f"segment-{segment:08d}.jsonl")
         first = segment * _LINES_PER_SEGMENT
-        with open(path, encoding="utf-8") as file:
+        try:
+            file = open(path, encoding="utf-8")  # noqa: SIM115 - closed by the with below
+        except FileNotFoundError:
+            raise RuntimeError(f"the line log {log_dir} no longer holds lines {index} to {end}") from None
+        with file:
             for position, line in enumerate(file, first):
                 if position >= end:
                     return

@@ -63,6 +63,9 @@ def _embedded_session() -> Any:
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.python.worker.reuse", "true")
+        # The UI's kill links would end an epoch's Spark job under the continuous job, which
+        # then fails; flowmagic's own cancel stops a job cleanly.
+        .config("spark.ui.killEnabled", "false")
         # flowmagic reports task failures itself; Spark's JVM stack traces are noise in a cell.
         .config("spark.driver.extraJavaOptions", _java_option("log4j.configurationFile", _QUIET_LOG4J))
     )
@@ -75,7 +78,7 @@ def _embedded_session() -> Any:
         if SparkContext._active_spark_context is not None:
             session = builder.getOrCreate()
         else:
-            with _jvm_stderr_filtered():
+            with _jvm_stderr_filtered(), _ui_on_loopback(builder):
                 session = builder.getOrCreate()
     session.sparkContext.setLogLevel("OFF")
     # The embedded session's Python side is quiet too: a program that logs INFO to stdout
@@ -83,6 +86,35 @@ def _embedded_session() -> Any:
     # output when the session closes at exit.
     logging.getLogger("py4j").setLevel(logging.WARNING)
     return session
+
+
+@contextlib.contextmanager
+def _ui_on_loopback(builder: Any) -> Iterator[None]:
+    """Keep the web UI of a session started inside the block to this machine.
+
+    Spark binds its UI to ``SPARK_LOCAL_IP``, else to every interface (``WebUI.bind``; no
+    ``spark.ui.*`` setting chooses the host, and ``spark.driver.bindAddress`` is not used),
+    and reads the variable from its JVM's environment: set for the JVM this block starts, so
+    that the kernel's other processes do not inherit it. A JVM left running by a stopped
+    session kept the environment it started with: then the UI stays off unless the user set
+    the variable (their choice, as one set before the block is).
+    """
+    from pyspark import SparkContext
+
+    jvm = SparkContext._jvm
+    if jvm is not None:
+        if not jvm.System.getenv("SPARK_LOCAL_IP"):
+            builder.config("spark.ui.enabled", "false")
+        yield
+        return
+    if os.environ.get("SPARK_LOCAL_IP"):
+        yield
+        return
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+    try:
+        yield
+    finally:
+        os.environ.pop("SPARK_LOCAL_IP", None)
 
 
 @contextlib.contextmanager
