@@ -150,7 +150,7 @@ def test_an_unbounded_pipeline_runs_in_the_background_stops_with_a_savepoint_and
 
     restored = run(shell, f"%flow run counts --from-savepoint {savepoint}")
     assert restored.success, restored.out
-    (second,) = magics(shell).pipelines["numbered"].jobs  # the edited cell's pipeline
+    (second,) = pipeline.jobs
     while second.printed_total < 3 and time.time() < deadline:
         time.sleep(0.2)
     assert run(shell, "%flow cancel counts").success
