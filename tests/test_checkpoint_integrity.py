@@ -301,8 +301,14 @@ class _KeepsABigValue(flowmagic.KeyedProcessFunction):
         out.collect(f"({value[0]},{count})")
 
 
-def _big_state_program(checkpoints: Path) -> flowmagic.StreamExecutionEnvironment:
-    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+def _big_state_program(checkpoints: Path, restore: Path | None = None) -> flowmagic.StreamExecutionEnvironment:
+    configuration = Configuration()
+    if restore is not None:
+        configuration.set_string("execution.savepoint.path", str(restore))
+    # Checkpoints kept when the job fails, to restore from.
+    configuration.set_string("execution.checkpointing.externalized-checkpoint-retention", "DELETE_ON_CANCELLATION")
+    env = flowmagic.StreamExecutionEnvironment.get_execution_environment(configuration)
+    env.set_parallelism(2)
     env.enable_checkpointing(200)
     env.get_checkpoint_config().set_checkpoint_storage(f"file://{checkpoints}")
     source = env.from_datagen(lambda i: (f"k{i % 4}", 1), rows_per_second=40)
@@ -328,11 +334,12 @@ def test_a_full_disk_names_the_path_leaves_no_temporary_file_and_the_last_checkp
     assert job.get_job_status() is JobStatus.FAILED
     leftovers = [str(path) for path in small_disk.rglob("*") if path.name.endswith(".tmp")]
     assert leftovers == []
-    # The last checkpoint is whole: a new run over the same directory goes on from it.
+    # The last checkpoint is whole: a job restored from it goes on from it.
     last = {key: values[-1] for key, values in running_counts(printed.pairs()).items()}
     (small_disk / "filler").unlink()
+    (retained,) = (checkpoints / job.get_job_id()).glob("chk-*")
     printed_again = Printed()
-    resumed = start(_big_state_program(checkpoints), printed_again, "big state again")
+    resumed = start(_big_state_program(checkpoints, retained), printed_again, "big state again")
     wait_for(lambda: set(running_counts(printed_again.pairs())) == set(last), resumed)
     resumed.cancel()
     for key, values in running_counts(printed_again.pairs()).items():

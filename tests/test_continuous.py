@@ -7,6 +7,7 @@ server on 127.0.0.1, and Spark's own rate source through ``from_spark``.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -51,7 +52,8 @@ def test_a_keyed_running_count_over_a_data_generator_loses_and_repeats_nothing(s
 
 
 def _counting_program(env: flowmagic.StreamExecutionEnvironment, edited: bool) -> None:
-    source = env.from_datagen(lambda i: (f"k{i % 5}", 1), rows_per_second=300)
+    # The source's position is its state: its uid keeps it when the program around it changes.
+    source = env.from_datagen(lambda i: (f"k{i % 5}", 1), rows_per_second=300).uid("numbers")
     if edited:
         source = source.filter(lambda pair: True).name("an added filter")
     source.key_by(lambda p: p[0]).sum(1).uid("counts").print()
@@ -104,27 +106,46 @@ def test_state_that_does_not_fit_in_memory_fails_the_job_naming_its_operator(spa
     assert "huge state" in str(failure.value) and "does not fit in the Python worker's memory" in str(failure.value)
 
 
-def test_a_new_run_over_the_same_checkpoint_directory_resumes_the_job(spark, tmp_path) -> None:
-    # As a restarted notebook does: the same program, the same checkpoint storage.
-    def program() -> flowmagic.StreamExecutionEnvironment:
-        env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+def test_a_new_run_restored_from_the_retained_checkpoint_of_a_cancelled_run_resumes_the_job(spark, tmp_path) -> None:
+    # As a restarted notebook does, Flink's way: the same program, restored from the last
+    # checkpoint the first run retained (<checkpoint dir>/<job id>/chk-<n>).
+    from flowmagic.datastream import ExternalizedCheckpointRetention
+
+    def program(restore: str | None) -> flowmagic.StreamExecutionEnvironment:
+        configuration = Configuration()
+        if restore is not None:
+            configuration.set_string("execution.savepoint.path", restore)
+        env = flowmagic.StreamExecutionEnvironment.get_execution_environment(configuration)
+        env.set_parallelism(2)
         env.enable_checkpointing(200)
         env.get_checkpoint_config().set_checkpoint_storage(f"file://{tmp_path / 'checkpoints'}")
+        env.get_checkpoint_config().set_externalized_checkpoint_retention(
+            ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION
+        )
         _counting_program(env, edited=False)
         return env
 
     printed = Printed()
-    job = start(program(), printed, "first run")
-    wait_for(lambda: job.epochs >= 3 and len(printed.pairs()) >= 30, job)
+    job = start(program(None), printed, "first run")
+    wait_for(lambda: job.checkpoints.completed >= 3 and len(printed.pairs()) >= 30, job)
     job.cancel()
-    last = {key: values[-1] for key, values in running_counts(printed.pairs()).items()}
+    (retained,) = (tmp_path / "checkpoints" / job.get_job_id()).glob("chk-*")
+    # The checkpoint is where the state was: what the first run printed after it comes again.
+    checkpoint_epoch = json.loads((retained / "_metadata.json").read_text())["epoch"]
     printed_again = Printed()
-    resumed = start(program(), printed_again, "second run")
-    wait_for(lambda: set(running_counts(printed_again.pairs())) == set(last), resumed)
+    resumed = start(program(str(retained)), printed_again, "second run")
+    wait_for(lambda: len(printed_again.pairs()) >= 30, resumed)
     resumed.cancel()
+    restored_counts: dict[str, int] = {}
     for key, values in running_counts(printed_again.pairs()).items():
-        # Nothing lost and nothing repeated across the two runs: each key goes on by one.
-        assert values == list(range(last[key] + 1, last[key] + 1 + len(values))), key
+        # Nothing lost and nothing repeated since the checkpoint: each key goes on by one.
+        assert values == list(range(values[0], values[0] + len(values))), key
+        restored_counts[key] = values[0] - 1
+    # The counts and the generator's position were restored together: records 0 to n-1 were
+    # counted (k0 counted 0, 5, 10, ...), n of them at most what the first run printed.
+    position = sum(restored_counts.values())
+    assert restored_counts == {f"k{k}": len(range(k, position, 5)) for k in range(5)}
+    assert checkpoint_epoch >= 2 and 0 < position <= len(printed.pairs())
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """A long-running continuous job keeps its checkpoint directory bounded: the line logs of its
 socket and monitored file sources keep only the lines an epoch may still read, and the epochs'
 logged times only those of epochs a replay may still run; nothing is lost or read twice across
-a killed driver and a resumed run. Real Spark, real sockets on 127.0.0.1, a real SIGKILL."""
+a killed driver and a job restored from its retained checkpoint. Real Spark, real sockets on
+127.0.0.1, a real SIGKILL."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from continuous_support import Printed, start, wait_for
 
 import flowmagic
 from flowmagic.api.bucket_assigner import BucketAssigner
+from flowmagic.api.configuration import Configuration
 from flowmagic.api.rolling_policy import RollingPolicy
 from flowmagic.api.sinks import Encoder, FileSink
 from flowmagic.common import Duration, WatermarkStrategy
@@ -69,8 +71,14 @@ def _slowly(line: str) -> str:
     return line
 
 
-def _socket_to_files(port: int, output: str, checkpoints: str) -> flowmagic.StreamExecutionEnvironment:
-    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+def _socket_to_files(
+    port: int, output: str, checkpoints: str, restore: str | None = None
+) -> flowmagic.StreamExecutionEnvironment:
+    configuration = Configuration()
+    if restore is not None:
+        configuration.set_string("execution.savepoint.path", restore)
+    env = flowmagic.StreamExecutionEnvironment.get_execution_environment(configuration)
+    env.set_parallelism(2)
     env.enable_checkpointing(300)
     env.get_checkpoint_config().set_checkpoint_storage(f"file://{checkpoints}")
     sink = (
@@ -132,20 +140,28 @@ def test_a_socket_job_keeps_its_log_and_epoch_times_bounded_and_loses_nothing_ac
     )
     try:
         server.send(0, range(first))
-        # Killed once every line is in the log and some are committed, not all.
+        # Killed once every line is in the log, a checkpoint completed since (the lines it had
+        # not processed are in it: a socket's lines after the last checkpoint are lost with
+        # the driver, as in Flink) and some lines are committed, not all.
         deadline = time.time() + 300
         while not (
-            (logged := [int(path.read_text() or 0) for path in checkpoints.glob("sources/*/count")]) == [first]
+            (logged := [int(path.read_text() or 0) for path in checkpoints.glob("*/sources/*/count")]) == [first]
             and output.exists()
             and _committed(output)
         ):
             assert driver.poll() is None and time.time() < deadline, (driver.poll(), logged)
             time.sleep(0.05)
+        before = {path.name for path in checkpoints.glob("*/chk-*")}
+        while not {path.name for path in checkpoints.glob("*/chk-*")} - before:
+            assert driver.poll() is None and time.time() < deadline, driver.poll()
+            time.sleep(0.05)
         os.killpg(driver.pid, signal.SIGKILL)
         driver.wait(60)
         assert len(_committed(output)) < first, "the driver ended its work before the kill"
 
-        env = _socket_to_files(server.port, str(output), str(checkpoints))
+        # A new driver restores the killed one's last checkpoint, Flink's way.
+        (retained,) = checkpoints.glob("*/chk-*")
+        env = _socket_to_files(server.port, str(output), str(checkpoints), str(retained))
         graph = passes.build(env.get_stream_graph("resumed")).execution_graph
         job = start_continuous(graph, options=env._continuous_options())
         server.send(1, range(first, total))
@@ -153,9 +169,9 @@ def test_a_socket_job_keeps_its_log_and_epoch_times_bounded_and_loses_nothing_ac
         # Idle epochs roll the kept manifests past every line read.
         epochs = job.epochs
         wait_for(lambda: job.epochs >= epochs + _KEPT_EPOCHS + 1, job)
-        log = next(checkpoints.glob("sources/*/count")).parent
+        log = next((checkpoints / job.get_job_id()).glob("sources/*/count")).parent
         segments, log_bytes = _files_and_bytes(log, "segment-")
-        epoch_times, _ = _files_and_bytes(checkpoints / "epochs")
+        epoch_times, _ = _files_and_bytes(checkpoints / job.get_job_id() / "epochs")
         sent_bytes = sum(len(f"{line}\n") for line in range(total))
         assert job.checkpoints.completed >= 3
         server.close_client()
@@ -168,12 +184,12 @@ def test_a_socket_job_keeps_its_log_and_epoch_times_bounded_and_loses_nothing_ac
     # At most the segment the next line goes to; at most the time of the epoch running now.
     assert segments <= 1 and log_bytes <= _LINES_PER_SEGMENT * len(json.dumps(str(total)) + "\n")
     assert epoch_times <= 1
-    # Every line committed exactly once, across the kill and the resumed run.
+    # Every line committed exactly once, across the kill and the restore.
     committed = _committed(output)
     assert len(committed) == total and sorted(committed) == list(range(total))
 
 
-def test_a_monitored_file_sources_log_is_bounded_and_a_resumed_run_reads_new_files_once(spark, tmp_path) -> None:
+def test_a_monitored_file_sources_log_is_bounded_and_a_restored_job_reads_new_files_once(spark, tmp_path) -> None:
     inbox, checkpoints = tmp_path / "inbox", tmp_path / "checkpoints"
     inbox.mkdir()
     per_file = _LINES_PER_SEGMENT + 5_000  # each file's lines end past a segment's end
@@ -184,8 +200,14 @@ def test_a_monitored_file_sources_log_is_bounded_and_a_resumed_run_reads_new_fil
         staging.write_text("".join(f"{line}\n" for line in lines))
         os.replace(staging, inbox / name)
 
-    def run(printed: Printed):
-        env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    def run(printed: Printed, restore: Path | None = None):
+        configuration = Configuration()
+        if restore is not None:
+            configuration.set_string("execution.savepoint.path", str(restore))
+        configuration.set_string("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION")
+        env = flowmagic.StreamExecutionEnvironment.get_execution_environment(configuration)
+        env.set_parallelism(1)
+        env.enable_checkpointing(200)
         env.get_checkpoint_config().set_checkpoint_storage(f"file://{checkpoints}")
         text = StreamFormat.text_line_format()
         source = FileSource.for_record_stream_format(text, str(inbox)).monitor_continuously(Duration.of_millis(200))
@@ -199,17 +221,18 @@ def test_a_monitored_file_sources_log_is_bounded_and_a_resumed_run_reads_new_fil
     wait_for(lambda: len(printed.lines) >= 2 * per_file, job)
     epochs = job.epochs
     wait_for(lambda: job.epochs >= epochs + _KEPT_EPOCHS + 1, job)
-    log = next(checkpoints.glob("sources/*/files.json")).parent
+    log = next((checkpoints / job.get_job_id()).glob("sources/*/count")).parent
     segments = sorted(path.name for path in log.iterdir() if path.name.startswith("segment-"))
     job.cancel()
     # Two files' lines filled two segments and part of a third: only the third is kept.
     assert segments == ["segment-00000002.jsonl"]
 
     drop("3.txt", range(2 * per_file, 3 * per_file))
+    (retained,) = (checkpoints / job.get_job_id()).glob("chk-*")
     printed_again = Printed()
-    resumed = run(printed_again)
+    resumed = run(printed_again, retained)
     wait_for(lambda: len(printed_again.lines) >= per_file, resumed)
-    # A file dropped later is logged after anything the resumed run's first listing took:
+    # A file dropped later is logged after anything the restored job's first listing took:
     # once its line is printed, a file read again would have been printed too.
     drop("4.txt", range(3 * per_file, 3 * per_file + 1))
     wait_for(lambda: str(3 * per_file) in printed_again.lines, resumed)

@@ -81,7 +81,8 @@ def test_a_final_epoch_leaves_nothing_behind_and_an_earlier_one_its_live_subtask
             storage=Storage(str(tmp_path)),
             folder=f"state-{final}",
             operator_ids={},
-            read_bounded=True,
+            read_bounded=frozenset({plan.id}),
+            end_bounded=True,
             final=final,
         )
         epoch._PLANS[("run-" + str(final), plan.id, 0)] = plan

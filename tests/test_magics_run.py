@@ -168,3 +168,63 @@ def test_an_unbounded_pipeline_runs_in_the_background_stops_with_a_savepoint_and
 def formatted_list(shell: InteractiveShell) -> str:
     value = run(shell, "%flow list").value
     return repr(value)
+
+
+NUMBERED = """
+class Count(flowmagic.KeyedProcessFunction):
+    def open(self, runtime_context):
+        self.count = runtime_context.get_state(flowmagic.ValueStateDescriptor('count', None))
+
+    def process_element(self, value, ctx, out):
+        count = (self.count.value() or 0) + 1
+        self.count.update(count)
+        out.collect((value[0], value[1], count))
+
+numbers = env.from_datagen(lambda i: i, rows_per_second=200).uid('numbers')
+numbers.{mapped}.key_by(lambda p: p[0]).process(Count()).uid('counts').print()
+"""
+
+
+def _rows(job) -> list[tuple[str, int, int]]:
+    assert len(job.printed_tail) == job.printed_total
+    rows = []
+    for line in job.printed_tail:
+        key, index, count = line.split("> ")[1].strip("()").split(",")
+        rows.append((key.strip().strip("'"), int(index), int(count)))
+    return rows
+
+
+@pytest.mark.e2e
+def test_a_pipeline_edited_and_run_from_its_savepoint_processes_every_record_once(shell, tmp_path, monkeypatch) -> None:
+    from flowmagic.runtime.continuous import job as continuous_job
+
+    monkeypatch.setattr(continuous_job, "PRINTED_TAIL", 1_000_000)
+    cell = "%%flow numbered --parallelism 2 --show none\nimport flowmagic\n"
+    assert run(shell, cell + NUMBERED.format(mapped="map(lambda i: (f'k{i % 3}', i))")).success
+    assert run(shell, "%flow run numbered").success
+    pipeline = magics(shell).pipelines["numbered"]
+    (job,) = pipeline.jobs
+    deadline = time.time() + 180
+    while job.printed_total < 50 and time.time() < deadline:
+        time.sleep(0.2)
+    savepoint = tmp_path / "sp"
+    assert run(shell, f"%flow stop numbered --savepoint {savepoint}").success
+    before = _rows(job)
+
+    # Edited: another map, the same uids; restored at parallelism 3.
+    edited = NUMBERED.format(mapped="filter(lambda i: i >= 0).map(lambda i: (f'k{i % 3}', int(i)))")
+    assert run(shell, cell + edited).success
+    restored = run(shell, f"%flow run numbered --parallelism 3 --from-savepoint {savepoint}")
+    assert restored.success, restored.out
+    (second,) = magics(shell).pipelines["numbered"].jobs  # the edited cell's pipeline
+    while second.printed_total < 50 and time.time() < deadline:
+        time.sleep(0.2)
+    assert run(shell, "%flow cancel numbered").success
+    after = _rows(second)
+    # Every generated index once over both runs, and each key's count on by one across them.
+    indices = sorted(index for _key, index, _count in before + after)
+    assert indices == list(range(len(indices))) and min(index for _key, index, _count in after) == len(before)
+    counts: dict[str, list[int]] = {}
+    for key, _index, count in before + after:
+        counts.setdefault(key, []).append(count)
+    assert all(sorted(values) == list(range(1, len(values) + 1)) for values in counts.values()), counts

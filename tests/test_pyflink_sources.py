@@ -3,7 +3,7 @@ continuous mode) and ``NumberSequenceSource``; ``add_source`` of a Java function
 
 Graph shapes are checked against Flink 2.3 in ``conformance/oracle`` (x70-x73) and records in
 ``conformance/runtime_oracle`` (r80); these tests cover what those cannot: files appearing
-while a job runs, and a run resumed from its checkpoint directory.
+while a job runs, and a job restored from a retained checkpoint of another.
 """
 
 from __future__ import annotations
@@ -124,8 +124,12 @@ def test_a_monitored_file_source_reads_new_files_once_across_runs(spark, tmp_pat
     _drop(inbox, "1.txt", "a b\nb\n")
     printed: list[str] = []
 
-    def start():
-        configuration = Configuration().set_string("parallelism.default", "2")
+    def start(parallelism: int, restore: str | None = None):
+        configuration = Configuration().set_string("parallelism.default", str(parallelism))
+        configuration.set_string("execution.checkpointing.interval", "200 ms")
+        configuration.set_string("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION")
+        if restore is not None:
+            configuration.set_string("execution.savepoint.path", restore)
         env = StreamExecutionEnvironment.get_execution_environment(configuration)
         env.get_checkpoint_config().set_checkpoint_storage(f"file://{tmp_path / 'checkpoints'}")
         source = (
@@ -143,14 +147,18 @@ def test_a_monitored_file_source_reads_new_files_once_across_runs(spark, tmp_pat
             on_output=lambda output: printed.extend(line.split("> ", 1)[1] for _err, line in output.printed),
         )
 
-    job = start()
+    job = start(2)
     _wait_for(lambda: len(printed) == 3, job)
     _drop(inbox, "2.txt", "a\nc\n")
     _wait_for(lambda: len(printed) == 5, job)
+    checkpoints = job.checkpoints.completed
+    _wait_for(lambda: job.checkpoints.completed >= checkpoints + 2, job)
     job.cancel()
-    # A new run over the same checkpoint directory reads only the file that came since.
+    # A job restored from the first one's retained checkpoint (at another parallelism)
+    # reads only the file that came since.
     _drop(inbox, "3.txt", "c\n")
-    resumed = start()
+    (retained,) = (tmp_path / "checkpoints" / job.get_job_id()).glob("chk-*")
+    resumed = start(3, str(retained))
     _wait_for(lambda: len(printed) == 6, resumed)
     time.sleep(1.5)  # several discovery intervals: nothing is read again
     resumed.cancel()

@@ -168,6 +168,14 @@ class StreamExecutionEnvironment:
         storage = settings.get("execution.checkpointing.dir") or settings.get("state.checkpoints.dir")
         if storage is not None:
             self._checkpoint_config.set_checkpoint_storage(storage)
+        if "execution.checkpointing.externalized-checkpoint-retention" in settings:
+            self._checkpoint_config.set_externalized_checkpoint_retention(
+                settings["execution.checkpointing.externalized-checkpoint-retention"]
+            )
+        for key in ("execution.checkpointing.num-retained", "state.checkpoints.num-retained"):
+            if key in settings:
+                self._checkpoint_config.set_num_retained_checkpoints(_option_int(settings, key))
+                break
         if "pipeline.global-job-parameters" in settings:
             self._job_parameters = _job_parameters(settings["pipeline.global-job-parameters"])
         if "execution.savepoint.path" in settings:
@@ -238,6 +246,8 @@ class StreamExecutionEnvironment:
         return ContinuousOptions(
             checkpoint_interval_ms=interval if interval > 0 else None,
             checkpoint_storage=self._checkpoint_config.get_checkpoint_storage(),
+            checkpoint_retention=self._checkpoint_config.get_externalized_checkpoint_retention().name,
+            checkpoints_retained=self._checkpoint_config.get_num_retained_checkpoints(),
             savepoint_path=savepoint_path if savepoint_path is not None else self._savepoint_path,
             allow_non_restored_state=(
                 allow_non_restored_state if allow_non_restored_state is not None else self._allow_non_restored_state

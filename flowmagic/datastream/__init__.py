@@ -16,7 +16,7 @@ from flowmagic.api.broadcast import (
     BroadcastStream,
     KeyedBroadcastProcessFunction,
 )
-from flowmagic.api.checkpointing import CheckpointConfig, CheckpointingMode
+from flowmagic.api.checkpointing import CheckpointConfig, CheckpointingMode, ExternalizedCheckpointRetention
 from flowmagic.api.datastream import CachedDataStream, ConnectedStreams, DataStream, DataStreamSink, KeyedStream
 from flowmagic.api.execution_config import ExecutionConfig
 from flowmagic.api.functions import (
@@ -90,6 +90,7 @@ __all__ = [
     "CountWindow",
     "DataStream",
     "DataStreamSink",
+    "ExternalizedCheckpointRetention",
     "FilterFunction",
     "FlatMapFunction",
     "GlobalWindow",
@@ -137,7 +138,6 @@ __getattr__ = missing_names(
         "FileSystemCheckpointStorage": "use env.get_checkpoint_config().set_checkpoint_storage(path)",
         "JobManagerCheckpointStorage": "use env.get_checkpoint_config().set_checkpoint_storage(path)",
         "CustomCheckpointStorage": "use env.get_checkpoint_config().set_checkpoint_storage(path)",
-        "ExternalizedCheckpointRetention": "checkpoints are kept in the checkpoint storage directory",
         "SlotSharingGroup": "name a group with stream.slot_sharing_group(name)",
         "TimeCharacteristic": "Flink 2 has no time characteristic: event time comes from a WatermarkStrategy",
         "MergingWindowAssigner": "session windows are the merging assigners flowmagic has",

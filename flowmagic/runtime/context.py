@@ -90,6 +90,16 @@ def with_collector(function: Callable[..., Any], arguments: int) -> Callable[...
     return function if takes_collector(function, arguments) else _DropCollector(function)
 
 
+#: Flink's ``StateDescriptor.Type`` of each kind of descriptor.
+_STATE_TYPES = {
+    ValueStateDescriptor: "VALUE",
+    ListStateDescriptor: "LIST",
+    MapStateDescriptor: "MAP",
+    ReducingStateDescriptor: "REDUCING",
+    AggregatingStateDescriptor: "AGGREGATING",
+}
+
+
 class KeyedStateStore:
     """PyFlink's ``KeyedStateStore``: ``get_state(descriptor)`` and the other state kinds,
     scoped by the current key of ``backend`` (a window function's ``window_state()`` is one
@@ -106,6 +116,7 @@ class KeyedStateStore:
             raise ProgramError(
                 f"Keyed state can only be used on a 'keyed stream', i.e., after a 'keyBy()' ({descriptor.name})."
             )
+        self._backend.declare(descriptor.name, _STATE_TYPES[kind], descriptor.type_info)
         return self._backend
 
     def _ttl(self, descriptor: StateDescriptor) -> TtlPolicy | None:

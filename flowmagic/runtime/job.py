@@ -41,10 +41,14 @@ class ContinuousOptions:
     checkpoint_interval_ms: int | None = None
     #: Where checkpoints go (a path or ``file://`` URI); None: a temporary directory.
     checkpoint_storage: str | None = None
-    #: ``execution.savepoint.path``: the savepoint to restore the job's state from.
+    #: ``execution.savepoint.path``: the savepoint (or retained checkpoint) to restore from.
     savepoint_path: str | None = None
     #: ``execution.savepoint.ignore-unclaimed-state``.
     allow_non_restored_state: bool = False
+    #: ``execution.checkpointing.externalized-checkpoint-retention`` (the mode's name).
+    checkpoint_retention: str = "NO_EXTERNALIZED_CHECKPOINTS"
+    #: ``execution.checkpointing.num-retained``.
+    checkpoints_retained: int = 1
 
 
 def is_unbounded(graph: ExecutionGraph) -> bool:
@@ -77,6 +81,8 @@ def start_continuous(
         checkpoint_storage=options.checkpoint_storage,
         savepoint_path=options.savepoint_path,
         allow_non_restored_state=options.allow_non_restored_state,
+        checkpoint_retention=options.checkpoint_retention,
+        checkpoints_retained=options.checkpoints_retained,
         on_output=on_output,
         monitor=monitor,
     ).start()

@@ -15,6 +15,7 @@ from flowmagic.api import state
 
 __all__ = [
     "AggregatingState",
+    "IncompatibleStateError",
     "KeyedStateBackend",
     "ListState",
     "MapState",
@@ -23,10 +24,21 @@ __all__ = [
 ]
 
 
+class IncompatibleStateError(Exception):
+    """A state declared with another kind or type than the snapshot restored into it had
+    (Flink refuses such a restore when the state is registered)."""
+
+
 class KeyedStateBackend:
     """Per-key state of one operator subtask; ``current_key`` scopes every state access."""
 
     def __init__(self) -> None:
+        #: The states declared (descriptor name -> Flink's state type and the type
+        #: information's text, if declared), and those of the snapshot restored from.
+        self.declared: dict[str, tuple[str, str | None]] = {}
+        self.restored_declarations: dict[str, tuple[str, str | None]] = {}
+        #: Whether ``declared`` changed since the subtask last reported it.
+        self.declarations_changed = False
         self._current_key: Any = None
         self._tables: dict[str, dict[Any, Any]] = {}
         #: When a set, every key made current is added to it: a key's state can change only
@@ -51,6 +63,25 @@ class KeyedStateBackend:
             self.touched.add(key)
         for hook in self.per_record.values():
             hook()
+
+    def declare(self, name: str, kind: str, type_info: Any) -> None:
+        """A function asked for the state ``name`` of ``kind``: refuse it, in Flink's words,
+        when the snapshot restored from had the state with another kind or type."""
+        declared = (kind, None if type_info is None else str(type_info))
+        restored = self.restored_declarations.get(name)
+        if restored is not None and restored[0] != kind:
+            raise IncompatibleStateError(
+                f"Incompatible key/value state types. Was [{restored[0]}], registered with [{kind}]. "
+                f"(keyed state {name!r}, restored from a snapshot)"
+            )
+        if restored is not None and None not in (restored[1], declared[1]) and restored[1] != declared[1]:
+            raise IncompatibleStateError(
+                f"For heap backends, the new state serializer ({declared[1]}) must not be incompatible with the old "
+                f"state serializer ({restored[1]}). (keyed state {name!r}, restored from a snapshot)"
+            )
+        if self.declared.get(name) != declared:
+            self.declared[name] = declared
+            self.declarations_changed = True
 
     def mark_changed(self, key: Any) -> None:
         """``key``'s state changed while it was not current (cleanup of expired values)."""

@@ -95,8 +95,11 @@ class EpochContext:
     #: The size and SHA-256 of every file to restore from, as its manifest recorded them
     #: (checked before a file is unpickled).
     restore_checksums: dict[str, Checksum] = field(default_factory=dict)
-    #: Bounded sources are read in a run's first epoch.
-    read_bounded: bool = False
+    #: The plans whose bounded source this epoch reads whole (in a job's first epoch).
+    read_bounded: frozenset[str] = frozenset()
+    #: Whether bounded sources end their output with this epoch (a job's first: read now,
+    #: or finished before the snapshot it was restored from, as Flink's finished tasks).
+    end_bounded: bool = False
     #: The job's last epoch: every source has ended, so the job's input ends with it.
     final: bool = False
     #: Whether the epoch completes a checkpoint or a savepoint (part files may roll).
@@ -149,6 +152,17 @@ def _restore(subtask: Subtask, context: EpochContext) -> None:
             subtask.chain.operators[node_id].restore_progress(position)
 
 
+def _expect_declarations(subtask: Subtask, context: EpochContext) -> None:
+    """Tell each operator's keyed state which states the snapshot it restores from declared,
+    before its functions open and declare theirs (a state of another kind is refused)."""
+    for node_id, operator in subtask.chain.operators.items():
+        state = context.restore_operators.get(context.operator_ids.get(node_id, ""))
+        if state is not None and operator.backend is not None:
+            operator.backend.restored_declarations = {
+                name: (declared.kind, declared.type_info) for name, declared in state.states.items()
+            }
+
+
 def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str, Any]:
     """Write the subtask's state: whole in its first epoch and every ``WHOLE_SNAPSHOT_EVERY``
     epochs, else the keys that changed (of operators that record them)."""
@@ -158,6 +172,7 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
     state: dict[str, tuple[StateFile | None, bool]] = {}
     operator_states: dict[str, str] = {}
     checksums: dict[str, Checksum] = {}
+    declarations: dict[str, dict[str, tuple[str, str | None]]] = {}
     positions = {}
     for node_id, operator in subtask.chain.operators.items():
         changed = operator.take_changed_keys() if operator.changed_keys is not None else None
@@ -167,6 +182,10 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
             assert changed is not None
             entries.update((key, None) for key in changed if key not in entries)
         operator_id = context.operator_ids.get(node_id)
+        backend = operator.backend
+        if operator_id is not None and backend is not None and backend.declarations_changed:
+            declarations[operator_id] = dict(backend.declared)
+            backend.declarations_changed = False
         if operator_id is not None:
             written = None
             if entries:
@@ -212,7 +231,13 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
     }
     write_progress(context.storage, progress, position, checksums=checksums)
     subtask.deltas_since_full = 0 if whole else (subtask.deltas_since_full or 0) + 1
-    return {"state": state, "operator_state": operator_states, "progress": progress, "checksums": checksums}
+    return {
+        "state": state,
+        "operator_state": operator_states,
+        "declarations": declarations,
+        "progress": progress,
+        "checksums": checksums,
+    }
 
 
 def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) -> Iterator[list[Any]]:
@@ -225,13 +250,13 @@ def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) 
         # A socket's (or monitored FileSource's) lines come from the driver's log with the
         # task; a Spark stream's rows from its batch.
         yield from chunks(inputs)
-    elif context.read_bounded:
+    elif subtask.plan.id in context.read_bounded:
         assert subtask.chain.source is not None
         yield from subtask.chain.source.batches()
 
 
 def is_bounded_source(plan: VertexPlan) -> bool:
-    """Whether the source heading ``plan`` ends by itself (read whole in a run's first epoch)."""
+    """Whether the source heading ``plan`` ends by itself (read whole in a job's first epoch)."""
     spec = plan.nodes[plan.head].operator
     if spec.kind is OperatorKind.SOURCE_DATAGEN:
         return spec.params["count"] is not None
@@ -302,6 +327,7 @@ def _run_epoch(
         subtask = Subtask(
             plan, index, attempt, stats, EpochClock(context.start_time), periodic_watermarks=True, run_id=context.run_id
         )
+        _expect_declarations(subtask, context)
         subtask.open()
         _restore(subtask, context)
         for operator in subtask.chain.operators.values():
@@ -310,7 +336,7 @@ def _run_epoch(
     if subtask.chain.source is not None:
         inputs = list(items)
         yield from subtask.read_source(_source_batches(subtask, context, inputs))
-        if (context.read_bounded and is_bounded_source(plan)) or (context.final and not is_bounded_source(plan)):
+        if (context.end_bounded and is_bounded_source(plan)) or (context.final and not is_bounded_source(plan)):
             yield from subtask.emit_watermark(MAX_WATERMARK)
     else:
         yield from subtask.consume(items)

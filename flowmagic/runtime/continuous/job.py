@@ -11,13 +11,37 @@ replays after a restart changes nothing twice.
 
 It is also the job's client, with Flink's ``JobClient`` methods: ``get_job_status()``,
 ``cancel()``, ``stop_with_savepoint(path)``, ``trigger_savepoint(path)``.
+
+As Flink, a job keeps its checkpoints under ``<checkpoint dir>/<job id>``: every epoch's
+manifest and state there, and each completed checkpoint as ``chk-<n>/_metadata.json``, a
+manifest of the job's (shared, incremental) state files; the last
+``execution.checkpointing.num-retained`` are kept, and when the job ends they are kept or
+deleted as ``execution.checkpointing.externalized-checkpoint-retention`` says. A new job never
+resumes another's directory: restoring a retained checkpoint, like a savepoint, is explicit
+(``execution.savepoint.path``) and checked alike.
+
+A source's position is operator state, in every checkpoint and savepoint under the source's
+operator ID, so a restored job goes on where its sources were, at any parallelism (the
+positions are of the whole source, split anew among the restored subtasks):
+
+* a data generator: the index its next record has;
+* a bounded source (a collection, a sequence, a bounded generator or file): finished, so
+  a restored job does not read it again (Flink's finished operators stay finished);
+* a monitored FileSource: the paths it saw, and the files not read to their end with the
+  lines read of each (Flink's enumerator's and readers' state);
+* a socket: Flink's socket source keeps nothing; flowmagic keeps the lines it had received
+  but not yet processed, which a restored job processes before those of its new connection;
+* a Spark streaming DataFrame (``from_spark``): nothing; Spark's own checkpoint of the job
+  owns its offsets, and a restored job's source starts as its options say.
 """
 
 from __future__ import annotations
 
 import contextlib
 import enum
+import json
 import os
+import posixpath
 import queue
 import shutil
 import tempfile
@@ -40,16 +64,21 @@ from flowmagic.runtime.continuous.file_monitor import FileMonitor
 from flowmagic.runtime.continuous.sources import (
     SocketLog,
     SourceDescriptor,
+    append_to_log,
     drop_log_before,
     read_log_range,
     read_range,
     source_frame,
     split_range,
     write_admission,
+    write_log_count,
 )
 from flowmagic.runtime.continuous.state_store import (
+    MANIFEST,
+    Checksum,
     Manifest,
     OperatorState,
+    StateDeclaration,
     StateFile,
     copy_savepoint,
     read_manifest,
@@ -137,6 +166,8 @@ class ContinuousJob:
         checkpoint_storage: str | None = None,
         savepoint_path: str | None = None,
         allow_non_restored_state: bool = False,
+        checkpoint_retention: str = "NO_EXTERNALIZED_CHECKPOINTS",
+        checkpoints_retained: int = 1,
         on_output: Callable[[EpochOutput], None] | None = None,
         monitor: JobMonitor | None = None,
     ):
@@ -144,8 +175,11 @@ class ContinuousJob:
         self.job_id = uuid.uuid4().hex
         self.spark = spark
         self.checkpoint_interval_ms = checkpoint_interval_ms
-        self._temporary_root = checkpoint_storage is None
-        self.storage = self._storage(checkpoint_storage or tempfile.mkdtemp(prefix="flowmagic-job-"))
+        self.checkpoint_retention = checkpoint_retention
+        self.checkpoints_retained = checkpoints_retained
+        #: The temporary checkpoint directory when none was configured (gone with the job).
+        self._temporary_root = None if checkpoint_storage is not None else tempfile.mkdtemp(prefix="flowmagic-job-")
+        self.storage = self._storage(checkpoint_storage or self._temporary_root or "").child(self.job_id)
         #: The driver's own files (socket logs, the planner's ranges): in the checkpoint
         #: directory when it is on this machine's file system, else beside it here.
         self.local_dir = (
@@ -173,13 +207,22 @@ class ContinuousJob:
             for node_id, node in plan.nodes.items()
             if node_id in self.operator_ids
         }
-        #: Where the state to restore lies: this job's checkpoint directory, or a savepoint's.
+        #: Where the state to restore lies: this job's checkpoint directory, or a savepoint's
+        #: (or a retained checkpoint's job directory).
         self._restore_storage = self.storage
         self._previous = self._initial_state(savepoint_path, allow_non_restored_state)
-        #: Whether ``_previous`` is this job's own (an earlier epoch, or the checkpoint of an
-        #: earlier run it resumes) rather than a savepoint's.
-        self._own_previous = self._previous is not None and savepoint_path is None
-        self._resumed_run = self._own_previous
+        #: Whether ``_previous`` is this job's own (an earlier epoch) rather than a savepoint's.
+        self._own_previous = False
+        #: Per source node id, its position in the savepoint or checkpoint restored from.
+        self._restored_sources = self._source_positions_to_restore()
+        #: This job's completed checkpoints it retains (``chk-<n>``), oldest first.
+        self._retained: deque[Manifest] = deque()
+        #: Per operator id, the keyed states its functions declared (and the snapshot's).
+        self._declarations: dict[str, dict[str, StateDeclaration]] = {
+            operator_id: dict(self._previous.operators[operator_id].states)
+            for operator_id in self.operator_ids.values()
+            if self._previous is not None and operator_id in self._previous.operators
+        }
         #: File sinks' committables until a checkpoint commits them (a restored job's first).
         self._commits = FileCommits(
             sink_directories(stream_graph.nodes.values()), self._previous.pending if self._previous else ()
@@ -208,9 +251,11 @@ class ContinuousJob:
         self._ending = threading.Event()
         #: Held while an epoch runs.
         self._in_epoch = threading.Lock()
-        #: Per flowmagic source, the offset its epochs have read up to (a resumed run's from
-        #: its checkpoint, since Spark goes on from the offsets it committed).
-        self._read_up_to: dict[int, int] = dict(self._previous.offsets) if self._own_previous and self._previous else {}
+        #: Per flowmagic source, the offset its epochs have read up to (a restored data
+        #: generator's from its position; Spark's offsets start there).
+        self._read_up_to: dict[int, int] = {
+            node_id: position["offset"] for node_id, position in self._restored_sources.items() if "offset" in position
+        }
         #: Per (vertex id, subtask): busy and back-pressured time, in ms per second of the
         #: last epoch that ran (Flink's busyTimeMsPerSecond, backPressuredTimeMsPerSecond).
         self.load: dict[tuple[str, int], tuple[float, float]] = {}
@@ -237,19 +282,29 @@ class ContinuousJob:
     def _manifests(self) -> list[str]:
         return [name for name in self.storage.list("manifests") if name.endswith(".json")]
 
-    def _latest_manifest(self) -> Manifest | None:
-        manifests = self._manifests()
-        return read_manifest(self.storage, f"manifests/{manifests[-1]}") if manifests else None
-
     def _initial_state(self, savepoint_path: str | None, allow_non_restored: bool) -> Manifest | None:
+        """The savepoint or retained checkpoint to restore from (None: the job starts afresh;
+        it never resumes another job's checkpoints unless told to, as in Flink)."""
         if savepoint_path is None:
-            # A checkpoint directory of an earlier run of this job resumes it.
-            latest = self._latest_manifest()
-            if latest is not None:
-                verify_snapshot(self.storage, latest, self._describe_operator)
-            return latest
+            return None
         savepoint = self._storage(savepoint_path)
+        if not savepoint.exists(MANIFEST):
+            retained = sorted(
+                (name for name in savepoint.list("") if name.startswith("chk-") and name[4:].isdigit()),
+                key=lambda name: int(name[4:]),
+            )
+            if retained:
+                raise JobError(
+                    f"Cannot restore from {savepoint_path!r}: it is a job's checkpoint directory, not a checkpoint. "
+                    f"Restore from one of its retained checkpoints ({', '.join(retained)}): execution.savepoint.path "
+                    f"= {posixpath.join(savepoint_path.rstrip('/'), retained[-1])!r}."
+                )
         manifest = read_manifest(savepoint)
+        if manifest.root == "..":
+            # A retained checkpoint: its files are its job's, in the directory above it.
+            savepoint = self._storage(posixpath.dirname(savepoint_path.rstrip("/")))
+        elif manifest.root != ".":
+            raise JobError(f"Cannot restore from {savepoint_path!r}: {MANIFEST} names files in {manifest.root!r}.")
         known = set(self.operator_ids.values())
         for operator_id in manifest.operators:
             if operator_id not in known and not allow_non_restored:
@@ -269,6 +324,26 @@ class ContinuousJob:
         nodes = self.graph.job_graph.stream_graph.nodes
         names = {hex_id: nodes[node_id].name for node_id, hex_id in self.operator_ids.items()}
         return f"{names[operator_id]!r} ({operator_id})" if operator_id in names else operator_id
+
+    def _source_positions_to_restore(self) -> dict[int, dict[str, Any]]:
+        """Per source of this program, the position the snapshot restored from keeps under
+        its operator ID (a source it does not know starts afresh)."""
+        if self._previous is None:
+            return {}
+        positions = {}
+        for plan in self._source_plans():
+            state = self._previous.operators.get(self.operator_ids.get(plan.head, ""))
+            if state is None or state.source is None:
+                continue
+            kind = plan.nodes[plan.head].operator.kind.value
+            if state.source.get("kind") != kind:
+                raise JobError(
+                    f"Cannot restore the source {plan.name!r} (operator {self.operator_ids[plan.head]}): the "
+                    f"savepoint holds the position of a source of another kind ({state.source.get('kind')!r}, "
+                    f"not {kind!r})."
+                )
+            positions[plan.head] = state.source
+        return positions
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -306,11 +381,13 @@ class ContinuousJob:
                             rows_per_second=spec.params["rows_per_second"],
                             max_per_epoch=MAX_RECORDS_PER_EPOCH,
                             ranges_dir=ranges_dir,
+                            start=self._read_up_to.get(node_id, 0),
                         ),
                     )
                 )
             elif spec.kind is OperatorKind.SOURCE_SOCKET:
                 log_dir = os.path.join(self.local_dir, "sources", str(node_id))
+                self._restore_unread_lines(node_id, plan, log_dir)
                 params = spec.params
                 log = SocketLog(params["host"], params["port"], params["delimiter"], params["max_retry"], log_dir)
                 self._sockets[node_id] = log
@@ -323,7 +400,13 @@ class ContinuousJob:
             elif spec.kind is OperatorKind.SOURCE_FILE and spec.params["discovery_interval_ms"] is not None:
                 log_dir = os.path.join(self.local_dir, "sources", str(node_id))
                 params = spec.params
-                monitor = FileMonitor(params["paths"], params["charset"], params["discovery_interval_ms"], log_dir)
+                monitor = FileMonitor(
+                    params["paths"],
+                    params["charset"],
+                    params["discovery_interval_ms"],
+                    log_dir,
+                    self._restored_sources.get(node_id),
+                )
                 self._file_monitors[node_id] = monitor
                 self._source_logs[node_id] = log_dir
                 self._ranges_dirs[node_id] = (ranges_dir, plan.parallelism)
@@ -381,6 +464,17 @@ class ContinuousJob:
     def _source_plans(self) -> list[VertexPlan]:
         return [plan for plan in self.plans.values() if plan.nodes[plan.head].is_source]
 
+    def _restore_unread_lines(self, node_id: int, plan: VertexPlan, log_dir: str) -> None:
+        """Start a restored socket source's log with the lines the snapshot kept unprocessed."""
+        os.makedirs(log_dir, exist_ok=True)
+        path = self._restored_sources.get(node_id, {}).get("unread")
+        if path is None:
+            return
+        lines = json.loads(self._restore_storage.read(path))
+        if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
+            raise JobError(f"Cannot restore the source {plan.name!r}: {path} is not a list of lines.")
+        write_log_count(log_dir, append_to_log(log_dir, 0, lines))
+
     def _watch(self) -> None:
         """Wait for the query's end and settle the job's status."""
         try:
@@ -422,9 +516,22 @@ class ContinuousJob:
                 request.error = JobError(f"Job {self.graph.job_name!r} ended ({self.status}) before the savepoint.")
                 request.done.set()
             self._requests.clear()
+        self._discard_checkpoints()
         self._finished.set()
-        if self._temporary_root and self.status is not JobStatus.FAILED:
-            shutil.rmtree(self.local_dir, ignore_errors=True)
+        if self._temporary_root and not self._retained:
+            shutil.rmtree(self._temporary_root, ignore_errors=True)
+
+    def _discard_checkpoints(self) -> None:
+        """Flink's ends of a job's checkpoints: deleted when it finishes, kept when it is
+        cancelled only with RETAIN_ON_CANCELLATION, kept when it fails unless they are not
+        externalized. With none kept, nothing in the job's directory is of use any more: it goes."""
+        retention = self.checkpoint_retention
+        kept = (self.status is JobStatus.CANCELED and retention == "RETAIN_ON_CANCELLATION") or (
+            self.status is JobStatus.FAILED and retention != "NO_EXTERNALIZED_CHECKPOINTS"
+        )
+        if not (self._retained and kept):
+            self._retained.clear()
+            self.storage.remove_dir()
 
     # -- one epoch ----------------------------------------------------------------------------
 
@@ -509,8 +616,14 @@ class ContinuousJob:
             restore_operators=dict(previous.operators) if previous is not None else {},
             restore_progress=own.progress if own is not None else None,
             restore_checksums=previous.checksums if previous is not None else {},
-            # A resumed run's bounded sources were read by the run that wrote its checkpoint.
-            read_bounded=self.epochs == 0 and not self._resumed_run,
+            # Bounded sources are read in the job's first epoch, unless they finished before
+            # the snapshot it was restored from.
+            read_bounded=frozenset(
+                plan.id
+                for plan in self._source_plans()
+                if self.epochs == 0 and is_bounded_source(plan) and plan.head not in self._restored_sources
+            ),
+            end_bounded=self.epochs == 0,
             final=final,
             checkpoint=checkpoint,
             after_epoch=own.state_epoch if own is not None else -1,
@@ -603,6 +716,10 @@ class ContinuousJob:
             if key[0] == EPOCH_REPORT:
                 _tag, vertex_id, index = key
                 plan = self.plans[vertex_id]
+                for operator_id, declared in payload["declarations"].items():
+                    self._declarations.setdefault(operator_id, {}).update(
+                        (name, StateDeclaration(kind, type_info)) for name, (kind, type_info) in declared.items()
+                    )
                 for operator_id, (state_file, delta) in payload["state"].items():
                     files = self._chain(operator_id, plan, index) if delta else []
                     if state_file is not None:
@@ -646,6 +763,8 @@ class ContinuousJob:
             elif operator is not None and operator.kind is OperatorKind.SINK_COMMITTER:
                 self._commits.take(payload)
         manifest.checksums = {path: checksums[path] for path in manifest.files()}
+        for operator_id, state in manifest.operators.items():
+            state.states = dict(self._declarations.get(operator_id, {}))
         self._wakeup = min(wakeups, default=None)
         self._last_run_end = time.time()
         self._admit(self._last_run_end - began)
@@ -698,6 +817,11 @@ class ContinuousJob:
     ) -> None:
         """Write the epoch's manifest (which completes it), commit the file sinks' files if
         it completes a checkpoint (or a savepoint, or the job), then hand on what it made."""
+        with self._lock:
+            requests, self._requests = self._requests, []
+        if checkpoint or requests or final:
+            # A snapshot that may be restored from keeps where its sources were.
+            self._add_source_positions(manifest)
         if checkpoint and self.checkpoint_interval_ms is not None:
             self.checkpoints.completed += 1
             manifest.checkpoint = self.checkpoints.completed
@@ -708,8 +832,8 @@ class ContinuousJob:
         epoch = manifest.epoch
         manifest.pending = list(self._commits.pending)
         write_manifest(self.storage, manifest, f"manifests/{epoch:010d}.json")
-        with self._lock:
-            requests, self._requests = self._requests, []
+        if manifest.checkpoint is not None:
+            self._retain(manifest)
         if manifest.checkpoint is not None or requests or final:
             self.committed.extend(self._commits.commit())
         if ran:
@@ -726,6 +850,46 @@ class ContinuousJob:
             self.on_output(output)
         self._serve_requests(manifest, requests)
 
+    def _add_source_positions(self, manifest: Manifest) -> None:
+        """Add every source's position after ``manifest``'s epoch to it, as its operator's
+        state (see the module's docstring); a socket's unprocessed lines are written beside
+        the state."""
+        entries, checksums = dict(manifest.operators), dict(manifest.checksums)
+        for plan in self._source_plans():
+            node_id = plan.head
+            if node_id in self._spark_frames:
+                continue
+            operator_id = self.operator_ids[node_id]
+            read = self._read_up_to.get(node_id, 0)
+            position: dict[str, Any]
+            if is_bounded_source(plan):
+                position = {"finished": True}
+            elif node_id in self._file_monitors:
+                position = self._file_monitors[node_id].position(read)
+            elif node_id in self._sockets:
+                count = self._sockets[node_id].count
+                if count <= read:
+                    continue  # as Flink's socket source: nothing to keep
+                path = f"state/epoch-{manifest.epoch:010d}/sources/{operator_id}.json"
+                data = json.dumps(list(read_log_range(self._source_logs[node_id], read, count))).encode()
+                self.storage.write(path, data)
+                checksums[path] = Checksum.of(data)
+                position = {"unread": path}
+            else:
+                position = {"offset": read}
+            state = manifest.operators.get(operator_id) or self._operator_state(operator_id, plan)
+            entries[operator_id] = replace(state, source={"kind": plan.nodes[node_id].operator.kind.value, **position})
+        manifest.operators, manifest.checksums = entries, checksums
+
+    def _retain(self, manifest: Manifest) -> None:
+        """Keep the completed checkpoint ``manifest`` as ``chk-<n>``, a manifest of the job's
+        state files (not copies: a checkpoint costs one small file), and drop the oldest
+        beyond ``execution.checkpointing.num-retained``."""
+        write_manifest(self.storage, replace(manifest, root=".."), f"chk-{manifest.checkpoint}/{MANIFEST}")
+        self._retained.append(manifest)
+        while len(self._retained) > self.checkpoints_retained:
+            self.storage.remove_dir(f"chk-{self._retained.popleft().checkpoint}")
+
     def _forget_old_epochs(self, epoch: int, consumed: dict[int, int]) -> None:
         """Delete the manifests of all but the newest epochs, and the state no kept
         manifest needs (a kept one may need state an older epoch wrote), the source logs'
@@ -738,6 +902,7 @@ class ContinuousJob:
             else:
                 kept.append(read_manifest(self.storage, f"manifests/{name}"))
         needed = {path.split("/")[1] for manifest in kept for path in manifest.files()}
+        needed.update(path.split("/")[1] for manifest in self._retained for path in manifest.files())
         for folder in self.storage.list("state"):
             if folder.startswith("epoch-") and folder not in needed and int(folder.rsplit("-", 1)[1]) <= epoch:
                 self.storage.remove_dir(f"state/{folder}")

@@ -6,7 +6,8 @@ Spark's micro-batch loop owns the offsets: a source only says, when asked, how f
 and the source operator in the epoch's job makes the records of its range. So a replayed
 epoch reads the same records:
 
-* ``datagen``: ``generator(index)`` for the indices of the range, at most ``rows_per_second``;
+* ``datagen``: ``generator(index)`` for the indices of the range, at most ``rows_per_second``
+  from the moment the job runs (a restored generator starts at its savepoint's position);
 * ``socket``: the lines a reader thread on the driver appended to a log in the checkpoint
   directory (Flink's socket source cannot replay; the log can);
 * ``files``: the same log, of the lines of the files a monitored FileSource found
@@ -40,7 +41,6 @@ __all__ = [
     "register_data_source",
     "source_frame",
     "split_range",
-    "truncate_log",
     "write_admission",
     "write_log_count",
     "write_range",
@@ -73,6 +73,8 @@ class SourceDescriptor:
     #: Where the planner writes each batch's range (``<start>.json``: its end), so the
     #: driver knows an epoch's ranges without a Spark job reading them.
     ranges_dir: str | None = None
+    #: The offset the job's first batch starts at (a restored source's position).
+    start: int = 0
 
     def to_option(self) -> str:
         return json.dumps(asdict(self))
@@ -104,10 +106,13 @@ def _reader_class() -> type:
     class FlowmagicStreamReader(DataSourceStreamReader):
         def __init__(self, descriptor: SourceDescriptor):
             self.descriptor = descriptor
-            self.started = time.time()
+            #: The first offset this reader was asked to go on from, and when: a rate counts
+            #: from there (a restored or restarted source would otherwise wait until the
+            #: clock caught up with the records made before).
+            self.paced_from: tuple[int, float] | None = None
 
         def initialOffset(self) -> dict:
-            return {"records": 0, "tick": 0}
+            return {"records": self.descriptor.start, "tick": 0}
 
         def _available(self, start: int) -> int:
             descriptor = self.descriptor
@@ -119,13 +124,16 @@ def _reader_class() -> type:
                 if descriptor.rows_per_second is None:
                     available = start + admitted
                 else:
-                    available = int((time.time() - self.started) * descriptor.rows_per_second)
+                    if self.paced_from is None:
+                        self.paced_from = (start, time.time())
+                    first, since = self.paced_from
+                    available = first + int((time.time() - since) * descriptor.rows_per_second)
             else:
                 return start
             return max(start, min(available, start + admitted))
 
         def latestOffset(self, start: dict | None = None, limit: Any = None) -> dict:
-            begin = start["records"] if start else 0
+            begin = start["records"] if start else self.descriptor.start
             return {"records": self._available(begin), "tick": int(time.time() * 1000) // self.descriptor.tick_ms}
 
         def partitions(self, start: dict, end: dict) -> Sequence[InputPartition]:

@@ -22,6 +22,10 @@ it writes) and is signed with the user's state key
 path stays inside the snapshot's directory and, on the driver before the job starts, every
 file; an executor checks each file it reads against the digests its task carries. Progress
 files hold plain data only and are read without unpickling any class or function.
+A manifest also keeps, per operator ID, what Flink keeps beside the state itself: a source's
+position (its ``source`` entry, see :mod:`flowmagic.runtime.continuous.job`) and the keyed
+state descriptors the operator declared (``states``: name -> kind and type), so that a
+restore into a descriptor of another kind is refused rather than started empty.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import json
 import pickle
 import posixpath
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from flowmagic.errors import JobError, StateIntegrityError
@@ -42,9 +46,11 @@ from flowmagic.runtime.continuous.storage import Storage, outside
 from flowmagic.runtime.plan import JAVA_KEY_HASH
 
 __all__ = [
+    "MANIFEST",
     "Checksum",
     "Manifest",
     "OperatorState",
+    "StateDeclaration",
     "StateFile",
     "copy_savepoint",
     "load_keyed",
@@ -59,7 +65,7 @@ __all__ = [
     "write_progress",
 ]
 
-_MANIFEST = "_metadata.json"
+MANIFEST = "_metadata.json"
 _SIGNATURE = "signature"
 
 
@@ -86,6 +92,15 @@ class StateFile:
         return self.first < key_groups.stop and key_groups.start <= self.last
 
 
+@dataclass(frozen=True)
+class StateDeclaration:
+    """A keyed state an operator declared: Flink's state type (``VALUE``, ``LIST``, ``MAP``,
+    ``REDUCING``, ``AGGREGATING``) and the type information it was declared with, if any."""
+
+    kind: str
+    type_info: str | None = None
+
+
 @dataclass
 class OperatorState:
     """An operator's state in a snapshot: where its key groups are, and its operator state
@@ -97,6 +112,10 @@ class OperatorState:
     files: list[StateFile] = field(default_factory=list)
     operator_state: list[str | None] = field(default_factory=list)
     key_hash: str = JAVA_KEY_HASH
+    #: A source's position (plain JSON data): where a restored job's source goes on from.
+    source: dict[str, Any] | None = None
+    #: The keyed states the operator declared, by name.
+    states: dict[str, StateDeclaration] = field(default_factory=dict)
 
     def operator_state_for(self, index: int, parallelism: int, split: bool) -> list[str]:
         """The operator state files subtask ``index`` of ``parallelism`` restores from.
@@ -122,7 +141,10 @@ class Manifest:
     """A complete snapshot: the epoch it ends, its time, and every operator's state files.
 
     ``progress`` (vertex id -> per subtask a file) is the run's own position; a savepoint
-    keeps only the operators.
+    keeps only the operators. ``root`` is where the state files' paths start, relative to
+    the manifest's directory: ``"."`` for a savepoint (self-contained), ``".."`` for a retained
+    checkpoint ``chk-<n>``, whose files are its job's (shared between its checkpoints, as
+    Flink's incremental checkpoints share theirs).
     """
 
     epoch: int
@@ -141,6 +163,7 @@ class Manifest:
     pending: list[tuple[str, str]] = field(default_factory=list)
     #: Every file of :meth:`files` (path) -> its size and SHA-256 when written.
     checksums: dict[str, Checksum] = field(default_factory=dict)
+    root: str = "."
 
     @property
     def state_epoch(self) -> int:
@@ -151,6 +174,9 @@ class Manifest:
         """Every file this snapshot needs, relative to its root."""
         paths = [state_file.path for state in self.operators.values() for state_file in state.files]
         paths += [path for state in self.operators.values() for path in state.operator_state if path is not None]
+        paths += [
+            state.source["unread"] for state in self.operators.values() if state.source and "unread" in state.source
+        ]
         return paths + [path for files in self.progress.values() for path in files if path is not None]
 
     def to_json(self, indent: int | None = 1) -> str:
@@ -167,6 +193,11 @@ class Manifest:
                         "files": [[f.path, f.first, f.last] for f in state.files],
                         "operator_state": state.operator_state,
                         "key_hash": state.key_hash,
+                        "source": state.source,
+                        "states": {
+                            name: {"kind": declared.kind, "type": declared.type_info}
+                            for name, declared in state.states.items()
+                        },
                     }
                     for operator_id, state in self.operators.items()
                 },
@@ -174,6 +205,7 @@ class Manifest:
                 "offsets": {str(node_id): offset for node_id, offset in self.offsets.items()},
                 "pending": [list(committable) for committable in self.pending],
                 "checksums": {path: list(checksum) for path, checksum in self.checksums.items()},
+                "root": self.root,
             },
             indent=indent,
         )
@@ -197,6 +229,11 @@ class Manifest:
                     list(state.get("operator_state", [])),
                     # Snapshots written before manifests named the rule filed every key by its Java hash.
                     state.get("key_hash", JAVA_KEY_HASH),
+                    state.get("source"),
+                    {
+                        name: StateDeclaration(declared["kind"], declared.get("type"))
+                        for name, declared in state.get("states", {}).items()
+                    },
                 )
                 for operator_id, state in data["operators"].items()
             },
@@ -206,6 +243,7 @@ class Manifest:
             checksums={
                 path: Checksum(int(size), str(sha256)) for path, (size, sha256) in data.get("checksums", {}).items()
             },
+            root=data.get("root", "."),
         )
 
 
@@ -360,7 +398,7 @@ def _canonical(data: Mapping[str, Any]) -> bytes:
     return json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
 
 
-def write_manifest(storage: Storage, manifest: Manifest, name: str = _MANIFEST, key: bytes | None = None) -> None:
+def write_manifest(storage: Storage, manifest: Manifest, name: str = MANIFEST, key: bytes | None = None) -> None:
     """Write ``manifest`` as ``name`` in ``storage``, whole (readers never see half of it),
     signed with ``key`` (the user's state key by default)."""
     unlisted = [path for path in manifest.files() if path not in manifest.checksums]
@@ -372,7 +410,7 @@ def write_manifest(storage: Storage, manifest: Manifest, name: str = _MANIFEST, 
     storage.write(name, json.dumps(data).encode())
 
 
-def read_manifest(storage: Storage, name: str = _MANIFEST, key: bytes | None = None) -> Manifest:
+def read_manifest(storage: Storage, name: str = MANIFEST, key: bytes | None = None) -> Manifest:
     """The manifest ``name`` of a checkpoint directory, or a savepoint's: signed with ``key``
     (the user's state key by default), naming no path outside ``storage``."""
     data = _parse_manifest(storage, name)
@@ -402,7 +440,7 @@ def _parse_manifest(storage: Storage, name: str) -> dict[str, Any]:
 def _untrusted(storage: Storage, name: str, unsigned: bool) -> str:
     uri = _uri(storage, name)
     carries = " (it carries no signature)" if unsigned else ""
-    if name == _MANIFEST:
+    if name == MANIFEST:
         remedy = (
             "If you trust it, sign it with your key: from flowmagic.runtime import trust_savepoint; "
             f"trust_savepoint({storage.location!r}). Or set ${ENVIRONMENT_VARIABLE} to the key it was written with."
@@ -463,7 +501,7 @@ def _owners(manifest: Manifest, describe: Callable[[str], str]) -> dict[str, str
     return owners
 
 
-def trust_snapshot(storage: Storage, name: str = _MANIFEST, key: bytes | None = None) -> Manifest:
+def trust_snapshot(storage: Storage, name: str = MANIFEST, key: bytes | None = None) -> Manifest:
     """Sign the manifest ``name`` of ``storage`` with ``key`` (the user's state key by
     default), whoever signed it: for a savepoint copied from another user or machine, or
     written before manifests were signed. Its paths must stay inside ``storage``, and its
@@ -487,13 +525,12 @@ def copy_savepoint(source: Storage, manifest: Manifest, target: Storage) -> str:
     (each file checked on its way)."""
     copied = Manifest(epoch=manifest.epoch, time=manifest.time, pending=list(manifest.pending))
     for operator_id, state in manifest.operators.items():
-        what = _state_of(operator_id)
-        for path in [state_file.path for state_file in state.files] + state.operator_state:
-            if path is not None:
-                target.write(path, _read(source, path, manifest.checksums, what))
-        copied.operators[operator_id] = OperatorState(
-            state.parallelism, state.max_parallelism, list(state.files), list(state.operator_state), state.key_hash
+        copied.operators[operator_id] = replace(
+            state, files=list(state.files), operator_state=list(state.operator_state)
         )
+    owners = _owners(copied, lambda operator_id: operator_id)
+    for path in copied.files():
+        target.write(path, _read(source, path, manifest.checksums, owners[path]))
     copied.checksums = {path: manifest.checksums[path] for path in copied.files()}
     write_manifest(target, copied)
     return target.location
