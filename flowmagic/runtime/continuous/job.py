@@ -911,18 +911,13 @@ class ContinuousJob:
         for node_id, (ranges_dir, _parallelism) in self._ranges_dirs.items():
             with contextlib.suppress(FileNotFoundError):
                 os.remove(os.path.join(ranges_dir, f"{consumed.get(node_id, 0)}.json"))
-        self._forget_epoch_times(epoch)
+        self._forget_epoch_time(epoch)
 
-    def _forget_epoch_times(self, epoch: int) -> None:
+    def _forget_epoch_time(self, epoch: int) -> None:
         """Delete the logged time of ``epoch``, whose manifest is written: Spark replays at
         most its last batch, and a batch whose manifest exists returns before it reads the
-        time. A run's first epoch also deletes what a stopped run left."""
-        if self.epochs > 1:
-            self.storage.remove(f"epochs/{epoch}")
-            return
-        for name in self.storage.list("epochs"):
-            if name.isdigit() and int(name) <= epoch:
-                self.storage.remove(f"epochs/{name}")
+        time (each job has a directory of its own, so no other run left times there)."""
+        self.storage.remove(f"epochs/{epoch}")
 
     def _serve_requests(self, manifest: Manifest, requests: list[_Request]) -> None:
         stop = False

@@ -446,9 +446,11 @@ def _untrusted(storage: Storage, name: str, unsigned: bool) -> str:
             f"trust_savepoint({storage.location!r}). Or set ${ENVIRONMENT_VARIABLE} to the key it was written with."
         )
     else:
+        # Only a running job reads its own epochs' manifests (a restore reads a chk-N's or a
+        # savepoint's _metadata): the key changed under it.
         remedy = (
-            f"If it is your job's checkpoint, set ${ENVIRONMENT_VARIABLE} to the key its earlier runs used (or "
-            "restore from a savepoint, or use another checkpoint directory)."
+            f"The job signed it while running: the state key changed since it started; give ${ENVIRONMENT_VARIABLE} "
+            "the key it started with."
         )
     return (
         f"The manifest {uri} is not signed with your state key ({key_origin()}){carries}: it was written by another "
