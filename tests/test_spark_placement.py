@@ -4,7 +4,9 @@ crossed processes, and the records each channel carried; its drawing and the liv
 
 from __future__ import annotations
 
+import base64
 import os
+import re
 import textwrap
 import time
 from pathlib import Path
@@ -72,7 +74,8 @@ def test_a_spark_run_says_where_each_subtask_ran_and_what_each_channel_carried(s
     assert all(isinstance(task, int) for task in tasks) and len(set(tasks)) == len(tasks)
     # A vertex is a stage: its subtasks are that stage's tasks, each vertex its own stage.
     stages = {
-        vertex: {s.stage for key, s in placement.subtasks.items() if key[0] == vertex} for vertex in physical.vertex_names
+        vertex: {s.stage for key, s in placement.subtasks.items() if key[0] == vertex}
+        for vertex in physical.vertex_names
     }
     assert all(len(found) == 1 for found in stages.values())
     assert len({next(iter(found)) for found in stages.values()}) == len(stages)
@@ -87,7 +90,7 @@ def test_a_spark_run_says_where_each_subtask_ran_and_what_each_channel_carried(s
         assert channel.spark is (ChannelKind.REMOTE if crossed else ChannelKind.LOCAL)
         assert channel.crosses_executor is False
     # Into each aggregation subtask, one of the two map subtasks' channels crossed processes.
-    aggregation = [v for v, n in physical.vertex_names.items() if n.startswith("Keyed Aggregation")][0]
+    aggregation = next(v for v, n in physical.vertex_names.items() if n.startswith("Keyed Aggregation"))
     for index in range(2):
         into = [c for c in placement.channels if c.consumer == (aggregation, index)]
         assert len(into) == 2 and any(c.spark is ChannelKind.REMOTE for c in into)
@@ -165,21 +168,23 @@ def test_the_spark_drawing_golden_dot() -> None:
     ]
     dot = spark_placement_to_dot(place_on_spark(physical, ran))
     source_task = "Source: Collection Source (1/1)"
+    legend = "solid: same process, dashed: another process, bold: another executor; colour: records"
+    box = 'style="rounded,filled"; fillcolor="#f3f4f6"; color="#9ca3af"; fontsize=10;'
     expected = (
         'digraph "Physical on Spark" {\n'
         + HEADER
         + "compound=true;\n"
         + textwrap.dedent(f"""\
-            label="golden on Spark · solid: same process, dashed: another process, bold: another executor; colour: records"; labelloc=t;
+            label="golden on Spark · {legend}"; labelloc=t;
             subgraph cluster_e0 {{
-            label="executor 2 · 1 process"; style="rounded,filled"; fillcolor="#f3f4f6"; color="#9ca3af"; fontsize=10;
+            label="executor 2 · 1 process"; {box}
             subgraph cluster_e0p0 {{
             label="Python worker vm:12"; style="rounded,filled"; fillcolor="#ffffff"; color="#9ca3af"; fontsize=9;
             s1_1 [label="double -> Sink: Print to Std. Out (2/2)\\nstage 1 · task 2 · attempt 0", fillcolor="#dbeafe"];
             }}
             }}
             subgraph cluster_e1 {{
-            label="executor driver · 1 process"; style="rounded,filled"; fillcolor="#f3f4f6"; color="#9ca3af"; fontsize=10;
+            label="executor driver · 1 process"; {box}
             subgraph cluster_e1p0 {{
             label="Python worker vm:11"; style="rounded,filled"; fillcolor="#ffffff"; color="#9ca3af"; fontsize=9;
             s0_0 [label="{source_task}\\nstage 0 · task 0 · attempt 0", fillcolor="#dbeafe"];
@@ -214,5 +219,56 @@ def test_the_spark_drawing_of_a_large_job_draws_a_node_per_vertex_and_process() 
     svg = set_titles(dot_to_svg(dot.source), dot.titles)
     assert time.perf_counter() - started < 5
     assert len(placement.channels) == 1600
-    assert svg.count("<g id=\"node") == 8  # two vertices in each of four processes
+    assert svg.count('<g id="node') == 8  # two vertices in each of four processes
     assert "20 subtasks" not in svg and "10 subtasks" in svg
+
+
+def _snapshot(physical: PhysicalGraph, state: str, process_of_first: str, records: int, task: int) -> dict:
+    source, double = physical.vertex_names
+    subtask = {"attempt": 0, "executor": "driver", "stage": 0}
+    return {
+        "state": state,
+        "vertices": [
+            {
+                "id": source,
+                "subtasks": [
+                    {
+                        **subtask,
+                        "subtask": 0,
+                        "host": process_of_first,
+                        "task": task,
+                        "channels": {f"{double}/0": records},
+                    }
+                ],
+            },
+            {
+                "id": double,
+                "subtasks": [{**subtask, "subtask": i, "host": "vm:2", "task": task + 1 + i} for i in range(2)],
+            },
+        ],
+    }
+
+
+def test_the_spark_picture_is_redrawn_at_once_when_a_subtask_moves_else_every_few_seconds() -> None:
+    from flowmagic.widgets.job_view import SPARK_REDRAW, SparkPicture
+
+    physical = _physical()
+    picture = SparkPicture(physical)
+
+    def drawn(state: str, process: str, records: int, task: int, now: float) -> str:
+        shown = picture.html(_snapshot(physical, state, process, records, task), now=now)
+        source = re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', shown)
+        assert source is not None
+        return base64.b64decode(source.group(1)).decode()
+
+    first = drawn("RUNNING", "vm:1", 10, 0, now=100.0)
+    assert "10 records" in first and "task 0" in first
+    # New counts and new Spark tasks (a continuous job's next epoch) wait for SPARK_REDRAW...
+    assert drawn("RUNNING", "vm:1", 20, 5, now=100.5) == first
+    redrawn = drawn("RUNNING", "vm:1", 20, 5, now=100.0 + SPARK_REDRAW)
+    assert "20 records" in redrawn and "task 5" in redrawn
+    # ...while a subtask that ran in another process is drawn there at once,
+    moved = drawn("RUNNING", "vm:2", 25, 5, now=100.0 + SPARK_REDRAW + 0.1)
+    assert "vm:1" not in moved and "25 records" in moved
+    # and the job's end is drawn as it ended.
+    assert "30 records" in drawn("FINISHED", "vm:2", 30, 5, now=100.0 + SPARK_REDRAW + 0.2)

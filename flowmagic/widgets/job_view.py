@@ -250,8 +250,9 @@ def _exchanges_html(placement: SparkPlacement) -> str:
 
 
 class SparkPicture:
-    """The physical graph as it ran on Spark, redrawn when where subtasks ran changes, and at
-    most every :data:`SPARK_REDRAW` seconds while only record counts change (layout costs)."""
+    """The physical graph as it ran on Spark, redrawn when a subtask ran in another process, and
+    at most every :data:`SPARK_REDRAW` seconds while only its Spark tasks or record counts
+    change (layout costs tens of milliseconds)."""
 
     def __init__(self, physical_graph: PhysicalGraph):
         self.physical_graph = physical_graph
@@ -265,19 +266,21 @@ class SparkPicture:
         self.placement = placement
         if placement is None:
             return ""
-        where = tuple((key, s.executor, s.process, s.task) for key, s in placement.subtasks.items())
+        # A continuous job's subtasks are new Spark tasks every epoch: those, like record
+        # counts, are redrawn every SPARK_REDRAW seconds; a subtask changing process at once.
+        where = tuple((key, s.executor, s.process) for key, s in placement.subtasks.items())
+        shown = (tuple(s.task for s in placement.subtasks.values()), tuple(c.records for c in placement.channels))
         ended = snapshot["state"] in _TERMINAL
-        records = tuple(channel.records for channel in placement.channels)
         if (
             self._drawn is None
             or self._drawn[0] != where
-            or (self._drawn[1] != records and (ended or now - self._drawn_at >= SPARK_REDRAW))
+            or (self._drawn[1] != shown and (ended or now - self._drawn_at >= SPARK_REDRAW))
         ):
             dot = spark_placement_to_dot(placement)
             svg = set_titles(dot_to_svg(dot.source), dot.titles)
             title = f"Physical graph of {self.physical_graph.job_name} as it ran on Spark"
             self._html = picture_html(svg, printable(title))
-            self._drawn, self._drawn_at = (where, records), now
+            self._drawn, self._drawn_at = (where, shown), now
         counts = placement.channel_counts()
         executors = placement.executors
         summary = (
