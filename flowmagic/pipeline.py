@@ -132,11 +132,14 @@ class Pipeline:
         once; the view keeps updating (printed lines, checkpoints). ``from_savepoint`` restores
         its state (``allow_non_restored_state`` skips state of operators it no longer has).
         """
-        job_graph, execution_graph = self.job_graph, self.execution_graph
+        job_graph, execution_graph, physical_graph = self.job_graph, self.execution_graph, self.physical_graph
         if parallelism is not None or mode is not None:
             compiled = passes.build(self.env.get_stream_graph(self.name, parallelism=parallelism, runtime_mode=mode))
             job_graph, execution_graph = compiled.job_graph, compiled.execution_graph
-        view = JobView(job_graph) if live else None
+            physical_graph = passes.deploy(
+                execution_graph, physical_graph.taskmanagers, physical_graph.slots_per_taskmanager
+            )
+        view = JobView(job_graph, physical_graph) if live else None
         if view is not None:
             view.display()
         if is_unbounded(execution_graph):

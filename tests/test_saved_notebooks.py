@@ -78,6 +78,7 @@ def expect_pictures(browser: Browser) -> list[dict[str, Any]]:
         "Physical of wordcount",
         "ExecutionGraph of wordcount",
         "JobGraph of wordcount, coloured by vertex state",
+        "Physical graph of wordcount as it ran on Spark",
     ]
     for picture in pictures:
         assert picture["loaded"] and picture["visible"] and picture["width"] > 100, picture
@@ -107,6 +108,9 @@ def test_jupyterlab_shows_an_untrusted_notebooks_graphs_as_pictures(untrusted_la
     # The run view's table survives the sanitizer next to its picture.
     job = page.locator(".flowmagic-job")
     assert "FINISHED" in job.inner_text() and "Records/s" in job.inner_text()
+    # And where each subtask ran on Spark, next to the Flink cluster's channels.
+    assert "Physical graph on Spark: 9 of 9 subtasks placed on 1 executor (driver)" in job.inner_text()
+    assert "Spark other process" in job.inner_text()
     assert untrusted_lab.blocked == [] and untrusted_lab.dialogs == []
 
 

@@ -107,13 +107,21 @@ _JOB = textwrap.dedent(
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     (env.from_collection(lines).flat_map(str.split).rebalance().map(FailOnce())
         .map(lambda w: (w, 1)).key_by(lambda t: t[0]).sum(1).print())
-    result = execute(env.get_execution_graph(), spark=spark, echo=False)
+    graph = env.get_execution_graph()
+    result = execute(graph, spark=spark, echo=False)
     hosts = sorted({s["host"] for v in result.metrics["vertices"] for s in v["subtasks"]})
     attempts = {s["name"]: s["attempt"] for v in result.metrics["vertices"] for s in v["subtasks"]}
+    from flowmagic import compile as passes
+    from flowmagic.widgets.job_view import spark_placement
+    placement = spark_placement(passes.deploy(graph), result.metrics)
+    crossing = [(placement.subtasks[c.producer].executor != placement.subtasks[c.consumer].executor)
+                == c.crosses_executor for c in placement.channels]
+    spark_executors = spark.sparkContext._jsc.sc().getExecutorIds().mkString(",").split(",")
     workers = spark.sparkContext.parallelize(range(2), 2).map(
         lambda _: (sys.prefix, importlib.util.find_spec("mmh3") is not None)).collect()
     print(json.dumps({"printed": [line for _err, line in result.printed], "hosts": hosts, "attempts": attempts,
-                      "workers": workers}))
+                      "workers": workers, "executors": placement.executors, "spark_executors": spark_executors,
+                      "crossing": crossing, "counts": placement.channel_counts()}))
     spark.stop()
     """
 )
@@ -135,6 +143,12 @@ def test_wordcount_with_a_retry_on_a_standalone_cluster(cluster, pyspark_only_py
     assert len(outcome["printed"]) == 500  # one update per word, none lost or repeated by the retry
     assert len(outcome["hosts"]) >= 2  # executors are other processes than the driver
     assert 1 in outcome["attempts"].values()
+    # Where subtasks ran, by Spark's executor ids (the workers' executors, not the driver), and
+    # which channels crossed executors.
+    assert outcome["executors"] and set(outcome["executors"]) <= set(outcome["spark_executors"])
+    assert outcome["crossing"] and all(outcome["crossing"])
+    if len(outcome["executors"]) == 2:
+        assert outcome["counts"]["CROSS_EXECUTOR"] > 0
     venv = str(Path(pyspark_only_python).parent.parent)
     assert outcome["workers"] == [[venv, False], [venv, False]]  # the pyspark-only Python, without mmh3
 

@@ -25,6 +25,8 @@ from flowmagic.render.dot import (
     job_graph_to_dot,
     physical_graph_to_dot,
     printable,
+    record_colour,
+    spark_placement_to_dot,
     stream_graph_to_dot,
     to_dot,
 )
@@ -48,7 +50,9 @@ __all__ = [
     "physical_graph_to_dot",
     "picture_html",
     "printable",
+    "record_colour",
     "slot_demand",
+    "spark_placement_to_dot",
     "stack_svgs",
     "stream_graph_to_dot",
     "svg_size",

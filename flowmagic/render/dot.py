@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionJobVertex
 from flowmagic.graph.job_graph import ALL_TO_ALL, JobEdge, JobGraph
 from flowmagic.graph.physical_graph import ChannelKind, PhysicalGraph, PhysicalTask, Slot
+from flowmagic.graph.spark_placement import SparkChannel, SparkPlacement
 from flowmagic.graph.stream_graph import StreamGraph
 from flowmagic.render.details import (
     chain_lines,
@@ -54,6 +55,7 @@ __all__ = [
     "COLLAPSE_ABOVE",
     "COLLAPSE_SLOTS_ABOVE",
     "DETAIL_TASKS_ABOVE",
+    "SPARK_TASKS_ABOVE",
     "STATE_FILLS",
     "DotGraph",
     "execution_graph_to_dot",
@@ -61,6 +63,8 @@ __all__ = [
     "physical_graph_to_dot",
     "printable",
     "quote",
+    "record_colour",
+    "spark_placement_to_dot",
     "stream_graph_to_dot",
     "to_dot",
 ]
@@ -581,6 +585,130 @@ class _PhysicalDrawing:
         listed = f" [{', '.join(attributes)}]" if attributes else ""
         self.writer.line(f"{tail} -> {head}{listed};")
         self.writer.title(f"{tail}->{head}", text)
+
+
+# -- The physical graph as it ran on Spark -------------------------------------------------
+
+#: Past this many tasks, the Spark drawing is one node per job vertex in each process.
+SPARK_TASKS_ABOVE = 48
+# Channels from few records (grey-blue) to the most (dark blue), by share of the busiest.
+_RECORD_COLOURS = ("#9ca3af", "#93c5fd", "#60a5fa", "#2563eb", "#1e3a8a")
+
+
+def record_colour(records: int | None, most: int) -> str:
+    """The colour of a channel that carried ``records`` when the busiest carried ``most``."""
+    if not records or most <= 0:
+        return _RECORD_COLOURS[0]
+    return _RECORD_COLOURS[1 + min(3, int(4 * records / (most + 1)))]
+
+
+def spark_placement_to_dot(placement: SparkPlacement, *, tasks_above: int = SPARK_TASKS_ABOVE) -> DotGraph:
+    """The physical graph as it ran on Spark: executors as boxes of the Python worker processes
+    that ran its subtasks, each subtask's Spark stage, task and attempt, and its channels,
+    solid within a process, dashed between processes (bold between executors), coloured and
+    labelled by the records they carried. Past ``tasks_above`` tasks, each process shows one
+    node per job vertex (its subtasks counted) and channels between the same nodes are merged.
+    """
+    graph = placement.graph
+    writer = _Writer('"Physical on Spark"', "compound=true;\n")
+    positions = {vertex_id: position for position, vertex_id in enumerate(graph.vertex_names)}
+    fills = _group_fills(group.name for group in graph.groups)
+    group_of = {key: graph.slots[task.slot].group for key, task in graph.tasks.items()}
+    detailed = len(graph.tasks) <= tasks_above
+    legend = "solid: same process, dashed: another process, bold: another executor; colour: records"
+    writer.line(f"label={quote(f'{graph.job_name} on Spark · {legend}')}; labelloc=t;")
+    where: dict[str | None, dict[str | None, list[tuple[str, int]]]] = {}
+    for task_id in graph.tasks:
+        ran = placement.subtasks.get(task_id)
+        executor, process = (ran.executor, ran.process) if ran is not None else (None, None)
+        where.setdefault(executor, {}).setdefault(process, []).append(task_id)
+    anchor: dict[tuple[str, int], str] = {}
+    for e, (executor, processes) in enumerate(sorted(where.items(), key=lambda item: (item[0] is None, item[0] or ""))):
+        if executor is not None:
+            label = f"executor {executor}"
+        else:
+            label = "not placed yet" if list(processes) == [None] else "executor not known yet"
+        key = f"cluster_e{e}"
+        writer.line(f"subgraph {key} {{")
+        workers = "1 process" if len(processes) == 1 else f"{len(processes)} processes"
+        writer.line(f"label={quote(f'{label} · {workers}')}; {_CLUSTER_STYLE};")
+        writer.title(key, f"Spark {label}: {counted(sum(map(len, processes.values())), 'subtask')}")
+        for p, (process, keys) in enumerate(sorted(processes.items(), key=lambda item: item[0] or "")):
+            process_key = f"cluster_e{e}p{p}"
+            shown = f"Python worker {process}" if process is not None else "not started"
+            writer.line(f"subgraph {process_key} {{")
+            writer.line(
+                f'label={quote(shown)}; style="rounded,filled"; fillcolor="#ffffff"; color="#9ca3af"; fontsize=9;'
+            )
+            writer.title(process_key, shown)
+            if detailed:
+                for vertex_id, index in keys:
+                    node = f"s{positions[vertex_id]}_{index}"
+                    task = graph.task(vertex_id, index)
+                    subtask = placement.subtasks.get((vertex_id, index))
+                    spark_task = (
+                        f"stage {subtask.stage} · task {subtask.task} · attempt {subtask.attempt}"
+                        if subtask is not None and subtask.task is not None
+                        else "not run yet"
+                    )
+                    fill = fills[group_of[(vertex_id, index)]]
+                    writer.line(f'{node} [label={quote(task.name + chr(10) + spark_task)}, fillcolor="{fill}"];')
+                    writer.title(
+                        node,
+                        f"{task.name}\nSpark executor: {executor or '-'}\nProcess: {process or '-'}\n{spark_task}",
+                    )
+                    anchor[(vertex_id, index)] = node
+            else:
+                by_vertex: dict[str, list[int]] = {}
+                for vertex_id, index in keys:
+                    by_vertex.setdefault(vertex_id, []).append(index)
+                for vertex_id, indices in by_vertex.items():
+                    node = f"v{positions[vertex_id]}_e{e}p{p}"
+                    text = f"{graph.vertex_names[vertex_id]}\n{counted(len(indices), 'subtask')}"
+                    group = group_of[(vertex_id, indices[0])]
+                    writer.line(f'{node} [label={quote(text)}, fillcolor="{fills[group]}"];')
+                    writer.title(
+                        node, f"{graph.vertex_names[vertex_id]}: subtasks {format_indices([i + 1 for i in indices])}"
+                    )
+                    anchor.update(((vertex_id, index), node) for index in indices)
+            writer.line("}")
+        writer.line("}")
+    edges: dict[tuple[str, str, ChannelKind, bool], list[SparkChannel]] = {}
+    for channel in placement.channels:
+        tail, head = anchor[channel.producer], anchor[channel.consumer]
+        edges.setdefault((tail, head, channel.spark, bool(channel.crosses_executor)), []).append(channel)
+    carried = {
+        edge: None if all(c.records is None for c in channels) else sum(c.records or 0 for c in channels)
+        for edge, channels in edges.items()
+    }
+    most = max((records or 0 for records in carried.values()), default=0)
+    for (tail, head, kind, crosses), channels in edges.items():
+        records = carried[(tail, head, kind, crosses)]
+        attributes = [f'color="{record_colour(records, most)}"']
+        if records:
+            attributes.append(f"label={quote(f'{records:,}')}")
+        if kind is ChannelKind.REMOTE:
+            attributes.append("style=dashed")
+        if crosses:
+            attributes.append("penwidth=2.2")
+        writer.line(f"{tail} -> {head} [{', '.join(attributes)}];")
+        for channel in channels:
+            writer.title(f"{tail}->{head}", _spark_channel_text(graph, channel))
+    return writer.done()
+
+
+def _spark_channel_text(graph: PhysicalGraph, channel: SparkChannel) -> str:
+    producer, consumer = (graph.task(*end).name for end in (channel.producer, channel.consumer))
+    where = {
+        ChannelKind.LOCAL: "same process",
+        ChannelKind.REMOTE: "another executor" if channel.crosses_executor else "another process",
+        ChannelKind.UNKNOWN: "not known yet",
+    }[channel.spark]
+    records = "-" if channel.records is None else f"{channel.records:,}"
+    return (
+        f"{producer} -> {consumer}: {channel.ship_strategy}, {records} records\n"
+        f"Spark: a shuffle, {where}; Flink: {channel.flink.value.lower()} channel"
+    )
 
 
 def to_dot(graph: StreamGraph | JobGraph | ExecutionGraph | PhysicalGraph, *, all_subtasks: bool = False) -> DotGraph:

@@ -39,6 +39,8 @@ class RecordWriter:
         self.streaming = streaming
         self.producer = producer_index
         self.records_out = 0
+        #: Records handed on per consumer subtask (counted per buffer, off the per-record path).
+        self.sent = [0] * edge.consumer_parallelism
         self.sequence = 0
         if edge.pointwise_channels is not None:
             self.channels = edge.pointwise_channels[producer_index]
@@ -155,10 +157,12 @@ class RecordWriter:
         values = self.values[channel]
         if values:
             self.values[channel] = []
+            self.sent[channel] += len(values)
             self.sink.append((self.slot, self._key(channel), (VALUES, values)))
         stamped = self.stamped[channel]
         if stamped:
             self.stamped[channel] = []
+            self.sent[channel] += len(stamped)
             self.sink.append((self.slot, self._key(channel), (TIMESTAMPED, stamped)))
 
     def _route(self, value: Any) -> int:

@@ -18,12 +18,13 @@ import socket
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from flowmagic.graph.execution_graph import ExecutionState
 
-__all__ = ["JobMonitor", "MetricsServer", "Reporter", "SubtaskStatus"]
+__all__ = ["JobMonitor", "MetricsServer", "Reporter", "SubtaskStatus", "process_name"]
 
 STATES = frozenset(ExecutionState)
 TERMINAL = frozenset(state for state in ExecutionState if state.is_terminal)
@@ -49,6 +50,13 @@ class SubtaskStatus:
     metrics: dict[str, Any] = field(default_factory=dict)
     #: Whether any report of this subtask reached the driver (else its counters are unknown).
     reported: bool = False
+    #: The Spark stage and task (Spark's task id) its latest attempt ran as, when on Spark.
+    stage: int | None = None
+    task: int | None = None
+    #: The id of the Spark executor that ran that task, from Spark's status store.
+    executor: str | None = None
+    #: Records this subtask handed each consumer subtask, by ``"<vertex id>/<subtask>"``.
+    channels: dict[str, int] = field(default_factory=dict)
 
     @property
     def duration(self) -> float | None:
@@ -71,6 +79,10 @@ class SubtaskStatus:
             "watermark": self.watermark,
             "metrics": dict(self.metrics),
             "reported": self.reported,
+            "stage": self.stage,
+            "task": self.task,
+            "executor": self.executor,
+            "channels": dict(self.channels),
         }
 
 
@@ -87,6 +99,9 @@ class JobMonitor:
     failures: list[dict[str, Any]] = field(default_factory=list)
     #: Where executors report to (``host:port``); None when the live metrics are off.
     metrics_address: str | None = None
+    #: On Spark: the executor ids of Spark tasks, given a stage and the task ids asked about
+    #: (called by :meth:`snapshot`, outside the lock, for tasks whose executor is not known yet).
+    executor_lookup: Callable[[int, set[int]], dict[int, str]] | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add_vertex(self, vertex_id: str, name: str, parallelism: int) -> None:
@@ -126,12 +141,17 @@ class JobMonitor:
             ):
                 subtask.state = state
             subtask.host = str(report.get("host", subtask.host))
+            if isinstance(report.get("task"), int) and report["task"] != subtask.task:
+                subtask.task = report["task"]
+                subtask.stage = report.get("stage") if isinstance(report.get("stage"), int) else None
+                subtask.executor = None
             subtask.records_in = int(report.get("in", subtask.records_in))
             subtask.records_out = int(report.get("out", subtask.records_out))
             if isinstance(report.get("watermark"), int):
                 subtask.watermark = report["watermark"]
             if isinstance(report.get("metrics"), dict):
                 subtask.metrics = report["metrics"]
+            _apply_channels(subtask, report)
             if state in TERMINAL:
                 subtask.end_time = float(report.get("end", time.time()))
             if "failure" in report and isinstance(report["failure"], dict):
@@ -147,8 +167,35 @@ class JobMonitor:
                     return
             time.sleep(0.02)
 
+    def _resolve_executors(self) -> None:
+        """Ask Spark which executor ran the tasks reported since the last snapshot."""
+        if self.executor_lookup is None:
+            return
+        asked: dict[int, set[int]] = {}
+        with self.lock:
+            for subtasks in self.vertices.values():
+                for subtask in subtasks:
+                    if subtask.executor is None and subtask.stage is not None and subtask.task is not None:
+                        asked.setdefault(subtask.stage, set()).add(subtask.task)
+        if not asked:
+            return
+        found: dict[int, str] = {}
+        for stage, tasks in asked.items():
+            try:
+                found.update(self.executor_lookup(stage, tasks))
+            except Exception:
+                # Placement is shown when Spark knows it; a status store that cannot answer
+                # (a stopped session) leaves the executor unknown.
+                continue
+        with self.lock:
+            for subtasks in self.vertices.values():
+                for subtask in subtasks:
+                    if subtask.executor is None and subtask.task in found:
+                        subtask.executor = found[subtask.task]
+
     def snapshot(self) -> dict[str, Any]:
         """Plain data for views: per vertex its subtasks and totals."""
+        self._resolve_executors()
         with self.lock:
             vertices = []
             for vertex_id, subtasks in self.vertices.items():
@@ -177,6 +224,18 @@ class JobMonitor:
                 "reported_subtasks": reported,
                 "vertices": vertices,
             }
+
+
+def _apply_channels(subtask: SubtaskStatus, report: dict[str, Any]) -> None:
+    """A bounded subtask reports its channels' counts so far (``channels``); a continuous
+    one what each epoch added (``channels_added``), as its restored writers count from zero."""
+    channels = report.get("channels")
+    if isinstance(channels, dict):
+        subtask.channels = {str(key): int(count) for key, count in channels.items()}
+    added = report.get("channels_added")
+    if isinstance(added, dict):
+        for key, count in added.items():
+            subtask.channels[str(key)] = subtask.channels.get(str(key), 0) + int(count)
 
 
 def _vertex_state(states: list[str]) -> str:
@@ -389,6 +448,11 @@ class MetricsServer:
         self.dropped["bad report"] += 1
 
 
+def process_name() -> str:
+    """This process, as views name where a subtask ran: ``host:pid``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
 #: Per executor process, the runs (by secret) whose driver could not be reached: their later
 #: subtasks do not try again.
 _unreachable: set[str] = set()
@@ -403,14 +467,25 @@ class Reporter:
     subtasks in the same executor process do not try again.
     """
 
-    def __init__(self, address: tuple[str, int] | None, secret: str, vertex: str, index: int, attempt: int, stats):
+    def __init__(
+        self,
+        address: tuple[str, int] | None,
+        secret: str,
+        vertex: str,
+        index: int,
+        attempt: int,
+        stats,
+        spark_task: tuple[int, int] | None = None,
+    ):
         self.stats = stats
-        self.base = {
+        self.base: dict[str, Any] = {
             "vertex": vertex,
             "subtask": index,
             "attempt": attempt,
-            "host": f"{socket.gethostname()}:{os.getpid()}",
+            "host": process_name(),
         }
+        if spark_task is not None:
+            self.base["stage"], self.base["task"] = spark_task
         self._socket: socket.socket | None = None
         self._final: dict[str, Any] | None = None
         self._stop = threading.Event()
@@ -450,6 +525,7 @@ class Reporter:
             "watermark": self.stats.watermark,
             "start": self.stats.started,
             "metrics": self.stats.user_metrics(),
+            "channels": self.stats.count_channels(),
             **extra,
         }
         with self._lock:

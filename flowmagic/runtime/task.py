@@ -66,6 +66,8 @@ class SubtaskStats:
     count_out: Callable[[], int] = field(default=lambda: 0, repr=False)
     #: The user metrics of the subtask's operators, read live (plain JSON data by identifier).
     user_metrics: Callable[[], dict[str, Any]] = field(default=dict, repr=False)
+    #: Records handed to each consumer subtask, read live (see :meth:`_Chain.channel_counts`).
+    count_channels: Callable[[], dict[str, int]] = field(default=dict, repr=False)
 
     @property
     def records_out(self) -> int:
@@ -178,6 +180,17 @@ class _Chain:
         """Records the chain emitted: into exchanges and, from its sinks, to the driver."""
         return self.results + sum(writer.records_out for writer in self.writers)
 
+    def channel_counts(self) -> dict[str, int]:
+        """Records handed on per channel, as ``{"<consumer vertex id>/<consumer subtask>": n}``
+        (channels that carried none left out): what the live view colours channels by."""
+        counts: dict[str, int] = {}
+        for writer in self.writers:
+            for subtask, sent in enumerate(writer.sent):
+                if sent:
+                    key = f"{writer.edge.consumer}/{subtask}"
+                    counts[key] = counts.get(key, 0) + sent
+        return counts
+
 
 class Subtask:
     """One subtask: its chain, and the watermarks of its input channels.
@@ -250,6 +263,7 @@ class Subtask:
         """Report to ``stats`` from now on (a continuous job's next epoch has its own)."""
         self.stats = stats
         stats.count_out = lambda: self.chain.records_out
+        stats.count_channels = self.chain.channel_counts
         stats.user_metrics = self.info.metrics.values
         stats.watermark = self.watermark
 

@@ -20,10 +20,20 @@ from collections import deque
 from typing import Any
 
 from flowmagic.graph.job_graph import JobGraph
-from flowmagic.render import STATE_FILLS, dot_to_svg, job_graph_to_dot, picture_html, printable, set_titles
+from flowmagic.graph.physical_graph import ChannelKind, PhysicalGraph
+from flowmagic.graph.spark_placement import DIFFERENCE_FROM_FLINK, SparkPlacement, SparkSubtask, place_on_spark
+from flowmagic.render import (
+    STATE_FILLS,
+    dot_to_svg,
+    job_graph_to_dot,
+    picture_html,
+    printable,
+    set_titles,
+    spark_placement_to_dot,
+)
 from flowmagic.runtime.records import MIN_WATERMARK
 
-__all__ = ["RATE_SPAN", "RATE_WINDOW", "JobView", "RateWindow"]
+__all__ = ["RATE_SPAN", "RATE_WINDOW", "SPARK_REDRAW", "JobView", "RateWindow", "SparkPicture", "spark_placement"]
 
 #: Seconds of counter samples a running subtask's Records/s is measured over.
 RATE_WINDOW = 5.0
@@ -176,6 +186,118 @@ def _continuous_html(continuous: dict[str, Any], vertices: list[dict[str, Any]])
     return "".join(parts)
 
 
+# -- The physical graph as it ran on Spark ------------------------------------------------
+
+#: Seconds between redraws of the Spark picture while only its record counts change.
+SPARK_REDRAW = 2.0
+
+
+def spark_placement(physical_graph: PhysicalGraph, snapshot: dict[str, Any]) -> SparkPlacement | None:
+    """Where ``snapshot``'s subtasks ran on Spark, on ``physical_graph``; None when none ran
+    as a Spark task (a local run, or none reported yet)."""
+    subtasks = []
+    for vertex in snapshot["vertices"]:
+        for subtask in vertex["subtasks"]:
+            if subtask.get("task") is None:
+                continue
+            channels: dict[tuple[str, int], int] = {}
+            for key, count in subtask.get("channels", {}).items():
+                consumer, _, index = key.rpartition("/")
+                channels[(consumer, int(index))] = count
+            subtasks.append(
+                SparkSubtask(
+                    vertex["id"],
+                    subtask["subtask"],
+                    subtask["attempt"],
+                    executor=subtask.get("executor"),
+                    process=subtask["host"] or None,
+                    stage=subtask.get("stage"),
+                    task=subtask["task"],
+                    channels=channels,
+                )
+            )
+    return place_on_spark(physical_graph, subtasks) if subtasks else None
+
+
+def _exchanges_html(placement: SparkPlacement) -> str:
+    """Per exchange: its channels on the Flink cluster and on Spark, and the records they carried."""
+    graph = placement.graph
+    totals: dict[tuple[str, str, str], list[int]] = {}
+    for channel in placement.channels:
+        row = totals.setdefault((channel.producer[0], channel.consumer[0], channel.ship_strategy), [0] * 7)
+        row[0 if channel.flink is ChannelKind.LOCAL else 1] += 1
+        if channel.spark is ChannelKind.LOCAL:
+            row[2] += 1
+        elif channel.crosses_executor:
+            row[4] += 1
+        elif channel.spark is ChannelKind.REMOTE:
+            row[3] += 1
+        else:
+            row[5] += 1
+        row[6] += channel.records or 0
+    rows = [
+        "<tr><th>Exchange</th><th>Flink local</th><th>Flink remote</th><th>Spark same process</th>"
+        "<th>Spark other process</th><th>Spark other executor</th><th>Not placed yet</th><th>Records</th></tr>"
+    ]
+    for (source, target, strategy), row in totals.items():
+        name = f"{graph.vertex_names[source]} -> {graph.vertex_names[target]} ({strategy})"
+        rows.append(
+            f"<tr><td>{html.escape(printable(name))}</td>"
+            + "".join(f"<td class='n'>{_number(count)}</td>" for count in row)
+            + "</tr>"
+        )
+    return f"<table class='spark-exchanges'>{''.join(rows)}</table>"
+
+
+class SparkPicture:
+    """The physical graph as it ran on Spark, redrawn when a subtask ran in another process, and
+    at most every :data:`SPARK_REDRAW` seconds while only its Spark tasks or record counts
+    change (layout costs tens of milliseconds)."""
+
+    def __init__(self, physical_graph: PhysicalGraph):
+        self.physical_graph = physical_graph
+        self.placement: SparkPlacement | None = None
+        self._drawn: tuple[Any, ...] | None = None
+        self._drawn_at = 0.0
+        self._html = ""
+
+    def html(self, snapshot: dict[str, Any], now: float) -> str:
+        placement = spark_placement(self.physical_graph, snapshot)
+        self.placement = placement
+        if placement is None:
+            return ""
+        # A continuous job's subtasks are new Spark tasks every epoch: those, like record
+        # counts, are redrawn every SPARK_REDRAW seconds; a subtask changing process at once.
+        where = tuple((key, s.executor, s.process) for key, s in placement.subtasks.items())
+        shown = (tuple(s.task for s in placement.subtasks.values()), tuple(c.records for c in placement.channels))
+        ended = snapshot["state"] in _TERMINAL
+        if (
+            self._drawn is None
+            or self._drawn[0] != where
+            or (self._drawn[1] != shown and (ended or now - self._drawn_at >= SPARK_REDRAW))
+        ):
+            dot = spark_placement_to_dot(placement)
+            svg = set_titles(dot_to_svg(dot.source), dot.titles)
+            title = f"Physical graph of {self.physical_graph.job_name} as it ran on Spark"
+            self._html = picture_html(svg, printable(title))
+            self._drawn, self._drawn_at = (where, shown), now
+        counts = placement.channel_counts()
+        executors = placement.executors
+        summary = (
+            f"Physical graph on Spark: {len(placement.subtasks)} of {len(self.physical_graph.tasks)} subtasks placed "
+            f"on {len(executors)} executor{'' if len(executors) == 1 else 's'} "
+            f"({html.escape(printable(', '.join(executors) or '-'))}); of {len(placement.channels):,} channels, "
+            f"{counts['LOCAL']:,} stayed in one process, {counts['REMOTE']:,} crossed processes "
+            f"({counts['CROSS_EXECUTOR']:,} crossed executors)."
+        )
+        return (
+            f"<div class='spark-physical'><div class='progress'>{summary}</div>"
+            f"<div class='note'>{html.escape(DIFFERENCE_FROM_FLINK)} Channels are coloured by the records "
+            f"each producer subtask handed each consumer subtask.</div>"
+            f"<div>{self._html}</div>{_exchanges_html(placement)}</div>"
+        )
+
+
 class RateWindow:
     """Records per second of each subtask, from the counters of successive snapshots.
 
@@ -222,10 +344,13 @@ class RateWindow:
 class JobView:
     """Shows one job's progress; ``update(snapshot)`` redraws it from a monitor snapshot."""
 
-    def __init__(self, job_graph: JobGraph):
+    def __init__(self, job_graph: JobGraph, physical_graph: PhysicalGraph | None = None):
         self.job_graph = job_graph
         self.snapshot: dict[str, Any] | None = None
         self.rates = RateWindow()
+        #: The physical graph as it runs on Spark (none without a physical graph).
+        self.spark = SparkPicture(physical_graph) if physical_graph is not None else None
+        self._now = 0.0
         self._svg_states: dict[str, str] | None = None
         self._svg = ""
         self._handle: Any = None
@@ -239,7 +364,8 @@ class JobView:
     def update(self, snapshot: dict[str, Any], now: float | None = None) -> None:
         """Show ``snapshot``, taken at ``now`` (``time.monotonic()`` if not given)."""
         self.snapshot = snapshot
-        self.rates.add(snapshot, time.monotonic() if now is None else now)
+        self._now = time.monotonic() if now is None else now
+        self.rates.add(snapshot, self._now)
         if self._handle is not None:
             self._handle.update(self._bundle(), raw=True)
 
@@ -323,5 +449,7 @@ class JobView:
         continuous = snapshot.get("continuous")
         if continuous is not None:
             parts.append(_continuous_html(continuous, snapshot["vertices"]))
+        if self.spark is not None:
+            parts.append(self.spark.html(snapshot, self._now))
         parts.append("</div>")
         return "".join(parts)

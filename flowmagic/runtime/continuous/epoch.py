@@ -34,6 +34,7 @@ from flowmagic.runtime.continuous.state_store import (
 )
 from flowmagic.runtime.continuous.storage import Storage
 from flowmagic.runtime.failures import user_failure
+from flowmagic.runtime.metrics import process_name
 from flowmagic.runtime.operator import UserFunctionError
 from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import MAX_WATERMARK
@@ -333,6 +334,7 @@ def _run_epoch(
         for operator in subtask.chain.operators.values():
             operator.track_changes()
     clock: EpochClock = subtask.info.clock  # type: ignore[assignment]
+    sent_before = subtask.chain.channel_counts()
     if subtask.chain.source is not None:
         inputs = list(items)
         yield from subtask.read_source(_source_batches(subtask, context, inputs))
@@ -354,6 +356,9 @@ def _run_epoch(
         watermark=subtask.watermark,
         metrics=stats.user_metrics(),
         wakeup=subtask.next_processing_timer(),
+        host=process_name(),
+        spark_task=_spark_task(),
+        channels_added=_added(sent_before, subtask.chain.channel_counts()),
         **load.report(),
     )
     yield (RESULT_SLOT, (EPOCH_REPORT, plan.id, index), report)
@@ -361,6 +366,19 @@ def _run_epoch(
         _PLANS.pop(key, None)  # the job's input ended with this epoch: it has no next one
     else:
         _LIVE[key] = (context.epoch, subtask)
+
+
+def _added(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    """Records per channel this epoch handed on."""
+    return {key: count - before.get(key, 0) for key, count in after.items() if count != before.get(key, 0)}
+
+
+def _spark_task() -> tuple[int, int] | None:
+    """The Spark stage and task id this epoch of the subtask runs as (for the live view)."""
+    from pyspark import TaskContext
+
+    task = TaskContext.get()
+    return None if task is None else (task.stageId(), task.taskAttemptId())
 
 
 def _evict(run_id: str, after_epoch: int, now: float) -> None:

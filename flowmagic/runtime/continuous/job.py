@@ -352,6 +352,7 @@ class ContinuousJob:
         from pyspark import cloudpickle
         from pyspark.sql import functions
 
+        from flowmagic.runtime.spark.placement import executor_lookup
         from flowmagic.runtime.spark.session import get_spark_session
         from flowmagic.runtime.spark.shipping import ship_flowmagic
 
@@ -364,6 +365,7 @@ class ContinuousJob:
         self.committed.extend(self._commits.commit())
         session = get_spark_session(self.spark)
         ship_flowmagic(session.sparkContext, arrow=True)
+        self.monitor.executor_lookup = executor_lookup(session.sparkContext)
         frames = [source_frame(session, SourceDescriptor("clock", _CLOCK_SOURCE, 1))]
         for plan in self._source_plans():
             spec = plan.nodes[plan.head].operator
@@ -751,6 +753,7 @@ class ContinuousJob:
                         "out": payload["records_out"],
                         "watermark": payload["watermark"],
                         "metrics": payload["metrics"],
+                        **_placement(payload),
                     }
                 )
                 continue
@@ -1094,3 +1097,12 @@ class CollectedRecords:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _placement(payload: dict[str, Any]) -> dict[str, Any]:
+    """Where an epoch's subtask ran, for the monitor: its process, Spark stage and task, and
+    the records it handed on per channel."""
+    placement: dict[str, Any] = {"host": payload["host"], "channels_added": payload["channels_added"]}
+    if payload["spark_task"] is not None:
+        placement["stage"], placement["task"] = payload["spark_task"]
+    return placement

@@ -11,6 +11,7 @@ from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.runtime.lifecycle import run_job
 from flowmagic.runtime.metrics import JobMonitor, MetricsServer
 from flowmagic.runtime.plan import build_plans
+from flowmagic.runtime.spark.placement import executor_lookup
 from flowmagic.runtime.spark.rdd_graph import build_rdds
 from flowmagic.runtime.spark.session import get_spark_session, metrics_bind_host
 from flowmagic.runtime.spark.shipping import ship_flowmagic
@@ -34,6 +35,7 @@ def run_on_spark(
     ship_flowmagic(sc)
     plans = build_plans(graph)
     server = MetricsServer(metrics_bind_host(sc), monitor) if metrics else None
+    monitor.executor_lookup = executor_lookup(sc)
     group = f"flowmagic-{uuid.uuid4().hex[:12]}"
 
     def run() -> list[tuple[tuple[int, int], Any]]:

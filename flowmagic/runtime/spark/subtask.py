@@ -45,7 +45,8 @@ class SubtaskFunction:
         context = TaskContext.get()
         attempt = context.attemptNumber() if context is not None else 0
         stats = SubtaskStats()
-        reporter = Reporter(self.address, self.secret, self.plan.id, index, attempt, stats)
+        spark_task = (context.stageId(), context.taskAttemptId()) if context is not None else None
+        reporter = Reporter(self.address, self.secret, self.plan.id, index, attempt, stats, spark_task)
         try:
             yield from run_subtask(self.plan, index, attempt, items, stats)
         except GeneratorExit:
