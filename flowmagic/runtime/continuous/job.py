@@ -526,6 +526,10 @@ class ContinuousJob:
     def _restart_after(self, error: BaseException) -> bool:
         """Flink's failover: count the failure; if the strategy allows, wait its backoff and
         start a new query from the last completed epoch (True); else fail the job (False)."""
+        if isinstance(self._epoch_error, _SourceReaderFailed):
+            # Its reader on the driver has ended, and a restart does not start it again.
+            self._fail(error, recoverable=False)
+            return False
         self._backoff.notify_failure()
         if not self._backoff.can_restart() or self._ending.is_set():
             self._fail(error)
@@ -562,9 +566,9 @@ class ContinuousJob:
         failure = failure_from(cause, self.monitor)
         return JobFailedError(failure_message(failure, cause, "Spark"), failure)
 
-    def _fail(self, error: BaseException) -> None:
+    def _fail(self, error: BaseException, recoverable: bool = True) -> None:
         failure = self._failure(error)
-        if self.restart_strategy.type != "disable":
+        if recoverable and self.restart_strategy.type != "disable":
             # Flink's JobException when the strategy allows no further restart.
             failure = JobFailedError(
                 f"{failure.args[0]}\nRecovery is suppressed by {self.restart_strategy.describe()} "
@@ -674,10 +678,12 @@ class ContinuousJob:
             # Flink's socket source fails its job when its connection fails (refused, reset),
             # after the lines it read before: here once the epochs read every line logged.
             if log.ended.is_set() and log.error is not None and self._read_up_to.get(node_id, 0) >= log.count:
-                raise JobError(f"Socket source {log.host}:{log.port}: {log.error.__class__.__name__}: {log.error}")
+                raise _SourceReaderFailed(
+                    f"Socket source {log.host}:{log.port}: {log.error.__class__.__name__}: {log.error}"
+                )
         for monitor in self._file_monitors.values():
             if monitor.error is not None:
-                raise JobError(f"{monitor.describe()}: {monitor.error.__class__.__name__}: {monitor.error}")
+                raise _SourceReaderFailed(f"{monitor.describe()}: {monitor.error.__class__.__name__}: {monitor.error}")
         session = batch.sparkSession
         sc = session.sparkContext
         ranges = self._epoch_ranges()
@@ -1242,6 +1248,11 @@ def _discard_savepoint(target: Storage, manifest: Manifest) -> None:
     for path in manifest.files():
         with contextlib.suppress(OSError):
             target.remove(path)
+
+
+class _SourceReaderFailed(JobError):
+    """A source's reader on the driver (a socket's, a monitored FileSource's) failed: the
+    job fails without a restart, which would not start the reader again."""
 
 
 class CollectedRecords:
