@@ -8,8 +8,8 @@ import pytest
 
 import flowmagic
 from flowmagic.api.configuration import Configuration
+from flowmagic.api.restart_strategy import RestartBackoff, RestartStrategy
 from flowmagic.errors import InvalidArgumentError
-from flowmagic.runtime.continuous.restart_strategy import RestartBackoff, RestartStrategy
 
 
 class _Clock:

@@ -20,6 +20,7 @@ from flowmagic.api.datastream import (
     check_max_parallelism,
     check_parallelism,
 )
+from flowmagic.api.restart_strategy import RESTART_OPTIONS, RestartStrategy
 from flowmagic.api.sources import Source, SourceFunction, java_source_unsupported
 from flowmagic.api.time import to_millis_text
 from flowmagic.api.types import TypeInformation, Types, as_declared, check_type_info
@@ -39,7 +40,6 @@ from flowmagic.graph.transformations import (
 
 if TYPE_CHECKING:
     from flowmagic.runtime import JobResult
-    from flowmagic.runtime.continuous.restart_strategy import RestartStrategy
 
 __all__ = ["CollectedIterator", "ProgramWatch", "StreamExecutionEnvironment", "watch_programs"]
 
@@ -152,7 +152,7 @@ class StreamExecutionEnvironment:
         ``state.checkpoints.dir``), ``execution.checkpointing.savepoint-dir`` (or
         ``state.savepoints.dir``), ``execution.savepoint.path``,
         ``execution.savepoint.ignore-unclaimed-state``, and ``restart-strategy.type`` with its
-        ``restart-strategy.*`` options (see :mod:`~flowmagic.runtime.continuous.restart_strategy`).
+        ``restart-strategy.*`` options (see :mod:`~flowmagic.api.restart_strategy`).
         Like Flink, other keys are ignored:
         Flink's cluster, memory and state-backend options have no meaning here."""
         if not isinstance(configuration, Configuration):
@@ -188,10 +188,7 @@ class StreamExecutionEnvironment:
         savepoints = settings.get("execution.checkpointing.savepoint-dir") or settings.get("state.savepoints.dir")
         if savepoints is not None:
             self._savepoint_directory = savepoints
-        if any(key == "restart-strategy" or key.startswith("restart-strategy.") for key in settings):
-            # Loaded only here: the runtime is loaded when a program first runs.
-            from flowmagic.runtime.continuous.restart_strategy import RESTART_OPTIONS, RestartStrategy
-
+        if any(key in RESTART_OPTIONS for key in settings):
             restart_settings = {**self._restart_settings, **{k: v for k, v in settings.items() if k in RESTART_OPTIONS}}
             self._restart_strategy = RestartStrategy.from_settings(restart_settings)
             self._restart_settings = restart_settings

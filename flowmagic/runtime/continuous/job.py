@@ -14,7 +14,7 @@ It is also the job's client, with Flink's ``JobClient`` methods: ``get_job_statu
 ``trigger_savepoint(savepoint_directory)``.
 
 A failed query (an epoch's Spark job failed after Spark's own task retries) restarts under
-the job's restart strategy (:mod:`~flowmagic.runtime.continuous.restart_strategy`): a new
+the job's restart strategy (:mod:`~flowmagic.api.restart_strategy`): a new
 query goes on from the last completed epoch, whose batch Spark replays, until the strategy
 says the job fails for good.
 
@@ -60,6 +60,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from flowmagic.api.restart_strategy import RestartStrategy
 from flowmagic.errors import InvalidTypeError, JobCancelledError, JobError, JobFailedError, NonRestoredStateError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
 from flowmagic.graph.operators import OperatorKind
@@ -67,7 +68,6 @@ from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction, is_bounded_source
 from flowmagic.runtime.continuous.file_commit import FileCommits
 from flowmagic.runtime.continuous.file_monitor import FileMonitor
-from flowmagic.runtime.continuous.restart_strategy import RestartStrategy
 from flowmagic.runtime.continuous.sources import (
     SocketLog,
     SourceDescriptor,

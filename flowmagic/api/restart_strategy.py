@@ -8,8 +8,8 @@ a type, a job with checkpointing enabled restarts under ``exponential-delay`` wi
 defaults, and one without never restarts.
 
 :class:`RestartStrategy` is the configuration (plain data, parsed once when the program is
-configured); :meth:`RestartStrategy.backoff` makes the tracker one run of a job consults at
-each failure, as Flink's ``RestartBackoffTimeStrategy``.
+configured); :meth:`RestartStrategy.backoff` makes the tracker a running continuous job
+consults at each failure, as Flink's ``RestartBackoffTimeStrategy``.
 """
 
 from __future__ import annotations
