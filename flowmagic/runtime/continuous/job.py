@@ -641,7 +641,11 @@ class ContinuousJob:
             # A restarted query replays this batch: it reads the same ranges again.
             self._read_up_to = read_up_to
             self._epoch_error = error
-            raise
+            # Spark's stream thread matches a regular expression over the message of what
+            # foreachBatch raised, which over a Spark job's failure (Java stack traces and
+            # all) can die of a StackOverflowError: it gets a short error, the job the epoch's.
+            ended = "was cancelled" if self._cancelled.is_set() else f"failed: {type(error).__name__}"
+            raise JobError(f"Epoch {batch_id} of job {self.graph.job_name!r} {ended}.") from None
 
     def _stop_query(self) -> threading.Thread:
         """Run no further epoch, and stop the query once the running epoch (if any) is done.
