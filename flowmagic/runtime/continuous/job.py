@@ -633,13 +633,14 @@ class ContinuousJob:
             # Stopped with a savepoint (or cancelled): the query may start one more batch
             # before it stops; it must change nothing past the savepoint.
             return
-        read_up_to = dict(self._read_up_to)
+        read_up_to, completed = dict(self._read_up_to), self.epochs
         try:
             with self._in_epoch:
                 self._epoch(batch, int(batch_id))
         except BaseException as error:
-            # A restarted query replays this batch: it reads the same ranges again.
-            self._read_up_to = read_up_to
+            if self.epochs == completed:
+                # A restarted query replays this batch: it reads the same ranges again.
+                self._read_up_to = read_up_to
             self._epoch_error = error
             # Spark's stream thread matches a regular expression over the message of what
             # foreachBatch raised, which over a Spark job's failure (Java stack traces and
