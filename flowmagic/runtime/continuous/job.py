@@ -663,7 +663,10 @@ class ContinuousJob:
         def stop() -> None:
             with self._in_epoch:
                 pass
-            query.stop()
+            # A query whose Spark session stopped first (a notebook's kernel shutting down)
+            # has nothing left to stop; a failure of the query shows in awaitTermination.
+            with contextlib.suppress(Exception):
+                query.stop()
 
         stopper = threading.Thread(target=stop, name=f"flowmagic-stop-{self.job_id[:8]}", daemon=True)
         stopper.start()
