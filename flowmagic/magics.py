@@ -437,10 +437,17 @@ class FlowMagics(Magics):
     def cancel_pipeline(self, args: argparse.Namespace) -> None:
         """``%flow cancel NAME``: cancel every run of it under way."""
         pipeline = self._pipeline(args.name)
-        count = pipeline.cancel()
+        jobs = pipeline.jobs
+        try:
+            count = pipeline.cancel()
+        except FlowError as error:
+            raise UsageError(f"%flow cancel {pipeline.name}: {error}") from None
         if count == 0:
             raise UsageError(f"%flow cancel: {pipeline.name!r} has no running job.")
         print(f"Cancelled {count} run{'s' if count > 1 else ''} of {pipeline.name!r}.")
+        for job in jobs:
+            if job.cancel_details is not None:
+                print(f"Job {job.get_job_id()}: {job.cancel_details}.")
 
     def stop_pipeline(self, args: argparse.Namespace) -> None:
         """``%flow stop NAME --savepoint DIR``: stop its unbounded job with a savepoint."""

@@ -12,7 +12,7 @@ from typing import Any
 
 from flowmagic import compile as passes
 from flowmagic.api.environment import StreamExecutionEnvironment
-from flowmagic.errors import JobCancelledError, ProgramError
+from flowmagic.errors import JobCancelledError, JobError, ProgramError
 from flowmagic.graph import ExecutionGraph, JobGraph, PhysicalGraph, StreamGraph
 from flowmagic.render import explain
 from flowmagic.runtime import JobResult, execute, is_unbounded, start_continuous
@@ -218,11 +218,18 @@ class Pipeline:
         """Cancel every run under way (``%flow cancel NAME``); how many there were."""
         with self._lock:
             runs = list(self._runs)
+        failures = []
         for run in runs:
             if isinstance(run, threading.Event):
                 run.set()
             else:
-                run.cancel()
+                try:
+                    run.cancel()
+                except JobError as error:
+                    # The others are cancelled all the same; the first that did not end is said.
+                    failures.append(error)
+        if failures:
+            raise failures[0]
         return len(runs)
 
     def stop(self, savepoint: str) -> list[str]:

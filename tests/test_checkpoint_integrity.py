@@ -307,6 +307,9 @@ def _big_state_program(checkpoints: Path, restore: Path | None = None) -> flowma
         configuration.set_string("execution.savepoint.path", str(restore))
     # Checkpoints kept when the job fails, to restore from.
     configuration.set_string("execution.checkpointing.externalized-checkpoint-retention", "DELETE_ON_CANCELLATION")
+    # Without a restart strategy: with checkpointing, Flink's default restarts the job (for
+    # ever, while the disk stays full), where this test wants the failure itself.
+    configuration.set_string("restart-strategy.type", "none")
     env = flowmagic.StreamExecutionEnvironment.get_execution_environment(configuration)
     env.set_parallelism(2)
     env.enable_checkpointing(200)

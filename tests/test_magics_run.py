@@ -228,3 +228,31 @@ def test_a_pipeline_edited_and_run_from_its_savepoint_processes_every_record_onc
     for key, _index, count in before + after:
         counts.setdefault(key, []).append(count)
     assert all(sorted(values) == list(range(1, len(values) + 1)) for values in counts.values()), counts
+
+
+@pytest.mark.e2e
+def test_cancel_returns_while_an_epoch_is_stuck_in_a_user_function(shell, tmp_path) -> None:
+    marker = tmp_path / "stuck"
+    cell = "%%flow stuck --parallelism 1 --show none\nimport time\n"
+    cell += f"def stuck(i):\n    if i == 50:\n        open({str(marker)!r}, 'w').write('x')\n        time.sleep(1000)\n"
+    cell += "    return i\n"
+    cell += "env.from_datagen(lambda i: i, rows_per_second=100).map(stuck).print()\n"
+    assert run(shell, cell).success
+    assert run(shell, "%flow run stuck").success
+    (job,) = magics(shell).pipelines["stuck"].jobs
+    deadline = time.time() + 180
+    while not marker.exists() and time.time() < deadline:
+        time.sleep(0.1)
+    assert marker.exists()
+    # In a thread, so that a cancel that hangs fails the test rather than hanging it.
+    outcome: list = []
+    began = time.monotonic()
+    cancelling = threading.Thread(target=lambda: outcome.append(run(shell, "%flow cancel stuck")), daemon=True)
+    cancelling.start()
+    cancelling.join(60)
+    assert not cancelling.is_alive(), "%flow cancel hangs while a user function is stuck"
+    assert time.monotonic() - began < 15
+    (ran,) = outcome
+    assert ran.success and "Cancelled 1 run of 'stuck'" in ran.out
+    assert f"Job {job.get_job_id()}: the Spark jobs of job group" in ran.out
+    assert job.get_job_status().name == "CANCELED"

@@ -20,6 +20,7 @@ from flowmagic.api.datastream import (
     check_max_parallelism,
     check_parallelism,
 )
+from flowmagic.api.restart_strategy import RESTART_OPTIONS, RestartStrategy
 from flowmagic.api.sources import Source, SourceFunction, java_source_unsupported
 from flowmagic.api.time import to_millis_text
 from flowmagic.api.types import TypeInformation, Types, as_declared, check_type_info
@@ -120,6 +121,11 @@ class StreamExecutionEnvironment:
         self._checkpoint_config = CheckpointConfig()
         self._savepoint_path: str | None = None
         self._allow_non_restored_state = False
+        #: ``execution.checkpointing.savepoint-dir``.
+        self._savepoint_directory: str | None = None
+        #: The ``restart-strategy.*`` options configured so far, and the strategy they set.
+        self._restart_settings: dict[str, str] = {}
+        self._restart_strategy: RestartStrategy | None = None
         #: ``pipeline.name``: the job's name when ``execute()`` names none.
         self._pipeline_name: str | None = None
         self._auto_watermark_interval_ms = 200
@@ -143,8 +149,11 @@ class StreamExecutionEnvironment:
         watermarks follow flowmagic's schedule: after every record in bounded runs, at epoch
         ends in continuous ones),
         ``execution.checkpointing.interval``, ``execution.checkpointing.dir`` (or
-        ``state.checkpoints.dir``), ``execution.savepoint.path`` and
-        ``execution.savepoint.ignore-unclaimed-state``. Like Flink, other keys are ignored:
+        ``state.checkpoints.dir``), ``execution.checkpointing.savepoint-dir`` (or
+        ``state.savepoints.dir``), ``execution.savepoint.path``,
+        ``execution.savepoint.ignore-unclaimed-state``, and ``restart-strategy.type`` with its
+        ``restart-strategy.*`` options (see :mod:`~flowmagic.api.restart_strategy`).
+        Like Flink, other keys are ignored:
         Flink's cluster, memory and state-backend options have no meaning here."""
         if not isinstance(configuration, Configuration):
             raise InvalidTypeError(f"configure() expects a Configuration, got {configuration!r}")
@@ -176,6 +185,13 @@ class StreamExecutionEnvironment:
             if key in settings:
                 self._checkpoint_config.set_num_retained_checkpoints(_option_int(settings, key))
                 break
+        savepoints = settings.get("execution.checkpointing.savepoint-dir") or settings.get("state.savepoints.dir")
+        if savepoints is not None:
+            self._savepoint_directory = savepoints
+        if any(key in RESTART_OPTIONS for key in settings):
+            restart_settings = {**self._restart_settings, **{k: v for k, v in settings.items() if k in RESTART_OPTIONS}}
+            self._restart_strategy = RestartStrategy.from_settings(restart_settings)
+            self._restart_settings = restart_settings
         if "pipeline.global-job-parameters" in settings:
             self._job_parameters = _job_parameters(settings["pipeline.global-job-parameters"])
         if "execution.savepoint.path" in settings:
@@ -252,6 +268,8 @@ class StreamExecutionEnvironment:
             allow_non_restored_state=(
                 allow_non_restored_state if allow_non_restored_state is not None else self._allow_non_restored_state
             ),
+            restart_strategy=self._restart_strategy,
+            savepoint_directory=self._savepoint_directory,
         )
 
     def get_config(

@@ -30,8 +30,8 @@ __getattr__ = missing_names(
     {
         "JobClient": "env.execute_async() returns flowmagic's job client",
         "Instant": "use int milliseconds or datetime",
-        "RestartStrategies": "a failed Spark task is retried by Spark (spark.task.maxFailures)",
-        "RestartStrategyConfiguration": "a failed Spark task is retried by Spark (spark.task.maxFailures)",
+        "RestartStrategies": "set restart-strategy.type and its options on a Configuration, as Flink 2 does",
+        "RestartStrategyConfiguration": "set restart-strategy.type and its options on a Configuration, as Flink 2 does",
         "ConfigOptions": "set options on Configuration by their string keys",
         "ConfigOption": "set options on Configuration by their string keys",
         "CompletableFuture": "the job client's methods return their results when they are done",

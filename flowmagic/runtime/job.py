@@ -16,6 +16,7 @@ from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.result import JobResult
 
 if TYPE_CHECKING:
+    from flowmagic.api.restart_strategy import RestartStrategy
     from flowmagic.runtime.continuous.job import ContinuousJob, EpochOutput
 
 __all__ = [
@@ -49,6 +50,11 @@ class ContinuousOptions:
     checkpoint_retention: str = "NO_EXTERNALIZED_CHECKPOINTS"
     #: ``execution.checkpointing.num-retained``.
     checkpoints_retained: int = 1
+    #: ``restart-strategy.type`` and its options; None: Flink's default (exponential-delay
+    #: with checkpointing, else none).
+    restart_strategy: RestartStrategy | None = None
+    #: ``execution.checkpointing.savepoint-dir``: where savepoints go when none is named.
+    savepoint_directory: str | None = None
 
 
 def is_unbounded(graph: ExecutionGraph) -> bool:
@@ -85,6 +91,8 @@ def start_continuous(
         checkpoints_retained=options.checkpoints_retained,
         on_output=on_output,
         monitor=monitor,
+        restart_strategy=options.restart_strategy,
+        savepoint_directory=options.savepoint_directory,
     ).start()
 
 

@@ -159,10 +159,11 @@ def _continuous_html(continuous: dict[str, Any], vertices: list[dict[str, Any]])
     checkpoints = continuous["checkpoints"]
     last = checkpoints["last_duration_ms"]
     rows = [
-        "<tr><th>Epochs</th><th>Checkpoints completed</th><th>Last checkpoint</th><th>Duration</th>"
+        "<tr><th>Epochs</th><th>Restarts</th><th>Checkpoints completed</th><th>Last checkpoint</th><th>Duration</th>"
         "<th>State size</th><th>Last savepoint</th></tr>",
         "<tr>"
-        f"<td class='n'>{_number(continuous['epochs'])}</td><td class='n'>{_number(checkpoints['completed'])}</td>"
+        f"<td class='n'>{_number(continuous['epochs'])}</td><td class='n'>{_number(continuous.get('restarts', 0))}</td>"
+        f"<td class='n'>{_number(checkpoints['completed'])}</td>"
         f"<td>{_clock(checkpoints['last_completed_at'])}</td>"
         f"<td class='n'>{'-' if last is None else _duration(last / 1000)}</td>"
         f"<td class='n'>{_bytes(checkpoints['last_size_bytes'])}</td>"
@@ -178,6 +179,13 @@ def _continuous_html(continuous: dict[str, Any], vertices: list[dict[str, Any]])
         )
     if continuous.get("error"):
         parts.append(f'<pre class="missing">{html.escape(printable(continuous["error"]))}</pre>')
+    elif continuous.get("last_failure"):
+        # Flink's Exceptions tab: what the job last restarted after.
+        parts.append(
+            f"<div class='progress'>Restarted after (restart {continuous['restarts']}, "
+            f"{html.escape(continuous['restart_strategy'])}):</div>"
+            f'<pre class="missing">{html.escape(printable(continuous["last_failure"]))}</pre>'
+        )
     total, tail = continuous["printed_total"], continuous["printed_tail"]
     if total:
         shown = f"the last {len(tail)} of {total:,} printed lines" if total > len(tail) else f"{total:,} printed lines"

@@ -10,7 +10,13 @@ hands on the output. An epoch whose manifest exists is never run again, so a bat
 replays after a restart changes nothing twice.
 
 It is also the job's client, with Flink's ``JobClient`` methods: ``get_job_status()``,
-``cancel()``, ``stop_with_savepoint(path)``, ``trigger_savepoint(path)``.
+``cancel()``, ``stop_with_savepoint(advance_to_end_of_time, savepoint_directory)``,
+``trigger_savepoint(savepoint_directory)``.
+
+A failed query (an epoch's Spark job failed after Spark's own task retries) restarts under
+the job's restart strategy (:mod:`~flowmagic.api.restart_strategy`): a new
+query goes on from the last completed epoch, whose batch Spark replays, until the strategy
+says the job fails for good.
 
 As Flink, a job keeps its checkpoints under ``<checkpoint dir>/<job id>``: every epoch's
 manifest and state there, and each completed checkpoint as ``chk-<n>/_metadata.json``, a
@@ -54,7 +60,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from flowmagic.errors import JobCancelledError, JobError, JobFailedError, NonRestoredStateError
+from flowmagic.api.restart_strategy import RestartStrategy
+from flowmagic.errors import InvalidTypeError, JobCancelledError, JobError, JobFailedError, NonRestoredStateError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
@@ -112,6 +119,7 @@ class JobStatus(enum.StrEnum):
 
     INITIALIZING = "INITIALIZING"
     RUNNING = "RUNNING"
+    RESTARTING = "RESTARTING"
     CANCELLING = "CANCELLING"
     CANCELED = "CANCELED"
     FINISHED = "FINISHED"
@@ -149,6 +157,9 @@ class EpochOutput:
 class _Request:
     path: str
     stop: bool
+    #: Flink's drain (``advance_to_end_of_time``): the epoch that takes the savepoint ends
+    #: the job's input first, so that event-time windows and timers fire.
+    drain: bool = False
     done: threading.Event = field(default_factory=threading.Event)
     result: str | None = None
     error: BaseException | None = None
@@ -170,6 +181,8 @@ class ContinuousJob:
         checkpoints_retained: int = 1,
         on_output: Callable[[EpochOutput], None] | None = None,
         monitor: JobMonitor | None = None,
+        restart_strategy: RestartStrategy | None = None,
+        savepoint_directory: str | None = None,
     ):
         self.graph = graph
         self.job_id = uuid.uuid4().hex
@@ -192,6 +205,18 @@ class ContinuousJob:
                 self.monitor.add_vertex(vertex.id, vertex.name, vertex.parallelism)
         self.status = JobStatus.INITIALIZING
         self.error: BaseException | None = None
+        #: Flink's restart strategy (its default when the program set none).
+        self.restart_strategy = restart_strategy or RestartStrategy.default(checkpoint_interval_ms is not None)
+        self._backoff = self.restart_strategy.backoff()
+        #: How many times the job restarted (Flink's ``numRestarts``), and why it last did.
+        self.restarts = 0
+        self.last_failure: str | None = None
+        #: ``execution.checkpointing.savepoint-dir``: where savepoints go when none is named.
+        self.savepoint_directory = savepoint_directory
+        #: What the last ``cancel()`` did to stop the running epoch (None: there was none).
+        self.cancel_details: str | None = None
+        #: Set by ``cancel()``: wakes a restart's backoff.
+        self._cancelled = threading.Event()
         self.checkpoints = CheckpointStats()
         self.epochs = 0
         self.printed_total = 0
@@ -364,6 +389,7 @@ class ContinuousJob:
         # Flink's committer commits a restored job's committables as soon as it starts.
         self.committed.extend(self._commits.commit())
         session = get_spark_session(self.spark)
+        self._spark_context = session.sparkContext
         ship_flowmagic(session.sparkContext, arrow=True)
         self.monitor.executor_lookup = executor_lookup(session.sparkContext)
         frames = [source_frame(session, SourceDescriptor("clock", _CLOCK_SOURCE, 1))]
@@ -440,20 +466,16 @@ class ContinuousJob:
         self.monitor.state = ExecutionState.RUNNING
         self.monitor.start_time = time.time()
         self.monitor.mark(ExecutionState.RUNNING)
-        spark_checkpoint = self.storage.child("spark").location
-        writer = (
-            union.writeStream.foreachBatch(self._run_epoch)
-            .option("checkpointLocation", spark_checkpoint)
-            .queryName(f"flowmagic-{self.graph.job_name}-{self.job_id[:8]}")
-        )
+        self._union = union
         try:
-            self._query = writer.start()
+            self._start_query()
         except Exception as error:
             if "CHECKPOINT_FILE_MANAGER" not in str(error):
                 raise
             self.error = JobError(
                 f"Checkpoint storage {self.storage.location!r}: Spark keeps its stream's offsets there too "
-                f"({spark_checkpoint}) and cannot open it. Give Spark the connector of this file system (for "
+                f"({self.storage.child('spark').location}) and cannot open it. Give Spark the connector of this file "
+                "system (for "
                 "s3a://, the hadoop-aws package of Spark's Hadoop version), or keep checkpoints on a shared path "
                 "and savepoints on S3."
             )
@@ -462,6 +484,16 @@ class ContinuousJob:
             raise self.error from None
         threading.Thread(target=self._watch, name=f"flowmagic-watch-{self.job_id[:8]}", daemon=True).start()
         return self
+
+    def _start_query(self) -> None:
+        """Start the Structured Streaming query; one over the same Spark checkpoint goes on
+        from the last batch Spark committed, and replays the batch that did not complete."""
+        writer = (
+            self._union.writeStream.foreachBatch(self._run_epoch)
+            .option("checkpointLocation", self.storage.child("spark").location)
+            .queryName(f"flowmagic-{self.graph.job_name}-{self.job_id[:8]}")
+        )
+        self._query = writer.start()
 
     def _source_plans(self) -> list[VertexPlan]:
         return [plan for plan in self.plans.values() if plan.nodes[plan.head].is_source]
@@ -478,23 +510,72 @@ class ContinuousJob:
         write_log_count(log_dir, append_to_log(log_dir, 0, lines))
 
     def _watch(self) -> None:
-        """Wait for the query's end and settle the job's status."""
-        try:
-            self._query.awaitTermination()
-        except Exception as error:
-            self._fail(error)
+        """Wait for the query's end; restart a failed one as the restart strategy allows,
+        and settle the job's status."""
+        while True:
+            try:
+                self._query.awaitTermination()
+            except Exception as error:
+                if self.status is JobStatus.CANCELLING:
+                    break  # the cancel interrupted the running epoch: no failure of the job
+                if self._restart_after(error):
+                    continue
+            break
         self._end()
 
-    def _fail(self, error: BaseException) -> None:
+    def _restart_after(self, error: BaseException) -> bool:
+        """Flink's failover: count the failure; if the strategy allows, wait its backoff and
+        start a new query from the last completed epoch (True); else fail the job (False)."""
+        if isinstance(self._epoch_error, _SourceReaderFailed):
+            # Its reader on the driver has ended, and a restart does not start it again.
+            self._fail(error, recoverable=False)
+            return False
+        self._backoff.notify_failure()
+        if not self._backoff.can_restart() or self._ending.is_set():
+            self._fail(error)
+            return False
+        with self._lock:
+            if self._cancelled.is_set():
+                return False  # _end settles it as CANCELED
+            self.status = JobStatus.RESTARTING
+        self.restarts += 1
+        self.last_failure = self._failure(error).args[0]
+        if self._cancelled.wait(self._backoff.backoff_ms() / 1000):
+            return False  # cancelled while waiting: _end settles it as CANCELED
+        self._epoch_error = None
+        try:
+            self._start_query()
+        except Exception as start_error:
+            self._fail(start_error)
+            return False
+        with self._lock:
+            if not self._cancelled.is_set():
+                self.status = JobStatus.RUNNING
+        if self._cancelled.is_set():
+            # cancel() came while the query started, and may have seen none to stop.
+            self._stop_query()
+        return True
+
+    def _failure(self, error: BaseException) -> JobFailedError:
         from flowmagic.runtime.spark.subtask import failure_from
 
         # The epoch's own error says more than the query's, which wraps it in Spark's words.
         cause = self._epoch_error if self._epoch_error is not None else error
         if isinstance(cause, JobError):
-            self.error = JobFailedError(str(cause))
-        else:
-            failure = failure_from(cause, self.monitor)
-            self.error = JobFailedError(failure_message(failure, cause, "Spark"), failure)
+            return JobFailedError(str(cause))
+        failure = failure_from(cause, self.monitor)
+        return JobFailedError(failure_message(failure, cause, "Spark"), failure)
+
+    def _fail(self, error: BaseException, recoverable: bool = True) -> None:
+        failure = self._failure(error)
+        if recoverable and self.restart_strategy.type != "disable":
+            # Flink's JobException when the strategy allows no further restart.
+            failure = JobFailedError(
+                f"{failure.args[0]}\nRecovery is suppressed by {self.restart_strategy.describe()} "
+                f"(after {self.restarts} restart{'' if self.restarts == 1 else 's'}).",
+                failure.failure,
+            )
+        self.error = failure
         self.status = JobStatus.FAILED
 
     def _end(self) -> None:
@@ -552,26 +633,40 @@ class ContinuousJob:
             # Stopped with a savepoint (or cancelled): the query may start one more batch
             # before it stops; it must change nothing past the savepoint.
             return
+        read_up_to, completed = dict(self._read_up_to), self.epochs
         try:
             with self._in_epoch:
                 self._epoch(batch, int(batch_id))
         except BaseException as error:
+            if self.epochs == completed:
+                # A restarted query replays this batch: it reads the same ranges again.
+                self._read_up_to = read_up_to
             self._epoch_error = error
-            raise
+            # Spark's stream thread matches a regular expression over the message of what
+            # foreachBatch raised, which over a Spark job's failure (Java stack traces and
+            # all) can die of a StackOverflowError: it gets a short error, the job the epoch's.
+            ended = "was cancelled" if self._cancelled.is_set() else f"failed: {type(error).__name__}"
+            raise JobError(f"Epoch {batch_id} of job {self.graph.job_name!r} {ended}.") from None
 
     def _stop_query(self) -> threading.Thread:
         """Run no further epoch, and stop the query once the running epoch (if any) is done.
 
         Stopping a query while its batch runs a Spark job interrupts that job, and Spark's
         stream thread then dies of a StackOverflowError it prints (an error of its own): the
-        epoch is let finish instead, which takes well under a second.
+        epoch is let finish instead, which takes well under a second, or, on a cancel, its
+        Spark job is cancelled first (see :meth:`cancel`), which ends the epoch and its query
+        with an error the watcher knows for the cancel's.
         """
         self._ending.set()
+        query = self._query
 
         def stop() -> None:
             with self._in_epoch:
                 pass
-            self._query.stop()
+            # A query whose Spark session stopped first (a notebook's kernel shutting down)
+            # has nothing left to stop; a failure of the query shows in awaitTermination.
+            with contextlib.suppress(Exception):
+                query.stop()
 
         stopper = threading.Thread(target=stop, name=f"flowmagic-stop-{self.job_id[:8]}", daemon=True)
         stopper.start()
@@ -591,14 +686,16 @@ class ContinuousJob:
             # Flink's socket source fails its job when its connection fails (refused, reset),
             # after the lines it read before: here once the epochs read every line logged.
             if log.ended.is_set() and log.error is not None and self._read_up_to.get(node_id, 0) >= log.count:
-                raise JobError(f"Socket source {log.host}:{log.port}: {log.error.__class__.__name__}: {log.error}")
+                raise _SourceReaderFailed(
+                    f"Socket source {log.host}:{log.port}: {log.error.__class__.__name__}: {log.error}"
+                )
         for monitor in self._file_monitors.values():
             if monitor.error is not None:
-                raise JobError(f"{monitor.describe()}: {monitor.error.__class__.__name__}: {monitor.error}")
+                raise _SourceReaderFailed(f"{monitor.describe()}: {monitor.error.__class__.__name__}: {monitor.error}")
         session = batch.sparkSession
         sc = session.sparkContext
         ranges = self._epoch_ranges()
-        final = self._sources_ended()
+        final = self._sources_ended() or self._drain_due()
         checkpoint = self._checkpoint_due()
         if self._idle(ranges, now, final, checkpoint):
             assert own is not None
@@ -650,7 +747,10 @@ class ContinuousJob:
 
         from flowmagic.runtime.spark.rdd_graph import build_rdds
 
-        sc.setJobGroup(f"flowmagic-{self.job_id}", f"flowmagic: {self.graph.job_name} epoch {epoch}", True)
+        sc.setJobGroup(self._job_group, f"flowmagic: {self.graph.job_name} epoch {epoch}", True)
+        if self._cancelled.is_set():
+            # cancel() cancels the job group's Spark jobs: this one would start after it did.
+            raise JobCancelledError(f"Job {self.graph.job_name!r} was cancelled.")
         items = build_rdds(
             self.graph,
             self.plans,
@@ -662,7 +762,8 @@ class ContinuousJob:
         ).collect()
         self._complete(epoch, now, began, items, final, checkpoint)
         if final:
-            # Every source ended, and this epoch ended the job's input: the job is FINISHED.
+            # Every source ended (or a drain ended them), and this epoch ended the job's input:
+            # the job is FINISHED.
             self._stop_query()
 
     def _epoch_ranges(self) -> dict[int, list[list[tuple[int, int]]]]:
@@ -799,6 +900,16 @@ class ContinuousJob:
         first, last = key_groups.start, key_groups.stop - 1
         return [file for file in previous.operators[operator_id].files if (file.first, file.last) == (first, last)]
 
+    @property
+    def _job_group(self) -> str:
+        """The Spark job group of the job's epochs (interrupted when cancelled)."""
+        return f"flowmagic-{self.job_id}"
+
+    def _drain_due(self) -> bool:
+        """Whether a stop-with-savepoint that drains is waiting: the epoch ends the input."""
+        with self._lock:
+            return any(request.drain for request in self._requests)
+
     def _checkpoint_due(self) -> bool:
         """Whether the epoch about to run completes a checkpoint (Flink's interval since the
         last one passed) or a savepoint (one was asked for)."""
@@ -821,7 +932,10 @@ class ContinuousJob:
         """Write the epoch's manifest (which completes it), commit the file sinks' files if
         it completes a checkpoint (or a savepoint, or the job), then hand on what it made."""
         with self._lock:
-            requests, self._requests = self._requests, []
+            # A drain is served by an epoch that ended the input (one that began before it
+            # was asked for did not).
+            requests = [request for request in self._requests if final or not request.drain]
+            self._requests = [request for request in self._requests if request not in requests]
         if checkpoint or requests or final:
             # A snapshot that may be restored from keeps where its sources were.
             self._add_source_positions(manifest)
@@ -851,7 +965,7 @@ class ContinuousJob:
         self._forget_old_epochs(epoch, previous_offsets)
         if self.on_output is not None and (output.printed or output.collected):
             self.on_output(output)
-        self._serve_requests(manifest, requests)
+        self._serve_requests(manifest, requests, final)
 
     def _add_source_positions(self, manifest: Manifest) -> None:
         """Add every source's position after ``manifest``'s epoch to it, as its operator's
@@ -922,16 +1036,27 @@ class ContinuousJob:
         time (each job has a directory of its own, so no other run left times there)."""
         self.storage.remove(f"epochs/{epoch}")
 
-    def _serve_requests(self, manifest: Manifest, requests: list[_Request]) -> None:
+    def _serve_requests(self, manifest: Manifest, requests: list[_Request], final: bool) -> None:
+        """Copy the epoch's state to each savepoint asked for; stop the job if a stop's
+        savepoint completed. A savepoint that fails leaves the job running (as in Flink;
+        unless the epoch ended its input) and none of its files behind."""
         stop = False
         for request in requests:
+            target: Storage | None = None
             try:
-                request.result = copy_savepoint(self.storage, manifest, self._storage(request.path))
+                target = self._storage(request.path)
+                request.result = copy_savepoint(self.storage, manifest, target)
                 self.checkpoints.last_savepoint = request.result
-            except BaseException as error:
-                request.error = error
+            except Exception as error:
+                if target is not None:
+                    _discard_savepoint(target, manifest)
+                going_on = "" if final else f" Job {self.graph.job_name!r} goes on running."
+                request.error = JobError(
+                    f"Failed to take the savepoint to {request.path!r}: {type(error).__name__}: {error}.{going_on}"
+                )
+                request.error.__cause__ = error
             request.done.set()
-            stop = stop or request.stop
+            stop = stop or (request.stop and request.error is None)
         if stop:
             self._stop_query()
 
@@ -939,11 +1064,17 @@ class ContinuousJob:
 
     def snapshot(self) -> dict[str, Any]:
         """The monitor's snapshot, with what a continuous job adds: its status, epochs,
-        checkpoints and the newest printed lines (the total counted)."""
+        restarts, checkpoints and the newest printed lines (the total counted)."""
         snapshot = self.monitor.snapshot()
+        if self.status is JobStatus.RESTARTING:
+            snapshot["state"] = str(self.status)
         snapshot["continuous"] = {
             "status": str(self.status),
             "epochs": self.epochs,
+            # Flink's numRestarts, the strategy, and the failure the job last restarted after.
+            "restarts": self.restarts,
+            "restart_strategy": self.restart_strategy.type,
+            "last_failure": self.last_failure,
             "checkpoints": {
                 "completed": self.checkpoints.completed,
                 "last_duration_ms": self.checkpoints.last_duration_ms,
@@ -972,23 +1103,80 @@ class ContinuousJob:
     def get_job_status(self) -> JobStatus:
         return self.status
 
-    def cancel(self) -> None:
-        """Cancel the job: no epoch runs after the running one (if any), and the job ends CANCELED."""
-        if self.status.is_globally_terminal:
-            return
-        self.status = JobStatus.CANCELLING
-        self.monitor.state = ExecutionState.CANCELING
-        if self._query is not None:
-            self._stop_query().join()
-        self._finished.wait(60)
+    def cancel(self, timeout: float = 15) -> None:
+        """Cancel the job: no epoch runs after the running one, and the job ends CANCELED.
 
-    def _savepoint(self, path: str, stop: bool, timeout: float | None) -> str:
+        Returns within ``timeout`` s whatever user code does: the running epoch's Spark job
+        is cancelled (its tasks interrupted, as Flink interrupts a task's thread; Spark kills
+        a Python worker still busy ``spark.python.task.killTimeout`` later, as Flink kills a
+        task after ``task.cancellation.timeout``), and ``cancel_details`` says so. Raises a
+        :class:`JobError` naming what did not stop if the job has not ended by then.
+        """
+        with self._lock:
+            if self.status.is_globally_terminal:
+                return
+            self.status = JobStatus.CANCELLING
+            self._cancelled.set()
+        self.monitor.state = ExecutionState.CANCELING
+        deadline = time.monotonic() + timeout
+        if self._query is not None:
+            self._interrupt_epoch(deadline)
+            self._stop_query()
+        if not self._finished.wait(max(deadline - time.monotonic(), 0.0)):
+            raise JobError(
+                f"Job {self.graph.job_name!r} is still {self.status} {timeout} s after its cancel: "
+                f"{self.cancel_details or 'its Spark query did not stop'}."
+            )
+
+    def _interrupt_epoch(self, deadline: float) -> None:
+        """Cancel the Spark job of the running epoch, if one runs: its ``collect()`` then
+        fails, and the query with it, which the watcher takes for the cancel (stopping the
+        query instead would interrupt the job under Spark's stream thread, which then dies
+        of a StackOverflowError)."""
+        self._ending.set()
+        interrupted = False
+        while self._in_epoch.locked() and time.monotonic() < deadline:
+            # Again until the epoch ends: its job may not have been submitted yet.
+            self._spark_context.cancelJobGroup(self._job_group)
+            interrupted = True
+            if self._in_epoch.acquire(timeout=0.5):
+                self._in_epoch.release()
+                break
+        if interrupted:
+            self.cancel_details = (
+                f"the Spark jobs of job group {self._job_group} were cancelled, which interrupted the running "
+                "epoch's tasks (Spark kills a Python worker still busy spark.python.task.killTimeout later)"
+            )
+            if self._in_epoch.locked():
+                self.cancel_details += ", and the epoch has not ended"
+
+    def _savepoint(
+        self, directory: str | os.PathLike[str] | None, stop: bool, drain: bool, timeout: float | None
+    ) -> str:
+        if directory is None:
+            if self.savepoint_directory is None:
+                # Flink's error when neither the call nor the configuration names a directory.
+                raise JobError(
+                    "No savepoint directory configured. You can either specify a directory when triggering this "
+                    "savepoint or configure a cluster-wide default via key 'execution.checkpointing.savepoint-dir'."
+                )
+            # Flink's own name of a savepoint in the default directory.
+            path = posixpath.join(
+                self.savepoint_directory.rstrip("/"), f"savepoint-{self.job_id[:6]}-{uuid.uuid4().hex[:12]}"
+            )
+        elif isinstance(directory, (str, os.PathLike)):
+            path = os.fspath(directory)
+        else:
+            raise InvalidTypeError(f"savepoint_directory must be a path, got {directory!r}")
         if self.status is not JobStatus.RUNNING:
             raise JobError(f"Job {self.graph.job_name!r} is {self.status}: no savepoint can be taken.")
-        request = _Request(path, stop)
+        request = _Request(path, stop, drain)
         with self._lock:
             self._requests.append(request)
         if not request.done.wait(timeout):
+            with self._lock:
+                if request in self._requests:
+                    self._requests.remove(request)
             raise JobError(f"No epoch completed within {timeout} s: the savepoint was not taken.")
         if request.error is not None:
             raise request.error
@@ -997,14 +1185,39 @@ class ContinuousJob:
             self._finished.wait(60)
         return request.result
 
-    def trigger_savepoint(self, path: str, timeout: float | None = 120) -> str:
-        """Write a savepoint of the next completed epoch to ``path``; the job goes on."""
-        return self._savepoint(path, False, timeout)
+    def trigger_savepoint(
+        self, savepoint_directory: str | os.PathLike[str] | None = None, timeout: float | None = 120
+    ) -> str:
+        """PyFlink's ``JobClient.trigger_savepoint``: a savepoint of the next completed epoch
+        in ``savepoint_directory`` (else a new directory under
+        ``execution.checkpointing.savepoint-dir``); the job goes on. Returns its path (PyFlink
+        returns a future of it). A savepoint that fails raises and leaves the job running."""
+        return self._savepoint(savepoint_directory, False, False, timeout)
 
-    def stop_with_savepoint(self, path: str, timeout: float | None = 120) -> str:
-        """Flink's stop-with-savepoint: a savepoint of the next completed epoch, then the job
-        ends (FINISHED)."""
-        return self._savepoint(path, True, timeout)
+    def stop_with_savepoint(
+        self,
+        advance_to_end_of_time: bool | str | os.PathLike[str] = False,
+        savepoint_directory: str | os.PathLike[str] | None = None,
+        timeout: float | None = 120,
+    ) -> str:
+        """PyFlink's ``JobClient.stop_with_savepoint``: a savepoint of the next completed
+        epoch (where :meth:`trigger_savepoint` puts it), then the job ends (FINISHED).
+
+        ``advance_to_end_of_time`` is Flink's drain: that epoch first ends the job's input
+        (MAX_WATERMARK, so every event-time window and timer fires) and the savepoint holds
+        the state after it. ``stop_with_savepoint(path)`` (a path first) is flowmagic's
+        older form. A savepoint that fails raises and leaves the job running.
+        """
+        if isinstance(advance_to_end_of_time, (str, os.PathLike)):
+            if savepoint_directory is not None:
+                raise InvalidTypeError(
+                    f"stop_with_savepoint(advance_to_end_of_time, savepoint_directory): advance_to_end_of_time must "
+                    f"be a bool, got {advance_to_end_of_time!r}"
+                )
+            return self._savepoint(advance_to_end_of_time, True, False, timeout)
+        if not isinstance(advance_to_end_of_time, bool):
+            raise InvalidTypeError(f"advance_to_end_of_time must be a bool, got {advance_to_end_of_time!r}")
+        return self._savepoint(savepoint_directory, True, advance_to_end_of_time, timeout)
 
     def wait(self, timeout: float | None = None) -> JobStatus:
         """Wait until the job ended (or ``timeout`` s); raise its failure if it failed."""
@@ -1030,12 +1243,24 @@ class ContinuousJob:
     def __repr__(self) -> str:
         return (
             f"<ContinuousJob {self.graph.job_name!r} {self.status}: {self.epochs} epochs, "
-            f"{self.checkpoints.completed} checkpoints>"
+            f"{self.checkpoints.completed} checkpoints, {self.restarts} restarts>"
         )
 
 
 def _identity(value: Any) -> Any:
     return value
+
+
+def _discard_savepoint(target: Storage, manifest: Manifest) -> None:
+    """Delete the files a failed savepoint copied (its manifest, written last, was not)."""
+    for path in manifest.files():
+        with contextlib.suppress(OSError):
+            target.remove(path)
+
+
+class _SourceReaderFailed(JobError):
+    """A source's reader on the driver (a socket's, a monitored FileSource's) failed: the
+    job fails without a restart, which would not start the reader again."""
 
 
 class CollectedRecords:
