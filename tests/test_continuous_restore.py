@@ -9,11 +9,10 @@ across the stop and the restore, not only by per-key counts.
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
-from continuous_support import start, wait_for
+from continuous_support import Printed, start, wait_for
 
 import flowmagic
 from flowmagic import errors
@@ -23,16 +22,8 @@ from flowmagic.runtime.continuous.job import JobStatus
 pytestmark = pytest.mark.e2e
 
 
-class Records:
+class Records(Printed):
     """What a job's print sink printed, as ``(key, index, count)`` (see :class:`_Count`)."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self._lock = threading.Lock()
-
-    def take(self, output) -> None:
-        with self._lock:
-            self.lines.extend(line for _err, line in output.printed)
 
     def rows(self) -> list[tuple[str, int, int]]:
         with self._lock:
