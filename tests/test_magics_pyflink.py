@@ -42,7 +42,7 @@ def test_a_pyflink_program_in_a_cell_runs_unchanged_and_is_the_pipeline(shell, s
         "Sink: Print to Std. Out",
     ]
     saved, _live = ran.displayed
-    assert saved["text/html"].count("<img") == 3
+    assert saved["text/html"].count("<img") == 4
     # The imports were flowmagic's, and only while the cell ran.
     assert shell.user_ns["StreamExecutionEnvironment"].__module__ == "flowmagic.datastream"
     assert not [name for name in sys.modules if name == "pyflink" or name.startswith("pyflink.")]
