@@ -20,9 +20,9 @@ from flowmagic.api.datastream import (
     check_max_parallelism,
     check_parallelism,
 )
+from flowmagic.api.option_values import option_bool, option_int, option_millis
 from flowmagic.api.restart_strategy import RESTART_OPTIONS, RestartStrategy
 from flowmagic.api.sources import Source, SourceFunction, java_source_unsupported
-from flowmagic.api.time import to_millis_text
 from flowmagic.api.types import TypeInformation, Types, as_declared, check_type_info
 from flowmagic.api.watermarks import WatermarkStrategy
 from flowmagic.compile.config import PipelineConfig, RuntimeExecutionMode
@@ -159,21 +159,21 @@ class StreamExecutionEnvironment:
             raise InvalidTypeError(f"configure() expects a Configuration, got {configuration!r}")
         settings = configuration.to_dict()
         if "parallelism.default" in settings:
-            self.set_parallelism(_option_int(settings, "parallelism.default"))
+            self.set_parallelism(option_int(settings, "parallelism.default"))
         if "pipeline.max-parallelism" in settings:
-            self.set_max_parallelism(_option_int(settings, "pipeline.max-parallelism"))
+            self.set_max_parallelism(option_int(settings, "pipeline.max-parallelism"))
         if "execution.runtime-mode" in settings:
             self.set_runtime_mode(settings["execution.runtime-mode"])
         if "pipeline.name" in settings:
             self._pipeline_name = settings["pipeline.name"]
         for key in ("pipeline.operator-chaining.enabled", "pipeline.operator-chaining"):
             if key in settings:
-                self._chaining_enabled = _option_bool(settings, key)
+                self._chaining_enabled = option_bool(settings, key)
                 break
         if "pipeline.auto-watermark-interval" in settings:
-            self._auto_watermark_interval_ms = _option_millis(settings, "pipeline.auto-watermark-interval")
+            self._auto_watermark_interval_ms = option_millis(settings, "pipeline.auto-watermark-interval")
         if "execution.checkpointing.interval" in settings:
-            self.enable_checkpointing(_option_millis(settings, "execution.checkpointing.interval"))
+            self.enable_checkpointing(option_millis(settings, "execution.checkpointing.interval"))
         storage = settings.get("execution.checkpointing.dir") or settings.get("state.checkpoints.dir")
         if storage is not None:
             self._checkpoint_config.set_checkpoint_storage(storage)
@@ -183,7 +183,7 @@ class StreamExecutionEnvironment:
             )
         for key in ("execution.checkpointing.num-retained", "state.checkpoints.num-retained"):
             if key in settings:
-                self._checkpoint_config.set_num_retained_checkpoints(_option_int(settings, key))
+                self._checkpoint_config.set_num_retained_checkpoints(option_int(settings, key))
                 break
         savepoints = settings.get("execution.checkpointing.savepoint-dir") or settings.get("state.savepoints.dir")
         if savepoints is not None:
@@ -197,7 +197,7 @@ class StreamExecutionEnvironment:
         if "execution.savepoint.path" in settings:
             self._savepoint_path = settings["execution.savepoint.path"]
         if "execution.savepoint.ignore-unclaimed-state" in settings:
-            self._allow_non_restored_state = _option_bool(settings, "execution.savepoint.ignore-unclaimed-state")
+            self._allow_non_restored_state = option_bool(settings, "execution.savepoint.ignore-unclaimed-state")
         return self
 
     def __repr__(self) -> str:
@@ -627,24 +627,3 @@ def _job_parameters(text: str) -> dict[str, str]:
             )
         parameters[key.strip()] = value.strip()
     return parameters
-
-
-def _option_int(settings: dict[str, str], key: str) -> int:
-    try:
-        return int(settings[key].strip())
-    except ValueError:
-        raise InvalidArgumentError(f"Could not parse value '{settings[key]}' for key '{key}'.") from None
-
-
-def _option_millis(settings: dict[str, str], key: str) -> int:
-    try:
-        return to_millis_text(settings[key], key)
-    except InvalidArgumentError:
-        raise InvalidArgumentError(f"Could not parse value '{settings[key]}' for key '{key}'.") from None
-
-
-def _option_bool(settings: dict[str, str], key: str) -> bool:
-    value = settings[key].strip().lower()
-    if value not in ("true", "false"):
-        raise InvalidArgumentError(f"Could not parse value '{settings[key]}' for key '{key}'.")
-    return value == "true"

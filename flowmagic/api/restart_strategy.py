@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from flowmagic.api.time import to_millis_text
+from flowmagic.api.option_values import option_float, option_int, option_millis
 from flowmagic.errors import InvalidArgumentError
 
 __all__ = ["RESTART_OPTIONS", "RestartBackoff", "RestartStrategy"]
@@ -93,8 +93,8 @@ class RestartStrategy:
         if kind == "fixed-delay":
             strategy = cls(
                 kind,
-                fixed_delay_attempts=_int(settings, "restart-strategy.fixed-delay.attempts", 1),
-                fixed_delay_ms=_millis(settings, "restart-strategy.fixed-delay.delay", 1_000),
+                fixed_delay_attempts=option_int(settings, "restart-strategy.fixed-delay.attempts", 1),
+                fixed_delay_ms=option_millis(settings, "restart-strategy.fixed-delay.delay", 1_000),
             )
             if strategy.fixed_delay_attempts < 0:
                 raise InvalidArgumentError("Maximum number of restart attempts must be at least 0.")
@@ -103,9 +103,9 @@ class RestartStrategy:
             prefix = "restart-strategy.failure-rate."
             strategy = cls(
                 kind,
-                failure_rate_max_failures=_int(settings, f"{prefix}max-failures-per-interval", 1),
-                failure_rate_interval_ms=_millis(settings, f"{prefix}failure-rate-interval", 60_000),
-                failure_rate_delay_ms=_millis(settings, f"{prefix}delay", 1_000),
+                failure_rate_max_failures=option_int(settings, f"{prefix}max-failures-per-interval", 1),
+                failure_rate_interval_ms=option_millis(settings, f"{prefix}failure-rate-interval", 60_000),
+                failure_rate_delay_ms=option_millis(settings, f"{prefix}delay", 1_000),
             )
             if strategy.failure_rate_max_failures <= 0:
                 raise InvalidArgumentError("Maximum number of restart attempts per time unit must be greater than 0.")
@@ -116,12 +116,12 @@ class RestartStrategy:
             prefix = "restart-strategy.exponential-delay."
             strategy = cls(
                 kind,
-                initial_backoff_ms=_millis(settings, f"{prefix}initial-backoff", 1_000),
-                max_backoff_ms=_millis(settings, f"{prefix}max-backoff", 60_000),
-                backoff_multiplier=_float(settings, f"{prefix}backoff-multiplier", 1.5),
-                reset_backoff_threshold_ms=_millis(settings, f"{prefix}reset-backoff-threshold", 3_600_000),
-                jitter_factor=_float(settings, f"{prefix}jitter-factor", 0.1),
-                attempts_before_reset_backoff=_int(settings, f"{prefix}attempts-before-reset-backoff", _INT_MAX),
+                initial_backoff_ms=option_millis(settings, f"{prefix}initial-backoff", 1_000),
+                max_backoff_ms=option_millis(settings, f"{prefix}max-backoff", 60_000),
+                backoff_multiplier=option_float(settings, f"{prefix}backoff-multiplier", 1.5),
+                reset_backoff_threshold_ms=option_millis(settings, f"{prefix}reset-backoff-threshold", 3_600_000),
+                jitter_factor=option_float(settings, f"{prefix}jitter-factor", 0.1),
+                attempts_before_reset_backoff=option_int(settings, f"{prefix}attempts-before-reset-backoff", _INT_MAX),
             )
             # Flink's checks of the exponential-delay strategy's arguments, in its words.
             if strategy.backoff_multiplier < 1:
@@ -218,30 +218,3 @@ class RestartBackoff:
     def backoff_ms(self) -> int:
         """How long to wait before the restart the last failure allows."""
         return self._backoff_ms
-
-
-def _int(settings: Mapping[str, str], key: str, default: int) -> int:
-    if key not in settings:
-        return default
-    try:
-        return int(settings[key].strip())
-    except ValueError:
-        raise InvalidArgumentError(f"Could not parse value '{settings[key]}' for key '{key}'.") from None
-
-
-def _float(settings: Mapping[str, str], key: str, default: float) -> float:
-    if key not in settings:
-        return default
-    try:
-        return float(settings[key].strip())
-    except ValueError:
-        raise InvalidArgumentError(f"Could not parse value '{settings[key]}' for key '{key}'.") from None
-
-
-def _millis(settings: Mapping[str, str], key: str, default: int) -> int:
-    if key not in settings:
-        return default
-    try:
-        return to_millis_text(settings[key], key)
-    except InvalidArgumentError:
-        raise InvalidArgumentError(f"Could not parse value '{settings[key]}' for key '{key}'.") from None
