@@ -1,0 +1,4 @@
+"""The optimizer (filled in below)."""
+
+def optimize(*a):
+    raise NotImplementedError
