@@ -65,7 +65,7 @@ class Catalog:
 
     def _split(self, name: str) -> str:
         parts = name.split(".")
-        if len(parts) == 3 and parts[:2] == [CATALOG, DATABASE] or len(parts) == 2 and parts[0] == DATABASE:
+        if (len(parts) == 3 and parts[:2] == [CATALOG, DATABASE]) or (len(parts) == 2 and parts[0] == DATABASE):
             return parts[-1]
         if len(parts) > 1:
             raise ValidationException(f"Catalog {parts[0]} does not exist")
@@ -100,9 +100,7 @@ class Catalog:
         if not if_exists:
             kind = "View" if view else "Table"
             prefix = "Temporary " + kind.lower() if temporary else kind
-            raise ValidationException(
-                f"{prefix} with identifier '{CATALOG}.{DATABASE}.{short}' does not exist."
-            )
+            raise ValidationException(f"{prefix} with identifier '{CATALOG}.{DATABASE}.{short}' does not exist.")
 
     def names(self) -> list[str]:
         return sorted(set(self._permanent) | set(self._temporary))

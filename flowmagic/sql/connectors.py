@@ -57,8 +57,7 @@ def _datagen(table: str, options: Mapping[str, str], columns: Sequence[str]) -> 
                 )
             if parts[2] == "kind" and options[key] not in ("random", "sequence"):
                 raise ValidationException(
-                    f"Could not parse value '{options[key]}' for key '{key}'. "
-                    f"Expected one of: [random, sequence]"
+                    f"Could not parse value '{options[key]}' for key '{key}'. Expected one of: [random, sequence]"
                 )
     _check_keys(table, "datagen", options, allowed, ("fields.",))
     for key in ("rows-per-second", "number-of-rows"):

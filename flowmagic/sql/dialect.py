@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlglot import exp, tokens
+from sqlglot import exp
 from sqlglot.dialects.risingwave import RisingWave
-from sqlglot.errors import ParseError
+from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from flowmagic.sql.errors import SqlParserException
@@ -52,11 +52,13 @@ class Flink(RisingWave):
         IDENTIFIERS = ["`"]
         QUOTES = ["'"]
 
-    class Parser(RisingWave.Parser):
+    # sqlglot's dialects declare Parser and Generator as class attributes, which mypy does not
+    # take as base classes.
+    class Parser(RisingWave.Parser):  # type: ignore[misc,valid-type]
         def _parse_table(self, *args: Any, **kwargs: Any) -> exp.Expr | None:
-            if self._curr and self._curr.token_type == TokenType.TABLE and self._next:
-                if self._next.token_type == TokenType.L_PAREN:
-                    return self._parse_table_function()
+            table = self._curr and self._curr.token_type == TokenType.TABLE
+            if table and self._next and self._next.token_type == TokenType.L_PAREN:
+                return self._parse_table_function()
             return super()._parse_table(*args, **kwargs)
 
         def _parse_table_function(self) -> exp.Expr:
@@ -86,7 +88,7 @@ class Flink(RisingWave):
                 return Descriptor(expressions=self._parse_wrapped_csv(self._parse_column))
             return self._parse_expression()
 
-    class Generator(RisingWave.Generator):
+    class Generator(RisingWave.Generator):  # type: ignore[misc,valid-type]
         TYPE_MAPPING = {**RisingWave.Generator.TYPE_MAPPING, exp.DType.TEXT: "STRING"}
 
 
@@ -98,10 +100,8 @@ def parse_statement(sql: str) -> exp.Expr:
         detail = error.errors[0] if error.errors else {}
         line, column = detail.get("line", 1), detail.get("col", 1)
         near = detail.get("highlight") or ""
-        raise SqlParserException(
-            f'SQL parse failed. Encountered "{near}" at line {line}, column {column}.'
-        ) from None
-    except tokens.TokenError as error:
+        raise SqlParserException(f'SQL parse failed. Encountered "{near}" at line {line}, column {column}.') from None
+    except TokenError as error:
         raise SqlParserException(f"SQL parse failed. {error}") from None
     if len(statements) != 1:
         raise SqlParserException("Unsupported SQL query! executeSql() only accepts a single SQL statement.")

@@ -18,7 +18,7 @@ def literal(value: object, type_: SqlType, charset: bool = True, suffix: bool = 
         text = "'" + str(value).replace("'", "''") + "'"
         text = f"_UTF-16LE{text}" if charset else text
         if suffix and type_.name == "VARCHAR" and charset:
-            return f"{text}:{type_.full(charset)}"
+            return f"{text}:{type_.full(charset, not_null=False)}"
         return text
     if type_.name == "BOOLEAN":
         return "true" if value else "false"

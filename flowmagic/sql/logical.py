@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from flowmagic.sql import digest
-from flowmagic.sql.rex import Literal, Rex
+from flowmagic.sql.rex import InputRef, Literal, Rex
 from flowmagic.sql.types import SqlType
 
 
@@ -68,6 +68,8 @@ def tuples(rows: list[list[Literal]]) -> str:
 @dataclass(eq=False)
 class LogicalTableScan(RelNode):
     path: tuple[str, str, str] = ("", "", "")
+    #: Whether the connector takes filters (Flink's SupportsFilterPushDown).
+    filter_push_down: bool = False
 
     def terms(self) -> list[tuple[str, str]]:
         return [("table", "[" + ", ".join(self.path) + "]")]
@@ -185,6 +187,36 @@ class LogicalUnion(RelNode):
 @dataclass(eq=False)
 class LogicalSink(RelNode):
     table: str = ""
+    connector: str = ""
 
     def terms(self) -> list[tuple[str, str]]:
         return [("table", self.table), ("fields", ", ".join(self.names))]
+
+
+@dataclass(eq=False)
+class LogicalCalc(RelNode):
+    """Flink's logical Calc: projections and an optional condition over one input (a Project and a
+    Filter merged, as FlinkLogicalCalc)."""
+
+    projects: list[Rex] = field(default_factory=list)
+    condition: Rex | None = None
+
+    @property
+    def is_identity(self) -> bool:
+        width = len(self.inputs[0].fields)
+        return (
+            self.condition is None
+            and len(self.projects) == width
+            and all(isinstance(p, InputRef) and p.index == i for i, p in enumerate(self.projects))
+        )
+
+
+@dataclass(eq=False)
+class LogicalRank(RelNode):
+    """ROW_NUMBER() over a partition, filtered to a range of rank numbers (FlinkLogicalRank)."""
+
+    partition: tuple[int, ...] = ()
+    order: list[tuple[int, bool, bool]] = field(default_factory=list)
+    rank_start: int = 1
+    rank_end: int = 1
+    output_rank: bool = False

@@ -1,4 +1,37 @@
-"""The optimizer (filled in below)."""
+"""Flink's optimization of a logical plan, as a fixed sequence of rewrites in Flink's phase order
+(logical rewrites, projection push-down, physical conversion, changelog inference)."""
 
-def optimize(*a):
-    raise NotImplementedError
+from __future__ import annotations
+
+from flowmagic.sql import physical as ph
+from flowmagic.sql.logical import RelNode
+from flowmagic.sql.rules import (
+    aggregate_reduce_functions,
+    calc_conversion,
+    calc_merge,
+    calc_remove,
+    changelog,
+    filter_into_join,
+    project_push_down,
+    rank,
+    reduce_expressions,
+    to_physical,
+    union_casts,
+)
+
+
+def optimize(logical: RelNode, streaming: bool, configuration: dict[str, str]) -> ph.PhysicalNode:
+    """The Optimized Physical Plan of ``logical``."""
+    rel = calc_conversion.apply(logical)
+    rel = calc_merge.apply(rel)
+    rel = filter_into_join.apply(rel)
+    rel = aggregate_reduce_functions.apply(rel)
+    rel = union_casts.apply(rel)
+    rel = calc_merge.apply(rel)
+    rel = rank.apply(rel)
+    rel = project_push_down.apply(rel)
+    rel = calc_merge.apply(rel)
+    rel = reduce_expressions.apply(rel)
+    rel = calc_remove.apply(rel)
+    physical = to_physical.convert(rel, streaming)
+    return changelog.apply(physical) if streaming else physical

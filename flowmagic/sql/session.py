@@ -23,7 +23,7 @@ _DETAIL = re.compile(r"^\s*(" + "|".join(EXPLAIN_DETAILS) + r")\s*(,)?", re.I)
 _SET = re.compile(r"^\s*SET\s+'([^']+)'\s*=\s*'([^']*)'\s*;?\s*$", re.I | re.S)
 _RESET = re.compile(r"^\s*RESET(?:\s+'([^']+)')?\s*;?\s*$", re.I | re.S)
 _SHOW_TABLES = re.compile(r"^\s*SHOW\s+(TABLES|VIEWS)\s*;?\s*$", re.I)
-_RUN_LATER = "Running SQL queries comes with flowmagic's SQL part 2; today flowmagic plans and explains them."
+RUN_LATER = "Running SQL queries comes with flowmagic's SQL part 2; today flowmagic plans and explains them."
 
 
 @dataclass
@@ -79,7 +79,7 @@ class SqlSession:
             return self._describe(node.this.name)
         if isinstance(node, exp.Select | exp.Union | exp.Insert):
             self.plan(statement)
-            raise TableException(_RUN_LATER)
+            raise TableException(RUN_LATER)
         raise ValidationException(f"Unsupported SQL statement: {statement.split()[0].upper()}")
 
     def split_explain(self, statement: str) -> tuple[str, tuple[str, ...]]:
@@ -179,7 +179,10 @@ class SqlSession:
         rows: list[tuple[object, ...]] = []
         if isinstance(obj, cat.CatalogView):
             rel = SqlToRel(self.catalog, self.streaming).query(obj.query).rel
-            rows = [(f.name, f.type.flink().removesuffix(" NOT NULL"), f.type.nullable, None, None, None) for f in rel.fields]
+            rows = [
+                (f.name, f.type.flink().removesuffix(" NOT NULL"), f.type.nullable, None, None, None)
+                for f in rel.fields
+            ]
         else:
             rel = SqlToRel(self.catalog, True).table(name, as_source=False)
             for column, f in zip(obj.columns, rel.fields, strict=True):
@@ -206,6 +209,10 @@ class SqlSession:
             )
         converted = converter.query(node)
         return PlannedQuery(converted.rel, converted.sql)
+
+    def result_schema(self, statement: str) -> list[tuple[str, str]]:
+        """(name, Flink type) of each column ``statement`` returns."""
+        return [(f.name, f.type.flink()) for f in self.plan(statement).logical.fields]
 
     def job_name(self, statement: str) -> str:
         """The name Flink gives the job of ``statement``: the expanded query, or ``insert-into_<table>``."""

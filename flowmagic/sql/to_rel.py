@@ -16,7 +16,7 @@ from decimal import Decimal
 from sqlglot import exp
 
 from flowmagic.sql import catalog as cat
-from flowmagic.sql.dialect import Descriptor, TableArgument, TableFunctionCall, parse_statement
+from flowmagic.sql.dialect import Descriptor, TableArgument, TableFunctionCall
 from flowmagic.sql.errors import ValidationException
 from flowmagic.sql.logical import (
     AggCall,
@@ -35,11 +35,10 @@ from flowmagic.sql.logical import (
     RelNode,
     WindowSpec,
 )
-from flowmagic.sql.rex import Call, InputRef, Literal, OrderKey, Over, Rex, conjunctions
+from flowmagic.sql.rex import Call, InputRef, Literal, OrderKey, Over, Rex
 from flowmagic.sql.types import (
     BIGINT,
     BOOLEAN,
-    MAX_LENGTH,
     STRING,
     SqlType,
     arithmetic,
@@ -48,10 +47,37 @@ from flowmagic.sql.types import (
 
 _INTERVAL_MILLIS = {"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
 _INTERVAL_MONTHS = {"MONTH": 1, "YEAR": 12}
-_COMPARISONS = {exp.EQ: "=", exp.NEQ: "<>", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<="}
-_ARITHMETIC = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}
-_AGGREGATES = {exp.Count: "COUNT", exp.Sum: "SUM", exp.Min: "MIN", exp.Max: "MAX", exp.Avg: "AVG"}
-_PRECEDENCE = {"OR": 1, "AND": 2, "=": 4, "<>": 4, ">": 4, ">=": 4, "<": 4, "<=": 4, "+": 5, "-": 5, "*": 6, "/": 6, "%": 6}
+_COMPARISONS: dict[type[exp.Expr], str] = {
+    exp.EQ: "=",
+    exp.NEQ: "<>",
+    exp.GT: ">",
+    exp.GTE: ">=",
+    exp.LT: "<",
+    exp.LTE: "<=",
+}
+_ARITHMETIC: dict[type[exp.Expr], str] = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}
+_AGGREGATES: dict[type[exp.Expr], str] = {
+    exp.Count: "COUNT",
+    exp.Sum: "SUM",
+    exp.Min: "MIN",
+    exp.Max: "MAX",
+    exp.Avg: "AVG",
+}
+_PRECEDENCE = {
+    "OR": 1,
+    "AND": 2,
+    "=": 4,
+    "<>": 4,
+    ">": 4,
+    ">=": 4,
+    "<": 4,
+    "<=": 4,
+    "+": 5,
+    "-": 5,
+    "*": 6,
+    "/": 6,
+    "%": 6,
+}
 _WINDOW_SIZES = {"TUMBLE": 1, "HOP": 2, "CUMULATE": 2, "SESSION": 1}
 
 
@@ -185,6 +211,7 @@ def _call_type(name: str, operands: list[Rex]) -> SqlType:
 def _fn_name(node: exp.Expr) -> str:
     if isinstance(node, exp.Anonymous):
         return str(node.this).upper()
+    assert isinstance(node, exp.Func)
     return node.sql_name().upper()
 
 
@@ -268,7 +295,7 @@ class SqlToRel:
                 exprs.append(ref)
             rel = LogicalProject([rel], [Field(c.name, e.type) for c, e in zip(columns, exprs, strict=True)], exprs)
         fields = [Field(c.name, f.type) for c, f in zip(columns, rel.fields, strict=True)]
-        return LogicalSink([rel], fields, table=qualified), f"insert-into_{qualified}"
+        return LogicalSink([rel], fields, table=qualified, connector=sink.traits.identifier), f"insert-into_{qualified}"
 
     def _union(self, node: exp.Union) -> Converted:
         if node.args.get("distinct"):
@@ -358,7 +385,7 @@ class SqlToRel:
                 f"Connector '{obj.traits.identifier}' can only be used as a sink. It cannot be used as a source."
             )
         physical = [Field(c.name, c.type) for c in obj.physical if c.type is not None]
-        rel: RelNode = LogicalTableScan([], physical, path=cat.path(name))
+        rel: RelNode = LogicalTableScan([], physical, path=cat.path(name), filter_push_down=obj.traits.filter_push_down)
         if len(physical) != len(obj.columns):
             scope = Scope([Namespace(name, physical, 0)])
             exprs: list[Rex] = []
@@ -379,7 +406,10 @@ class SqlToRel:
             watermark = self.rex(expression, Scope([Namespace(name, rel.fields, 0)]))
             fields = list(rel.fields)
             rowtime = fields[index].type
-            fields[index] = Field(column_name, SqlType(rowtime.name, rowtime.precision, nullable=rowtime.nullable, time_attribute="ROWTIME"))
+            fields[index] = Field(
+                column_name,
+                SqlType(rowtime.name, rowtime.precision, nullable=rowtime.nullable, time_attribute="ROWTIME"),
+            )
             rel = LogicalWatermarkAssigner([rel], fields, rowtime=index, watermark=watermark)
         return rel
 
@@ -388,7 +418,11 @@ class SqlToRel:
         if kind not in _WINDOW_SIZES:
             raise ValidationException(f"No match found for function signature {kind}")
         args = list(node.expressions)
-        if len(args) < 2 + _WINDOW_SIZES[kind] or not isinstance(args[0], TableArgument) or not isinstance(args[1], Descriptor):
+        if (
+            len(args) < 2 + _WINDOW_SIZES[kind]
+            or not isinstance(args[0], TableArgument)
+            or not isinstance(args[1], Descriptor)
+        ):
             raise ValidationException(
                 f"Invalid number of arguments to function '{kind}'. Was expecting {2 + _WINDOW_SIZES[kind]} arguments"
             )
@@ -418,12 +452,13 @@ class SqlToRel:
                 f"The window function requires the timecol is a time attribute type, but is {time_type.flink()}."
             )
         sizes = tuple(interval(a) for a in args[2:] if isinstance(a, exp.Interval))
-        partition = ()
+        partition: tuple[int, ...] = ()
         if table_arg.args.get("partition_by"):
             scope = Scope([Namespace(table_alias, inner_rel.fields, 0)])
             partition = tuple(scope.resolve(c)[0] for c in table_arg.args["partition_by"])
         window_time = time_type.with_nullable(False)
-        fields = list(inner_rel.fields) + [
+        fields = [
+            *inner_rel.fields,
             Field("window_start", SqlType("TIMESTAMP", 3, nullable=False)),
             Field("window_end", SqlType("TIMESTAMP", 3, nullable=False)),
             Field("window_time", window_time),
@@ -435,7 +470,9 @@ class SqlToRel:
         partition_sql = ""
         if partition:
             partition_sql = " PARTITION BY " + ", ".join(quote(inner_names[p]) for p in partition)
-        sql = f"TABLE({kind}({select_sql}{partition_sql}, DESCRIPTOR({quote(time_name)}), {size_sql})) AS {quote(alias)}"
+        sql = (
+            f"TABLE({kind}({select_sql}{partition_sql}, DESCRIPTOR({quote(time_name)}), {size_sql})) AS {quote(alias)}"
+        )
         return rel, alias, sql
 
     def _from(self, select: exp.Select) -> tuple[RelNode, Scope, str]:
@@ -466,17 +503,19 @@ class SqlToRel:
                 keyword = f"{side} JOIN" if side else ("CROSS JOIN" if kind == "CROSS" else "INNER JOIN")
                 sql += f"\n{keyword} {right_sql}" + (f" ON {self.sql(on, scope)}" if on is not None else "")
             namespaces[-1] = Namespace(right_alias, fields[offset:], offset)
-            namespaces[:-1] = [Namespace(ns.alias, fields[ns.offset : ns.offset + len(ns.fields)], ns.offset) for ns in namespaces[:-1]]
+            namespaces[:-1] = [
+                Namespace(ns.alias, fields[ns.offset : ns.offset + len(ns.fields)], ns.offset) for ns in namespaces[:-1]
+            ]
         return rel, Scope(namespaces), sql
 
     # --- SELECT ----------------------------------------------------------------------------
 
     def _select_items(self, select: exp.Select, scope: Scope) -> list[tuple[exp.Expr, str, str]]:
         """(expression, output name, expanded SQL) of each SELECT item, ``*`` expanded."""
-        items = []
+        items: list[tuple[exp.Expr, str, str]] = []
         for position, item in enumerate(select.expressions):
             node = item.this if isinstance(item, exp.Alias) else item
-            if isinstance(node, exp.Star) or isinstance(node, exp.Column) and isinstance(node.this, exp.Star):
+            if isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star)):
                 qualifier = node.table if isinstance(node, exp.Column) else ""
                 for ns in scope.namespaces:
                     if qualifier and ns.alias != qualifier:
@@ -640,7 +679,7 @@ class SqlToRel:
                     return InputRef(group_rex[i].type, i)
                 if isinstance(node, exp.Column):
                     raise ValidationException(
-                        f"{_position(node)}Expression '{node.sql(dialect='flink') if False else node.name}' is not being grouped"
+                        f"{_position(node)}Expression '{self.sql(node, scope)}' is not being grouped"
                     )
             return None
 
@@ -805,7 +844,7 @@ class SqlToRel:
         if isinstance(node, exp.Neg):
             return f"-{self.sql(node.this, scope, 7)}"
         if isinstance(node, exp.Cast):
-            return f"CAST({self.sql(node.this, scope)} AS {sql_type(node.to).flink().replace('INT', 'INTEGER') if sql_type(node.to).name == 'INTEGER' else sql_type(node.to).flink()})"
+            return f"CAST({self.sql(node.this, scope)} AS {sql_type(node.to).full(charset=False)})"
         if isinstance(node, exp.Window):
             inner = self.sql(node.this, scope)
             window = []
@@ -831,4 +870,3 @@ class SqlToRel:
             name = "CONCAT" if isinstance(node, exp.Concat) else _fn_name(node)
             return f"{name}({', '.join(self.sql(a, scope) for a in _arguments(node))})"
         return node.sql()
-
