@@ -91,3 +91,49 @@ def test_sql_case_matches_flink(case: str, mode: str, field: str) -> None:
         assert type(raised.value).__name__ == recorded["error"]["class"]
     else:
         assert produce() == recorded
+
+
+def _compiled_params() -> list[object]:
+    params = []
+    for path in sorted((HERE / "expected").glob("*.json")):
+        stage = json.loads(path.read_text())["streaming"]
+        plan = stage.get("compiled_plan")
+        if isinstance(plan, dict) and "nodes" in plan:
+            key = (path.stem, "streaming", "compiled_plan")
+            marks = [pytest.mark.xfail(reason=NOT_YET[key], strict=True)] if key in NOT_YET else []
+            params.append(pytest.param(path.stem, marks=marks, id=path.stem))
+    return params
+
+
+def _required(properties: list[dict[str, object]] | None) -> list[object]:
+    return [p["requiredDistribution"] for p in properties or []]
+
+
+@pytest.mark.parametrize("case", _compiled_params())
+def test_exec_node_graph_matches_flinks_compiled_plan(case: str) -> None:
+    """The ExecNode graph (ids, type names, descriptions, required distributions, output types,
+    edges) of the statement Flink compiled: the query INSERTed into a blackhole table."""
+    stage = json.loads((HERE / "expected" / f"{case}.json").read_text())["streaming"]
+    *setup, query = _statements(case)
+    t_env = _environment("streaming", setup)
+    if not query.lstrip().upper().startswith("INSERT"):
+        columns = ", ".join(
+            f"`{name}` {re.sub(r' [*](ROW|PROC)TIME[*]', '', kind)}"
+            for name, kind in t_env.sql_query(query).get_schema()
+        )
+        t_env.execute_sql(f"CREATE TABLE oracle_blackhole_sink ({columns}) WITH ('connector' = 'blackhole')")
+    from flowmagic.sql.exec_nodes import nodes
+
+    graph = nodes(t_env.session.compile(stage["compiled_plan_statement"]))
+    want = stage["compiled_plan"]
+    assert [(n.id, n.type, n.description) for n in graph] == [
+        (n["id"], n["type"], n["description"]) for n in want["nodes"]
+    ]
+    got_inputs = [
+        [{"type": p.distribution, **({"keys": list(p.keys)} if p.keys else {})} for p in n.input_properties]
+        for n in graph
+    ]
+    assert got_inputs == [_required(n.get("inputProperties")) for n in want["nodes"]]
+    assert [n.output_type() for n in graph] == [n["outputType"] for n in want["nodes"]]
+    edges = [(i.id, n.id) for n in graph for i in n.inputs]
+    assert edges == [(e["source"], e["target"]) for e in want["edges"]]

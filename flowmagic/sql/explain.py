@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from flowmagic.sql import tree
+from flowmagic.sql.exec_nodes import render
 from flowmagic.sql.logical import RelNode
 from flowmagic.sql.optimize import optimize
 
@@ -23,7 +24,7 @@ def explain_text(session: SqlSession, logical: RelNode, details: tuple[str, ...]
     physical_text = tree.render(
         physical, lambda n: tree.call(n.name(False), n.physical_terms(session.streaming, changelog)), lambda n: n.inputs
     )
-    exec_text = tree.render(physical, lambda n: tree.call(n.name(True), n.exec_terms()), lambda n: n.inputs)
+    exec_text = render(session.exec_graph(physical))
     return (
         f"== Abstract Syntax Tree ==\n{ast_text(logical)}\n\n"
         f"== Optimized Physical Plan ==\n{physical_text}\n\n"

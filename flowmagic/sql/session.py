@@ -11,10 +11,13 @@ from sqlglot import exp
 
 from flowmagic.sql import catalog as cat
 from flowmagic.sql import connectors
+from flowmagic.sql import physical as ph
 from flowmagic.sql.dialect import parse_statement
 from flowmagic.sql.errors import TableException, ValidationException
+from flowmagic.sql.exec_nodes import ExecGraphBuilder, ExecNode
 from flowmagic.sql.explain import explain_text
 from flowmagic.sql.logical import RelNode
+from flowmagic.sql.optimize import optimize
 from flowmagic.sql.to_rel import SqlToRel, sql_type
 
 EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "JSON_EXECUTION_PLAN", "PLAN_ADVICE")
@@ -217,6 +220,18 @@ class SqlSession:
     def job_name(self, statement: str) -> str:
         """The name Flink gives the job of ``statement``: the expanded query, or ``insert-into_<table>``."""
         return self.plan(statement).job_name
+
+    def exec_graph(self, physical: ph.PhysicalNode) -> ExecNode:
+        """The ExecNode graph of a physical plan; its ids continue the session's counter, as
+        every EXPLAIN and execution in a Flink session advances it."""
+        builder = ExecGraphBuilder(self.exec_node_ids)
+        root = builder.build(physical)
+        self.exec_node_ids = builder.next_id
+        return root
+
+    def compile(self, statement: str) -> ExecNode:
+        """The ExecNode graph of ``statement`` (an INSERT, or a query without its collect sink)."""
+        return self.exec_graph(optimize(self.plan(statement).logical, self.streaming, self.configuration))
 
     def explain(self, statement: str, details: tuple[str, ...] = ()) -> str:
         """``EXPLAIN [details] statement`` as Flink 2.3 prints it."""

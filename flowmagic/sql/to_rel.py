@@ -294,7 +294,7 @@ class SqlToRel:
                     ref = Call(c.type.with_nullable(f.type.nullable), "CAST", (ref,))
                 exprs.append(ref)
             rel = LogicalProject([rel], [Field(c.name, e.type) for c, e in zip(columns, exprs, strict=True)], exprs)
-        fields = [Field(c.name, f.type) for c, f in zip(columns, rel.fields, strict=True)]
+        fields = list(rel.fields)
         return LogicalSink([rel], fields, table=qualified, connector=sink.traits.identifier), f"insert-into_{qualified}"
 
     def _union(self, node: exp.Union) -> Converted:

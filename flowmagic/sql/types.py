@@ -78,6 +78,24 @@ class SqlType:
             text = f"{name}({self.precision})" if self.name in _WITH_PRECISION else name
         return text if self.nullable else text + " NOT NULL"
 
+    def serializable(self) -> object:
+        """The type as Flink's compiled plan writes it (``VARCHAR(2147483647)``, not ``STRING``)."""
+        if self.time_attribute:
+            nullability = {} if self.nullable else {"nullable": False}
+            return {
+                "type": "TIMESTAMP_WITH_LOCAL_TIME_ZONE",
+                **nullability,
+                "precision": self.precision,
+                "kind": self.time_attribute,
+            }
+        if self.name == "TIMESTAMP_WITH_LOCAL_TIME_ZONE":
+            text = f"TIMESTAMP({self.precision}) WITH LOCAL TIME ZONE"
+        elif self.name == "VARCHAR":
+            text = f"VARCHAR({self.precision})"
+        else:
+            return self.flink()
+        return text if self.nullable else text + " NOT NULL"
+
 
 INTEGER = SqlType("INTEGER")
 BIGINT = SqlType("BIGINT")

@@ -23,6 +23,7 @@ from flowmagic.sql.logical import (
     RelNode,
 )
 from flowmagic.sql.rex import Call, InputRef, Literal, Rex, conjunctions, shift
+from flowmagic.sql.types import SqlType
 
 _BATCH_LATER = "The batch planner's {} comes with a later flowmagic step; plan this query in streaming mode."
 
@@ -129,8 +130,9 @@ class ToPhysical:
             raise TableException("This window aggregate function is not supported by flowmagic yet")
         child = self.convert(scan.inputs[0])
         local_fields = [child.fields[k] for k in keys]
-        local_fields += [Field(ph.local_name(c, i), c.type) for i, c in enumerate(calls)]
-        local_fields.append(Field("$slice_end", Literal(scan.fields[width].type, None).type))
+        # Partial accumulators are nullable; the slice end is epoch milliseconds.
+        local_fields += [Field(ph.local_name(c, i), c.type.with_nullable(True)) for i, c in enumerate(calls)]
+        local_fields.append(Field("$slice_end", SqlType("BIGINT")))
         local = ph.LocalWindowAggregate([child], local_fields, grouping=tuple(keys), calls=calls, window=scan.window)
         exchange = self._exchange(local, tuple(range(len(keys))))
         global_fields = [child.fields[k] for k in keys] + [Field(c.name, c.type) for c in calls]
@@ -224,7 +226,9 @@ class ToPhysical:
         return ph.Union([self.convert(i) for i in node.inputs], list(node.fields))
 
     def _LogicalSink(self, node: LogicalSink) -> ph.PhysicalNode:
-        return ph.Sink([self.convert(node.inputs[0])], list(node.fields), table=node.table, connector=node.connector)
+        # A sink's node prints (and passes on) the field names of what it writes.
+        child = self.convert(node.inputs[0])
+        return ph.Sink([child], list(child.fields), table=node.table, connector=node.connector)
 
 
 def _time_operand(rex: Rex, left: ph.PhysicalNode, right: ph.PhysicalNode) -> tuple[str, int, int] | None:

@@ -1,0 +1,115 @@
+"""Flink's ExecNode graph: plain data, one node per operator kind, with Flink's type names
+(``stream-exec-group-aggregate_1``), ids from the session's counter and the descriptions the
+Optimized Execution Plan prints. Translating these into transformations is the next step
+(the compiled plans in tests/conformance/sql show the same graph as Flink serializes it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from flowmagic.sql import physical as ph
+from flowmagic.sql import tree
+from flowmagic.sql.logical import Field
+
+#: Flink's ExecNode type name and version of each physical node, streaming mode.
+STREAM_TYPES: dict[type[ph.PhysicalNode], str] = {
+    ph.TableSourceScan: "stream-exec-table-source-scan_2",
+    ph.Values: "stream-exec-values_1",
+    ph.Calc: "stream-exec-calc_1",
+    ph.Exchange: "stream-exec-exchange_1",
+    ph.GroupAggregate: "stream-exec-group-aggregate_1",
+    ph.LocalWindowAggregate: "stream-exec-local-window-aggregate_1",
+    ph.GlobalWindowAggregate: "stream-exec-global-window-aggregate_1",
+    ph.WatermarkAssigner: "stream-exec-watermark-assigner_1",
+    ph.Join: "stream-exec-join_1",
+    ph.IntervalJoin: "stream-exec-interval-join_1",
+    ph.Rank: "stream-exec-rank_1",
+    ph.SortLimit: "stream-exec-sort-limit_1",
+    ph.Union: "stream-exec-union_1",
+    ph.Sink: "stream-exec-sink_2",
+}
+_DEDUPLICATE = "stream-exec-deduplicate_1"
+
+
+@dataclass(frozen=True)
+class InputProperty:
+    """What an ExecNode requires of one input: a distribution (``UNKNOWN``, ``HASH`` on keys,
+    ``SINGLETON``), its dam behaviour and priority."""
+
+    distribution: str = "UNKNOWN"
+    keys: tuple[int, ...] = ()
+    dam_behavior: str = "PIPELINED"
+    priority: int = 0
+
+
+@dataclass(eq=False)
+class ExecNode:
+    id: int
+    type: str
+    #: The operator name Flink's simplified names use (``GroupAggregate``).
+    name: str
+    description: str
+    fields: list[Field]
+    inputs: list[ExecNode] = field(default_factory=list)
+    input_properties: list[InputProperty] = field(default_factory=list)
+
+    def output_type(self) -> object:
+        """The output row type as Flink's compiled plan serializes it."""
+        if any(f.type.time_attribute for f in self.fields):
+            return {
+                "type": "ROW",
+                "fields": [{"name": f.name, "fieldType": f.type.serializable()} for f in self.fields],
+            }
+        return "ROW<" + ", ".join(f"`{f.name}` {f.type.serializable()}" for f in self.fields) + ">"
+
+
+def _input_property(node: ph.PhysicalNode) -> InputProperty:
+    if isinstance(node, ph.Exchange):
+        if node.distribution == "hash":
+            return InputProperty("HASH", node.keys)
+        return InputProperty("SINGLETON")
+    return InputProperty()
+
+
+class ExecGraphBuilder:
+    """Translates a physical plan into ExecNodes, inputs first, numbering them from ``next_id``."""
+
+    def __init__(self, next_id: int) -> None:
+        self.next_id = next_id
+
+    def build(self, node: ph.PhysicalNode) -> ExecNode:
+        inputs = [self.build(child) for child in node.inputs]
+        self.next_id += 1
+        exec_type = STREAM_TYPES.get(type(node), "")
+        if isinstance(node, ph.Rank) and node.deduplicate is not None:
+            exec_type = _DEDUPLICATE
+        name = node.name(True)
+        return ExecNode(
+            id=self.next_id,
+            type=exec_type,
+            name=name,
+            description=tree.call(name, node.exec_terms()),
+            fields=list(node.fields),
+            inputs=inputs,
+            input_properties=[_input_property(node)]
+            if isinstance(node, ph.Exchange)
+            else [InputProperty() for _ in inputs],
+        )
+
+
+def render(root: ExecNode) -> str:
+    """The Optimized Execution Plan: each ExecNode's description in Flink's tree."""
+    return tree.render(root, lambda n: n.description, lambda n: n.inputs)
+
+
+def nodes(root: ExecNode) -> list[ExecNode]:
+    """Every node, inputs first (id order)."""
+    out: list[ExecNode] = []
+
+    def visit(node: ExecNode) -> None:
+        for child in node.inputs:
+            visit(child)
+        out.append(node)
+
+    visit(root)
+    return out
