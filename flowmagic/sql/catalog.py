@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from flowmagic.sql.connectors import ConnectorTraits
 from flowmagic.sql.errors import ValidationException
 from flowmagic.sql.types import SqlType
 
@@ -29,7 +28,6 @@ class CatalogTable:
     name: str
     columns: list[Column]
     options: dict[str, str]
-    traits: ConnectorTraits
     watermark: tuple[str, exp.Expr] | None = None
     primary_key: tuple[str, ...] = ()
 

@@ -1,5 +1,6 @@
-"""The connectors a CREATE TABLE may name, and their WITH options checked as Flink's factories
-check them. One module, so that it can later ask flowmagic's runtime connector registry instead.
+"""The connectors a table may name, and their WITH options checked as Flink's factories check
+them when a query reads or writes the table (CREATE TABLE stores options unchecked, as Flink does).
+One module, so that it can later ask flowmagic's runtime connector registry instead.
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ def _check_keys(
     if unknown:
         supported = "\n".join(sorted({"connector", *allowed}))
         raise ValidationException(
-            f"Unable to create a source for reading table {_table(table)}.\n\n"
             f"Unsupported options found for '{identifier}'.\n\n"
             f"Unsupported options:\n\n" + "\n".join(unknown) + f"\n\nSupported options:\n\n{supported}"
         )
@@ -51,10 +51,7 @@ def _datagen(table: str, options: Mapping[str, str], columns: Sequence[str]) -> 
         if key.startswith("fields."):
             parts = key.split(".")
             if len(parts) != 3 or parts[1] not in columns or parts[2] not in field_options:
-                raise ValidationException(
-                    f"Unable to create a source for reading table {_table(table)}.\n\n"
-                    f"Unsupported options found for 'datagen'.\n\nUnsupported options:\n\n{key}"
-                )
+                raise ValidationException(f"Unsupported options found for 'datagen'.\n\nUnsupported options:\n\n{key}")
             if parts[2] == "kind" and options[key] not in ("random", "sequence"):
                 raise ValidationException(
                     f"Could not parse value '{options[key]}' for key '{key}'. Expected one of: [random, sequence]"
@@ -74,14 +71,10 @@ def _datagen(table: str, options: Mapping[str, str], columns: Sequence[str]) -> 
 
 def _filesystem(table: str, options: Mapping[str, str]) -> ConnectorTraits:
     if "path" not in options:
-        raise ValidationException(
-            f"Unable to create a source for reading table {_table(table)}.\n\n"
-            "One or more required options are missing.\n\nMissing required options are:\n\npath"
-        )
+        raise ValidationException("One or more required options are missing.\n\nMissing required options are:\n\npath")
     fmt = options.get("format")
     if fmt is None:
         raise ValidationException(
-            f"Unable to create a source for reading table {_table(table)}.\n\n"
             "One or more required options are missing.\n\nMissing required options are:\n\nformat"
         )
     if fmt not in _FORMATS:
@@ -94,8 +87,26 @@ def _filesystem(table: str, options: Mapping[str, str]) -> ConnectorTraits:
     return ConnectorTraits("filesystem", "source.monitor-interval" not in options, True, True, True, True)
 
 
-def validate(table: str, options: Mapping[str, str], columns: Sequence[str]) -> ConnectorTraits:
-    """The traits of the table's connector, its options checked; Flink's error otherwise."""
+def validate(table: str, options: Mapping[str, str], columns: Sequence[str], source: bool) -> ConnectorTraits:
+    """The traits of the table's connector, its options checked; Flink's error otherwise: which
+    table could not be read (``source``) or written, its options, and the cause."""
+    try:
+        traits = _traits(table, options, columns)
+    except ValidationException as cause:
+        what = "a source for reading" if source else "a sink for writing"
+        listed = "\n".join(f"'{k}'='{v}'" for k, v in options.items())
+        raise ValidationException(
+            f"Unable to create {what} table {_table(table)}.\n\nTable options are:\n\n{listed}\n\nCaused by: {cause}"
+        ) from None
+    if not (traits.source if source else traits.sink):
+        role, other = ("source", "sink") if traits.source else ("sink", "source")
+        raise ValidationException(
+            f"Connector '{traits.identifier}' can only be used as a {role}. It cannot be used as a {other}."
+        )
+    return traits
+
+
+def _traits(table: str, options: Mapping[str, str], columns: Sequence[str]) -> ConnectorTraits:
     identifier = options.get("connector")
     if identifier is None:
         raise ValidationException(

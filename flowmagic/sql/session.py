@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from flowmagic.sql import catalog as cat
-from flowmagic.sql import connectors
 from flowmagic.sql import physical as ph
 from flowmagic.sql.dialect import parse_statement
 from flowmagic.sql.errors import TableException, ValidationException
@@ -144,13 +143,12 @@ class SqlSession:
             for p in props
             if isinstance(p, exp.Property)
         }
-        traits = connectors.validate(cat.qualified(name), options, [c.name for c in columns if c.expression is None])
         if primary_key:
             columns = [
                 cat.Column(c.name, c.type.with_nullable(False), None) if c.name in primary_key and c.type else c
                 for c in columns
             ]
-        table = cat.CatalogTable(name, columns, options, traits, watermark, primary_key)
+        table = cat.CatalogTable(name, columns, options, watermark, primary_key)
         if watermark is not None and all(c.name != watermark[0] for c in columns):
             raise ValidationException(
                 f"The rowtime attribute field '{watermark[0]}' is not defined in the table schema, "

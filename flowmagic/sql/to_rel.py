@@ -16,6 +16,7 @@ from decimal import Decimal
 from sqlglot import exp
 
 from flowmagic.sql import catalog as cat
+from flowmagic.sql import connectors
 from flowmagic.sql.dialect import Descriptor, TableArgument, TableFunctionCall
 from flowmagic.sql.errors import ValidationException
 from flowmagic.sql.logical import (
@@ -154,13 +155,14 @@ class Scope:
 
 
 def _position(node: exp.Expr) -> str:
+    """Calcite's validator prefix: where in the statement the offending name stands."""
     identifier = node.this if isinstance(node, exp.Column) else node
     meta = getattr(identifier, "meta", None) or {}
     line, col = meta.get("line"), meta.get("col")
     if line is None or col is None:
-        return ""
-    start = col - len(node.name) + 1
-    return f"From line {line}, column {start} to line {line}, column {col}: "
+        return "SQL validation failed. "
+    start = col - len(identifier.name) + 1
+    return f"SQL validation failed. From line {line}, column {start} to line {line}, column {col}: "
 
 
 def _literal(node: exp.Literal) -> Literal:
@@ -265,10 +267,7 @@ class SqlToRel:
         sink = self.catalog.lookup(name)
         if not isinstance(sink, cat.CatalogTable):
             raise ValidationException(f"Object '{name}' not found")
-        if not sink.traits.sink:
-            raise ValidationException(
-                f"Connector '{sink.traits.identifier}' can only be used as a source. It cannot be used as a sink."
-            )
+        traits = connectors.validate(cat.qualified(name), sink.options, [c.name for c in sink.physical], source=False)
         converted = self.query(node.expression)
         rel = converted.rel
         columns = sink.physical
@@ -295,7 +294,7 @@ class SqlToRel:
                 exprs.append(ref)
             rel = LogicalProject([rel], [Field(c.name, e.type) for c, e in zip(columns, exprs, strict=True)], exprs)
         fields = list(rel.fields)
-        return LogicalSink([rel], fields, table=qualified, connector=sink.traits.identifier), f"insert-into_{qualified}"
+        return LogicalSink([rel], fields, table=qualified, connector=traits.identifier), f"insert-into_{qualified}"
 
     def _union(self, node: exp.Union) -> Converted:
         if node.args.get("distinct"):
@@ -371,21 +370,22 @@ class SqlToRel:
         """A table or view read by a query (a view is expanded into its query)."""
         obj = self.catalog.lookup(name)
         if obj is None:
-            raise ValidationException(f"{_position(at) if at is not None else ''}Object '{name}' not found")
+            where = _position(at) if at is not None else "SQL validation failed. "
+            raise ValidationException(f"{where}Object '{name}' not found")
         if isinstance(obj, cat.CatalogView):
             converted = SqlToRel(self.catalog, self.streaming).query(obj.query)
             return converted.rel
-        if as_source and not self.streaming and not obj.traits.bounded:
-            raise ValidationException(
-                f"Querying an unbounded table '{cat.qualified(name)}' in batch mode is not allowed. "
-                "The table source is unbounded."
-            )
-        if as_source and not obj.traits.source:
-            raise ValidationException(
-                f"Connector '{obj.traits.identifier}' can only be used as a sink. It cannot be used as a source."
-            )
+        filter_push_down = False
+        if as_source:
+            traits = connectors.validate(cat.qualified(name), obj.options, [c.name for c in obj.physical], source=True)
+            if not self.streaming and not traits.bounded:
+                raise ValidationException(
+                    f"Querying an unbounded table '{cat.qualified(name)}' in batch mode is not allowed. "
+                    "The table source is unbounded."
+                )
+            filter_push_down = traits.filter_push_down
         physical = [Field(c.name, c.type) for c in obj.physical if c.type is not None]
-        rel: RelNode = LogicalTableScan([], physical, path=cat.path(name), filter_push_down=obj.traits.filter_push_down)
+        rel: RelNode = LogicalTableScan([], physical, path=cat.path(name), filter_push_down=filter_push_down)
         if len(physical) != len(obj.columns):
             scope = Scope([Namespace(name, physical, 0)])
             exprs: list[Rex] = []
@@ -645,7 +645,10 @@ class SqlToRel:
                     arg = arg.expressions[0]
                 args: tuple[int, ...] = ()
                 if not isinstance(arg, exp.Star) and arg is not None:
-                    args = (pre_index(self.rex(arg, scope)),)
+                    rex = self.rex(arg, scope)
+                    # Calcite counts the rows for COUNT of an argument that cannot be null.
+                    if not (function == "COUNT" and not distinct and not rex.type.nullable):
+                        args = (pre_index(rex),)
                 calls.append((agg, aliases.get(id(agg), ""), args, distinct))
         for i, rex in enumerate(pre):
             pre_names.append(scope.fields[rex.index].name if isinstance(rex, InputRef) else f"$f{i}")

@@ -1,6 +1,7 @@
-"""AVG becomes SUM / COUNT (Calcite's AggregateReduceFunctionsRule, which Flink applies when an
-aggregate has an AVG): equal calls are shared, SUM of a NOT NULL argument in a grouped aggregate
-is ``$SUM0``, COUNT of a NOT NULL argument is COUNT(), and a Calc on top computes the results."""
+"""AVG becomes SUM / COUNT (Calcite's AggregateReduceFunctionsRule): equal calls are shared, SUM of
+a NOT NULL argument in a grouped aggregate is ``$SUM0``, COUNT of a NOT NULL argument is COUNT(),
+and a Calc on top computes the results. Flink's cost-based logical phase keeps the reduced plan
+only when it has fewer aggregate calls (the SUM and COUNT already exist), so this rule does too."""
 
 from __future__ import annotations
 
@@ -51,6 +52,8 @@ def _reduce(node: RelNode) -> RelNode:
             results.append(add(count_of(call, call.name)))
         else:
             results.append(add(call))
+    if len(calls) >= len(node.calls):
+        return node
     fields = list(node.fields[:groups]) + [Field(c.name, c.type) for c in calls]
     aggregate = LogicalAggregate(node.inputs, fields, group=node.group, calls=calls)
     projects: list[Rex] = [InputRef(f.type, i) for i, f in enumerate(node.fields[:groups])] + results
