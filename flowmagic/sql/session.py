@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from flowmagic.sql import catalog as cat
 from flowmagic.sql import physical as ph
-from flowmagic.sql.dialect import parse_statement
+from flowmagic.sql.dialect import Flink, parse_statement
 from flowmagic.sql.errors import TableException, ValidationException
 from flowmagic.sql.exec_nodes import ExecGraphBuilder, ExecNode
 from flowmagic.sql.explain import explain_text
@@ -167,7 +167,7 @@ class SqlSession:
 
     def _drop(self, node: exp.Drop) -> StatementResult:
         kind = (node.args.get("kind") or "").upper()
-        for table in node.expressions or [node.this]:
+        for table in node.args.get("tables") or [node.this]:
             self.catalog.drop(
                 table.name, kind == "VIEW", bool(node.args.get("exists")), bool(node.args.get("temporary"))
             )
@@ -180,18 +180,15 @@ class SqlSession:
         rows: list[tuple[object, ...]] = []
         if isinstance(obj, cat.CatalogView):
             rel = SqlToRel(self.catalog, self.streaming).query(obj.query).rel
-            rows = [
-                (f.name, f.type.flink().removesuffix(" NOT NULL"), f.type.nullable, None, None, None)
-                for f in rel.fields
-            ]
+            rows = [(f.name, f.type.flink().removesuffix(" NOT NULL"), f.type.nullable, "", "", "") for f in rel.fields]
         else:
             rel = SqlToRel(self.catalog, True).table(name, as_source=False)
             for column, f in zip(obj.columns, rel.fields, strict=True):
-                key = f"PRI({', '.join(obj.primary_key)})" if column.name in obj.primary_key else None
-                extras = f"AS {column.expression.sql(dialect='risingwave')}" if column.expression is not None else None
-                wm = None
+                key = f"PRI({', '.join(obj.primary_key)})" if column.name in obj.primary_key else ""
+                extras = f"AS {_flink_sql(column.expression)}" if column.expression is not None else ""
+                wm = ""
                 if obj.watermark is not None and obj.watermark[0] == column.name:
-                    wm = obj.watermark[1].sql(dialect="risingwave")
+                    wm = _flink_sql(obj.watermark[1])
                 rows.append((column.name, f.type.flink().removesuffix(" NOT NULL"), f.type.nullable, key, extras, wm))
         return StatementResult("SUCCESS_WITH_CONTENT", ["name", "type", "null", "key", "extras", "watermark"], rows)
 
@@ -233,5 +230,14 @@ class SqlSession:
 
     def explain(self, statement: str, details: tuple[str, ...] = ()) -> str:
         """``EXPLAIN [details] statement`` as Flink 2.3 prints it."""
+        if "JSON_EXECUTION_PLAN" in details:
+            raise TableException(
+                "EXPLAIN JSON_EXECUTION_PLAN prints the query's StreamGraph, which comes with flowmagic's SQL part 2."
+            )
         planned = self.plan(statement)
         return explain_text(self, planned.logical, details)
+
+
+def _flink_sql(expression: exp.Expr) -> str:
+    """An expression as Flink prints it back (DESCRIBE's extras): back-quoted names."""
+    return expression.sql(dialect=Flink, identify=True)

@@ -682,7 +682,7 @@ class SqlToRel:
                     return InputRef(group_rex[i].type, i)
                 if isinstance(node, exp.Column):
                     raise ValidationException(
-                        f"{_position(node)}Expression '{self.sql(node, scope)}' is not being grouped"
+                        f"{_position(node)}Expression '{'.'.join(p.name for p in node.parts)}' is not being grouped"
                     )
             return None
 
