@@ -53,6 +53,21 @@ class RelNode:
         raise NotImplementedError
 
 
+def unique_names(names: list[str]) -> list[str]:
+    """Calcite's unique field names: a repeated name gets the first free suffix 0, 1, ..."""
+    seen: set[str] = set()
+    out = []
+    for name in names:
+        unique = name
+        suffix = 0
+        while unique in seen:
+            unique = f"{name}{suffix}"
+            suffix += 1
+        seen.add(unique)
+        out.append(unique)
+    return out
+
+
 def row_type(fields: list[Field]) -> str:
     return "RecordType(" + ", ".join(f"{f.type.short()} {f.name}" for f in fields) + ")"
 

@@ -35,6 +35,7 @@ from flowmagic.sql.logical import (
     LogicalWatermarkAssigner,
     RelNode,
     WindowSpec,
+    unique_names,
 )
 from flowmagic.sql.rex import Call, InputRef, Literal, OrderKey, Over, Rex
 from flowmagic.sql.types import (
@@ -496,15 +497,23 @@ class SqlToRel:
             if join_type in ("right", "full"):
                 fields[:offset] = [Field(f.name, f.type.with_nullable(True)) for f in fields[:offset]]
             condition = self.rex(on, scope) if on is not None else None
-            rel = LogicalJoin([rel, right], fields, condition=condition, join_type=join_type)
+            # The join's row type has unique names (Calcite's uniquify); the scope keeps the
+            # names the query uses.
+            names = unique_names([f.name for f in fields])
+            joined = [Field(n, f.type) for n, f in zip(names, fields, strict=True)]
+            rel = LogicalJoin([rel, right], joined, condition=condition, join_type=join_type)
             if on is None and not side and kind != "CROSS" and not join.args.get("kind"):
                 sql += f",\n{right_sql}"
             else:
                 keyword = f"{side} JOIN" if side else ("CROSS JOIN" if kind == "CROSS" else "INNER JOIN")
                 sql += f"\n{keyword} {right_sql}" + (f" ON {self.sql(on, scope)}" if on is not None else "")
-            namespaces[-1] = Namespace(right_alias, fields[offset:], offset)
-            namespaces[:-1] = [
-                Namespace(ns.alias, fields[ns.offset : ns.offset + len(ns.fields)], ns.offset) for ns in namespaces[:-1]
+            namespaces = [
+                Namespace(
+                    ns.alias,
+                    [Field(f.name, t.type) for f, t in zip(ns.fields, fields[ns.offset :], strict=False)],
+                    ns.offset,
+                )
+                for ns in namespaces
             ]
         return rel, Scope(namespaces), sql
 
@@ -650,9 +659,9 @@ class SqlToRel:
                     if not (function == "COUNT" and not distinct and not rex.type.nullable):
                         args = (pre_index(rex),)
                 calls.append((agg, aliases.get(id(agg), ""), args, distinct))
-        for i, rex in enumerate(pre):
-            pre_names.append(scope.fields[rex.index].name if isinstance(rex, InputRef) else f"$f{i}")
         input_fields = rel.fields
+        for i, rex in enumerate(pre):
+            pre_names.append(input_fields[rex.index].name if isinstance(rex, InputRef) else f"$f{i}")
         identity = len(pre) == len(input_fields) and all(
             isinstance(r, InputRef) and r.index == i for i, r in enumerate(pre)
         )

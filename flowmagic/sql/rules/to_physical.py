@@ -21,26 +21,12 @@ from flowmagic.sql.logical import (
     LogicalValues,
     LogicalWatermarkAssigner,
     RelNode,
+    unique_names,
 )
 from flowmagic.sql.rex import Call, InputRef, Literal, Rex, conjunctions, shift
 from flowmagic.sql.types import SqlType
 
 _BATCH_LATER = "The batch planner's {} comes with a later flowmagic step; plan this query in streaming mode."
-
-
-def uniquify(names: list[str]) -> list[str]:
-    """Calcite's unique field names: a repeated name gets the first free suffix 0, 1, ..."""
-    seen: set[str] = set()
-    out = []
-    for name in names:
-        unique = name
-        suffix = 0
-        while unique in seen:
-            unique = f"{name}{suffix}"
-            suffix += 1
-        seen.add(unique)
-        out.append(unique)
-    return out
 
 
 def calc(child: ph.PhysicalNode, fields: list[Field], projects: list[Rex], condition: Rex | None) -> ph.PhysicalNode:
@@ -180,7 +166,7 @@ class ToPhysical:
                     elif b.index < width <= a.index:
                         left_keys.append(b.index)
                         right_keys.append(a.index - width)
-        names = uniquify(left.names + right.names)
+        names = unique_names(left.names + right.names)
         fields = [Field(n, f.type) for n, f in zip(names, left.fields + right.fields, strict=True)]
         inputs = [self._exchange(left, tuple(left_keys)), self._exchange(right, tuple(right_keys))]
         bounds = _interval_bounds(parts, left, right) if node.join_type == "inner" else None
