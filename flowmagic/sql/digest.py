@@ -59,10 +59,8 @@ def over(node: Over, names: Sequence[str] | None, charset: bool = True) -> str:
         keys = []
         for key in node.order:
             text = rex(key.expression, names, charset)
-            if key.descending:
-                text += " DESC" + (" NULLS LAST" if key.nulls_last else "")
-            elif key.nulls_last:
-                text += " NULLS LAST"
+            # Calcite's collation digest always names where nulls go.
+            text += (" DESC" if key.descending else "") + (" NULLS LAST" if key.nulls_last else " NULLS FIRST")
             keys.append(text)
         window.append("ORDER BY " + ", ".join(keys))
     return f"{node.operator}({args}) OVER ({' '.join(window)})"

@@ -263,8 +263,13 @@ class IntervalJoin(PhysicalNode):
         ]
 
 
-def order_text(keys: list[tuple[int, bool, bool]], names: list[str]) -> str:
-    return ", ".join(f"{names[k]} {'DESC' if desc else 'ASC'}" for k, desc, _ in keys)
+def order_text(keys: list[tuple[int, bool, bool]], fields: list[Field]) -> str:
+    """Sort keys as Flink prints them; an event-time key is marked ``ROWTIME``."""
+    parts = []
+    for k, desc, _ in keys:
+        rowtime = "ROWTIME " if fields[k].type.time_attribute == "ROWTIME" else ""
+        parts.append(f"{rowtime}{fields[k].name} {'DESC' if desc else 'ASC'}")
+    return ", ".join(parts)
 
 
 @dataclass(eq=False)
@@ -275,6 +280,11 @@ class Rank(PhysicalNode):
     rank_end: int = 1
     output_rank: bool = False
     strategy: str = "AppendFastStrategy"
+
+    @property
+    def keeps_first_row(self) -> bool:
+        """A deduplication keeping each key's first row: it never retracts what it emitted."""
+        return self.deduplicate is not None and not self.order[0][1]
 
     @property
     def deduplicate(self) -> SqlType | None:
@@ -297,7 +307,7 @@ class Rank(PhysicalNode):
             ("keep", "LastRow" if last else "FirstRow"),
             ("key", ", ".join(names[p] for p in self.partition)),
             ("order", time.time_attribute or ""),
-            ("outputInsertOnly", "false" if last or time.time_attribute == "ROWTIME" else "true"),
+            ("outputInsertOnly", "false" if last else "true"),
         ]
 
     def terms(self, style: str) -> list[tuple[str, str]]:
@@ -307,7 +317,7 @@ class Rank(PhysicalNode):
             ("rankType", "ROW_NUMBER"),
             ("rankRange", f"rankStart={self.rank_start}, rankEnd={self.rank_end}"),
             ("partitionBy", ", ".join(names[p] for p in self.partition)),
-            ("orderBy", order_text(self.order, names)),
+            ("orderBy", order_text(self.order, self.inputs[0].fields)),
             ("select", ", ".join(self.names)),
         ]
 
@@ -321,7 +331,7 @@ class SortLimit(PhysicalNode):
 
     def terms(self, style: str) -> list[tuple[str, str]]:
         return [
-            ("orderBy", order_text(self.keys, self.input_names())),
+            ("orderBy", order_text(self.keys, self.inputs[0].fields)),
             ("offset", str(self.offset)),
             ("fetch", str(self.fetch)),
             ("strategy", self.strategy),

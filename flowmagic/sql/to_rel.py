@@ -225,6 +225,13 @@ def _arguments(node: exp.Expr) -> list[exp.Expr]:
     return args + list(node.expressions)
 
 
+def _aggregates(node: exp.Expr) -> list[exp.Expr]:
+    """The aggregate calls in ``node``, outside OVER windows (RANK() OVER is no aggregate)."""
+    return [
+        a for a in node.find_all(exp.AggFunc) if a.find_ancestor(exp.Window) is None and not isinstance(a, exp.Window)
+    ]
+
+
 def _agg_type(function: str, arg: SqlType | None, grouped: bool) -> SqlType:
     if function == "COUNT":
         return BIGINT.with_nullable(False)
@@ -556,9 +563,7 @@ class SqlToRel:
         items = self._select_items(select, scope)
         group = select.args.get("group")
         having = select.args.get("having")
-        aggregating = group is not None or any(
-            isinstance(n, exp.AggFunc) for item, _, _ in items for n in item.find_all(exp.AggFunc)
-        )
+        aggregating = group is not None or any(_aggregates(item) for item, _, _ in items)
         sql_lines.append("SELECT " + ", ".join(text for _, _, text in items))
         sql_lines.append(f"FROM {from_sql}")
         if where is not None:
@@ -639,10 +644,11 @@ class SqlToRel:
             return len(pre) - 1
 
         calls: list[tuple[exp.Expr, str, tuple[int, ...], bool]] = []
+        same_calls: dict[int, exp.Expr] = {}
         aliases = {id(node): name for node, name, _ in items}
         sources = [node for node, _, _ in items] + ([having.this] if having is not None else [])
         for source in sources:
-            for agg in source.find_all(exp.AggFunc):
+            for agg in _aggregates(source):
                 if any(agg is c[0] for c in calls):
                     continue
                 function = _AGGREGATES.get(type(agg))
@@ -658,6 +664,11 @@ class SqlToRel:
                     # Calcite counts the rows for COUNT of an argument that cannot be null.
                     if not (function == "COUNT" and not distinct and not rex.type.nullable):
                         args = (pre_index(rex),)
+                same = next((c for c in calls if (type(c[0]), c[2], c[3]) == (type(agg), args, distinct)), None)
+                if same is not None:
+                    # An equal call (in HAVING, or written twice) is the same aggregate output.
+                    same_calls[id(agg)] = same[0]
+                    continue
                 calls.append((agg, aliases.get(id(agg), ""), args, distinct))
         input_fields = rel.fields
         for i, rex in enumerate(pre):
@@ -679,8 +690,9 @@ class SqlToRel:
         aggregate = LogicalAggregate([rel], fields, group=list(range(len(group_rex))), calls=agg_calls)
 
         def hook(node: exp.Expr) -> Rex | None:
+            target = same_calls.get(id(node), node)
             for i, (agg, _, _, _) in enumerate(calls):
-                if node is agg:
+                if target is agg:
                     return InputRef(agg_calls[i].type, len(group_rex) + i)
             if isinstance(node, exp.AggFunc):
                 return None
@@ -795,7 +807,9 @@ class SqlToRel:
 
     def _over(self, node: exp.Window, scope: Scope, hook: Callable[[exp.Expr], Rex | None] | None) -> Rex:
         function = node.this
-        name = "ROW_NUMBER" if isinstance(function, exp.RowNumber) else _fn_name(function)
+        name = {exp.RowNumber: "ROW_NUMBER", exp.Rank: "RANK", exp.DenseRank: "DENSE_RANK"}.get(
+            type(function), _fn_name(function)
+        )
         if name not in ("ROW_NUMBER", "RANK", "DENSE_RANK"):
             raise ValidationException(f"Unsupported OVER function: {name}")
         partition = tuple(self.rex(p, scope, hook) for p in node.args.get("partition_by") or [])
@@ -871,8 +885,8 @@ class SqlToRel:
                     )
                 )
             return f"{inner} OVER ({' '.join(window)})"
-        if isinstance(node, exp.RowNumber):
-            return "ROW_NUMBER()"
+        if isinstance(node, exp.RowNumber | exp.Rank | exp.DenseRank):
+            return {exp.RowNumber: "ROW_NUMBER()", exp.Rank: "RANK()", exp.DenseRank: "DENSE_RANK()"}[type(node)]
         if isinstance(node, exp.AggFunc) and type(node) in _AGGREGATES:
             arg = node.this
             if isinstance(arg, exp.Distinct):

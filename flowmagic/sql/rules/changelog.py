@@ -41,9 +41,10 @@ def infer(node: ph.PhysicalNode) -> None:
     elif isinstance(node, ph.LocalWindowAggregate | ph.GlobalWindowAggregate | ph.IntervalJoin):
         node.changelog = ("I",)
     elif isinstance(node, ph.Join):
-        node.changelog = ("I",) if insert_only else ("I", "UA", "D")
+        outer = node.join_type != "inner"
+        node.changelog = ("I",) if insert_only and not outer else ("I", "UA", "D")
     elif isinstance(node, ph.Rank):
-        node.changelog = ("I", "UA", "D")
+        node.changelog = ("I",) if node.keeps_first_row and insert_only else ("I", "UA", "D")
         node.strategy = "AppendFastStrategy" if insert_only else "RetractStrategy"
         width = len(node.inputs[0].fields)
         if node.output_rank:

@@ -52,7 +52,7 @@ def _rank(node: RelNode) -> RelNode:
     over = windowed.projects[overs[0]]
     assert isinstance(over, Over)
     if over.operator != "ROW_NUMBER":
-        raise TableException(f"{over.operator}() OVER is not supported by flowmagic yet; use ROW_NUMBER()")
+        raise TableException(f"{over.operator}() on streaming table is not supported currently")
     found = _range(conjunctions(node.condition), overs[0])
     if found is None:
         return node
