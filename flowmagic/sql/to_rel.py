@@ -653,7 +653,7 @@ class SqlToRel:
                     continue
                 function = _AGGREGATES.get(type(agg))
                 if function is None:
-                    raise ValidationException(f"Unsupported aggregate function: {agg.sql_name()}")
+                    raise ValidationException(f"Unsupported aggregate function: {_fn_name(agg)}")
                 arg = agg.this
                 distinct = isinstance(arg, exp.Distinct)
                 if distinct:
