@@ -11,7 +11,10 @@ from flowmagic.sql.rules import (
     calc_merge,
     calc_remove,
     changelog,
+    filter_aggregate_transpose,
     filter_into_join,
+    filter_window_transpose,
+    join_condition_push,
     project_push_down,
     rank,
     reduce_expressions,
@@ -25,6 +28,9 @@ def optimize(logical: RelNode, streaming: bool, configuration: dict[str, str]) -
     rel = calc_conversion.apply(logical)
     rel = calc_merge.apply(rel)
     rel = filter_into_join.apply(rel)
+    rel = join_condition_push.apply(rel)
+    rel = filter_aggregate_transpose.apply(rel)
+    rel = filter_window_transpose.apply(rel)
     rel = aggregate_reduce_functions.apply(rel)
     rel = union_casts.apply(rel)
     rel = calc_merge.apply(rel)

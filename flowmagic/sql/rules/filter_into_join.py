@@ -19,7 +19,7 @@ def conjunction(parts: list[Rex]) -> Rex | None:
     return Call(BOOLEAN.with_nullable(any(p.type.nullable for p in parts)), "AND", tuple(parts))
 
 
-def _filter_on(side: RelNode, parts: list[Rex]) -> RelNode:
+def filter_on(side: RelNode, parts: list[Rex]) -> RelNode:
     if not parts:
         return side
     refs: list[Rex] = [InputRef(f.type, i) for i, f in enumerate(side.fields)]
@@ -46,7 +46,7 @@ def _push(node: RelNode) -> RelNode:
     existing = conjunctions(join.condition) if join.condition is not None else []
     new_join = replace(
         join,
-        inputs=[_filter_on(left, to_left), _filter_on(right, to_right)],
+        inputs=[filter_on(left, to_left), filter_on(right, to_right)],
         condition=conjunction(existing + to_join),
     )
     return LogicalCalc([new_join], node.fields, node.projects, None)

@@ -10,10 +10,21 @@ from flowmagic.sql.logical import LogicalCalc, RelNode
 from flowmagic.sql.rex import Call, Literal, Rex
 from flowmagic.sql.rules import bottom_up
 
+_COMPARISONS = {"=", "<>", "<", ">", "<=", ">="}
+
+
+def _coerce_literal(operand: Rex, other: Rex) -> Rex:
+    """A CHAR literal compared with a VARCHAR takes the VARCHAR's type (Calcite's coercion)."""
+    if isinstance(operand, Literal) and operand.type.name == "CHAR" and other.type.name == "VARCHAR":
+        return Literal(other.type.with_nullable(False).without_time_attribute(), operand.value)
+    return operand
+
 
 def reduce(rex: Rex) -> Rex:
     if isinstance(rex, Call):
         operands = tuple(reduce(o) for o in rex.operands)
+        if rex.operator in _COMPARISONS and len(operands) == 2:
+            operands = (_coerce_literal(operands[0], operands[1]), _coerce_literal(operands[1], operands[0]))
         rex = replace(rex, operands=operands)
         operand = operands[0] if operands else None
         foldable = isinstance(operand, Literal) and operand.type.is_character and operand.value is not None
