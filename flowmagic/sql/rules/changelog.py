@@ -1,7 +1,7 @@
 """Changelog mode inference (Flink's FlinkChangelogModeInferenceProgram): what kinds of rows
 each node emits, bottom-up, and where UPDATE_BEFORE is needed, top-down: by retracting consumers
-(group aggregates and joins over updates, Rank and SortLimit in RetractStrategy), by a sink that
-takes all kinds (a query's collected result takes upserts)."""
+(group aggregates and joins over updates, Rank and SortLimit in RetractStrategy, filters), by a
+sink that takes all kinds (a query's collected result takes upserts)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,10 @@ def require_update_before(node: ph.PhysicalNode, required: bool) -> None:
     if required and "UA" in node.changelog and "UB" not in node.changelog:
         node.changelog = tuple(m for m in ("I", "UB", "UA", "D") if m in node.changelog or m == "UB")
     for child in node.inputs:
-        if isinstance(node, _PASS_THROUGH):
+        if isinstance(node, ph.Calc) and node.condition is not None:
+            # A filter over updates must see the old row to drop what stops matching.
+            needed = True
+        elif isinstance(node, _PASS_THROUGH):
             needed = required
         elif isinstance(node, ph.Rank | ph.SortLimit):
             needed = node.strategy == "RetractStrategy"
@@ -71,6 +74,9 @@ def require_update_before(node: ph.PhysicalNode, required: bool) -> None:
         else:
             needed = True
         require_update_before(child, needed)
+    if isinstance(node, _PASS_THROUGH):
+        kinds = {m for child in node.inputs for m in child.changelog}
+        node.changelog = tuple(m for m in ("I", "UB", "UA", "D") if m in kinds)
 
 
 def apply(root: ph.PhysicalNode) -> ph.PhysicalNode:
