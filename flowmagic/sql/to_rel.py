@@ -37,7 +37,7 @@ from flowmagic.sql.logical import (
     WindowSpec,
     unique_names,
 )
-from flowmagic.sql.rex import Call, InputRef, Literal, OrderKey, Over, Rex
+from flowmagic.sql.rex import Call, InputRef, Literal, OrderKey, Over, Rex, conjunctions, inputs_used, shift
 from flowmagic.sql.types import (
     BIGINT,
     BOOLEAN,
@@ -211,6 +211,21 @@ def _call_type(name: str, operands: list[Rex]) -> SqlType:
     raise ValidationException(f"No match found for function signature {name}()")
 
 
+_INTEGER_RANK = {"TINYINT": 1, "SMALLINT": 2, "INTEGER": 3, "BIGINT": 4}
+
+
+def _coerce(left: Rex, right: Rex) -> tuple[Rex, Rex]:
+    """Calcite's implicit cast of the narrower of two integer operands that are not literals."""
+    if isinstance(left, Literal) or isinstance(right, Literal):
+        return left, right
+    a, b = _INTEGER_RANK.get(left.type.name), _INTEGER_RANK.get(right.type.name)
+    if a is None or b is None or a == b:
+        return left, right
+    if a < b:
+        return Call(right.type.with_nullable(left.type.nullable), "CAST", (left,)), right
+    return left, Call(left.type.with_nullable(right.type.nullable), "CAST", (right,))
+
+
 def _fn_name(node: exp.Expr) -> str:
     if isinstance(node, exp.Anonymous):
         return str(node.this).upper()
@@ -223,6 +238,89 @@ def _arguments(node: exp.Expr) -> list[exp.Expr]:
         return list(node.expressions)
     args = [node.this] if node.this is not None else []
     return args + list(node.expressions)
+
+
+def _join(left: RelNode, right: RelNode, fields: list[Field], condition: Rex | None, join_type: str) -> RelNode:
+    """A LogicalJoin. Equality operands that are expressions over one side become fields of a
+    projection below that side (Calcite's pushDownJoinConditions: named after the field they
+    cast, made unique), and a projection on top restores the join's own fields."""
+    width, right_width = len(left.fields), len(right.fields)
+
+    def side_of(rex: Rex) -> int | None:
+        used = inputs_used(rex)
+        if used and max(used) < width:
+            return 0
+        if used and min(used) >= width:
+            return 1
+        return None
+
+    def pushable(part: Rex) -> bool:
+        if not (isinstance(part, Call) and part.operator == "=" and len(part.operands) == 2):
+            return False
+        a, b = part.operands
+        sides = {side_of(a), side_of(b)}
+        return sides == {0, 1} and not (isinstance(a, InputRef) and isinstance(b, InputRef))
+
+    def local(rex: Rex) -> Rex:
+        return shift(rex, lambda i: InputRef(right.fields[i - width].type, i - width))
+
+    parts = conjunctions(condition) if condition is not None else []
+    extras: tuple[list[Rex], list[Rex]] = ([], [])
+    for part in filter(pushable, parts):
+        for operand in part.operands:  # type: ignore[attr-defined]
+            if not isinstance(operand, InputRef):
+                side = side_of(operand)
+                assert side is not None
+                expr = operand if side == 0 else local(operand)
+                if expr not in extras[side]:
+                    extras[side].append(expr)
+    if not extras[0] and not extras[1]:
+        return LogicalJoin([left, right], fields, condition=condition, join_type=join_type)
+    added_left = len(extras[0])
+
+    def moved(index: int) -> int:
+        return index if index < width else index + added_left
+
+    def position(operand: Rex) -> Rex:
+        if isinstance(operand, InputRef):
+            return InputRef(operand.type, moved(operand.index))
+        if side_of(operand) == 0:
+            return InputRef(operand.type, width + extras[0].index(operand))
+        return InputRef(operand.type, width + added_left + right_width + extras[1].index(local(operand)))
+
+    rewritten: list[Rex] = []
+    for part in parts:
+        if pushable(part):
+            assert isinstance(part, Call)
+            rewritten.append(Call(part.type, "=", tuple(position(o) for o in part.operands)))
+        else:
+            rewritten.append(shift(part, lambda i: InputRef((left.fields + right.fields)[i].type, moved(i))))
+
+    def widen(rel: RelNode, added: list[Rex]) -> RelNode:
+        if not added:
+            return rel
+        exprs: list[Rex] = [InputRef(f.type, i) for i, f in enumerate(rel.fields)] + added
+        derived = [
+            rel.fields[e.operands[0].index].name
+            if isinstance(e, Call) and e.operator == "CAST" and isinstance(e.operands[0], InputRef)
+            else f"$f{len(rel.fields) + i}"
+            for i, e in enumerate(added)
+        ]
+        names = unique_names([f.name for f in rel.fields] + derived)
+        return LogicalProject([rel], [Field(n, e.type) for n, e in zip(names, exprs, strict=True)], exprs)
+
+    new_left, new_right = widen(left, extras[0]), widen(right, extras[1])
+    inner = new_left.fields + new_right.fields
+    names = unique_names([f.name for f in inner])
+    join_condition = rewritten[0] if len(rewritten) == 1 else Call(BOOLEAN, "AND", tuple(rewritten))
+    join = LogicalJoin(
+        [new_left, new_right],
+        [Field(n, f.type) for n, f in zip(names, inner, strict=True)],
+        condition=join_condition,
+        join_type=join_type,
+    )
+    restore: list[Rex] = [InputRef(f.type, moved(i)) for i, f in enumerate(fields)]
+    return LogicalProject([join], fields, restore)
 
 
 def _aggregates(node: exp.Expr) -> list[exp.Expr]:
@@ -508,7 +606,7 @@ class SqlToRel:
             # names the query uses.
             names = unique_names([f.name for f in fields])
             joined = [Field(n, f.type) for n, f in zip(names, fields, strict=True)]
-            rel = LogicalJoin([rel, right], joined, condition=condition, join_type=join_type)
+            rel = _join(rel, right, joined, condition, join_type)
             if on is None and not side and kind != "CROSS" and not join.args.get("kind"):
                 sql += f",\n{right_sql}"
             else:
@@ -761,7 +859,7 @@ class SqlToRel:
             left, right = sub(node.this), sub(node.expression)
             return Call(_call_type("MOD", [left, right]), "MOD", (left, right))
         if type(node) in _COMPARISONS:
-            left, right = sub(node.this), sub(node.expression)
+            left, right = _coerce(sub(node.this), sub(node.expression))
             nullable = left.type.nullable or right.type.nullable
             return Call(BOOLEAN.with_nullable(nullable), _COMPARISONS[type(node)], (left, right))
         if isinstance(node, exp.And | exp.Or):
