@@ -266,8 +266,11 @@ def _join(left: RelNode, right: RelNode, fields: list[Field], condition: Rex | N
 
     parts = conjunctions(condition) if condition is not None else []
     extras: tuple[list[Rex], list[Rex]] = ([], [])
-    for part in filter(pushable, parts):
-        for operand in part.operands:  # type: ignore[attr-defined]
+    for part in parts:
+        if not pushable(part):
+            continue
+        assert isinstance(part, Call)
+        for operand in part.operands:
             if not isinstance(operand, InputRef):
                 side = side_of(operand)
                 assert side is not None
@@ -501,8 +504,8 @@ class SqlToRel:
                     exprs.append(InputRef(physical[index].type, index))
                 else:
                     expr = self.rex(column.expression, scope)
-                    if not self.streaming and expr.type.time_attribute:
-                        expr = Call(expr.type.without_time_attribute(), expr.operator, expr.operands)  # type: ignore[attr-defined]
+                    if not self.streaming and isinstance(expr, Call) and expr.type.time_attribute:
+                        expr = Call(expr.type.without_time_attribute(), expr.operator, expr.operands)
                     exprs.append(expr)
             fields = [Field(c.name, e.type) for c, e in zip(obj.columns, exprs, strict=True)]
             rel = LogicalProject([rel], fields, exprs)
