@@ -20,6 +20,7 @@ STREAM_TYPES: dict[type[ph.PhysicalNode], str] = {
     ph.GroupAggregate: "stream-exec-group-aggregate_1",
     ph.LocalWindowAggregate: "stream-exec-local-window-aggregate_1",
     ph.GlobalWindowAggregate: "stream-exec-global-window-aggregate_1",
+    ph.WindowAggregate: "stream-exec-window-aggregate_1",
     ph.WatermarkAssigner: "stream-exec-watermark-assigner_1",
     ph.Join: "stream-exec-join_1",
     ph.IntervalJoin: "stream-exec-interval-join_1",

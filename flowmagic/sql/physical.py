@@ -146,14 +146,20 @@ class GroupAggregate(PhysicalNode):
         return terms
 
 
-def window_text(window: WindowSpec, time_or_slice: str, value: str) -> str:
+def window_text(window: WindowSpec, time_or_slice: str, value: str, names: list[str] | None = None) -> str:
     sizes = [duration(int(str(s.value))) for s in window.sizes]
     labels = {"TUMBLE": ["size"], "HOP": ["slide", "size"], "CUMULATE": ["step", "max_size"], "SESSION": ["gap"]}
     parts = [f"{time_or_slice}=[{value}]"]
     pairs = dict(zip(labels[window.kind], sizes, strict=False))
     order = {"TUMBLE": ["size"], "HOP": ["size", "slide"], "CUMULATE": ["max_size", "step"], "SESSION": ["gap"]}
     parts += [f"{label}=[{pairs[label]}]" for label in order[window.kind]]
+    if window.partition and names is not None:
+        parts.append("partition keys=[" + ", ".join(names[p] for p in window.partition) + "]")
     return f"{window.kind}({', '.join(parts)})"
+
+
+def _group_by(grouping: tuple[int, ...], names: list[str]) -> list[tuple[str, str]]:
+    return [("groupBy", ", ".join(names[g] for g in grouping))] if grouping else []
 
 
 _LOCAL_NAMES = {"COUNT": "count", "SUM": "sum", "$SUM0": "sum", "MIN": "min", "MAX": "max"}
@@ -179,7 +185,7 @@ class LocalWindowAggregate(PhysicalNode):
         select += [f"{agg_call(c, names)} AS {local_name(c, i)}" for i, c in enumerate(self.calls)]
         select.append("slice_end('w$) AS $slice_end")
         return [
-            ("groupBy", ", ".join(names[g] for g in self.grouping)),
+            *_group_by(self.grouping, names),
             ("window", window_text(self.window, "time_col", names[self.window.time_column])),
             ("select", ", ".join(select)),
         ]
@@ -199,8 +205,30 @@ class GlobalWindowAggregate(PhysicalNode):
         select += [f"{c.function}({local_name(c, i)}) AS {c.name}" for i, c in enumerate(self.calls)]
         select += [f"{_WINDOW_PROPERTIES[p]}('w$) AS {p}" for p in self.properties]
         return [
-            ("groupBy", ", ".join(names[g] for g in self.grouping)),
+            *_group_by(self.grouping, names),
             ("window", window_text(self.window, "slice_end", "$slice_end")),
+            ("select", ", ".join(select)),
+        ]
+
+
+@dataclass(eq=False)
+class WindowAggregate(PhysicalNode):
+    """A one-phase window aggregate (session windows, which cannot be sliced)."""
+
+    grouping: tuple[int, ...] = ()
+    calls: list[AggCall] = field(default_factory=list)
+    window: WindowSpec | None = None
+    properties: tuple[str, ...] = ()
+
+    def terms(self, style: str) -> list[tuple[str, str]]:
+        assert self.window is not None
+        names = self.input_names()
+        select = [names[g] for g in self.grouping]
+        select += [f"{agg_call(c, names)} AS {c.name}" for c in self.calls]
+        select += [f"{_WINDOW_PROPERTIES[p]}('w$) AS {p}" for p in self.properties]
+        return [
+            *_group_by(self.grouping, names),
+            ("window", window_text(self.window, "time_col", names[self.window.time_column], names)),
             ("select", ", ".join(select)),
         ]
 

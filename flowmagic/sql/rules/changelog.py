@@ -38,7 +38,7 @@ def infer(node: ph.PhysicalNode) -> None:
     elif isinstance(node, ph.GroupAggregate):
         node.changelog = ("I", "UA") if insert_only else ("I", "UA", "D")
         node.unique_keys = [frozenset(range(len(node.grouping)))]
-    elif isinstance(node, ph.LocalWindowAggregate | ph.GlobalWindowAggregate | ph.IntervalJoin):
+    elif isinstance(node, ph.LocalWindowAggregate | ph.GlobalWindowAggregate | ph.WindowAggregate | ph.IntervalJoin):
         node.changelog = ("I",)
     elif isinstance(node, ph.Join):
         outer = node.join_type != "inner"

@@ -4,6 +4,8 @@ a local and a global phase around its exchange."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from flowmagic.sql import physical as ph
 from flowmagic.sql.errors import TableException
 from flowmagic.sql.logical import (
@@ -115,6 +117,8 @@ class ToPhysical:
         if any(c.distinct or c.function not in ph._LOCAL_NAMES for c in calls):
             raise TableException("This window aggregate function is not supported by flowmagic yet")
         child = self.convert(scan.inputs[0])
+        if scan.window.kind == "SESSION":
+            return self._session_aggregate(node, child, keys, calls, properties, scan, through)
         local_fields = [child.fields[k] for k in keys]
         # Partial accumulators are nullable; the slice end is epoch milliseconds.
         local_fields += [Field(ph.local_name(c, i), c.type.with_nullable(True)) for i, c in enumerate(calls)]
@@ -133,6 +137,20 @@ class ToPhysical:
             window=scan.window,
             properties=tuple(properties),
         )
+        return self._window_output(node, aggregate, keys, calls, properties, scan, through)
+
+    def _window_output(
+        self,
+        node: LogicalAggregate,
+        aggregate: ph.PhysicalNode,
+        keys: list[int],
+        calls: list[AggCall],
+        properties: list[str],
+        scan: LogicalTableFunctionScan,
+        through: Callable[[int], int],
+    ) -> ph.PhysicalNode:
+        """The aggregate's columns in the query's order (keys, calls, then window properties)."""
+        width = len(scan.inputs[0].fields)
         projects: list[Rex] = []
         for g in node.group:
             target = through(g)
@@ -140,13 +158,32 @@ class ToPhysical:
                 index = len(keys) + len(calls) + properties.index(scan.fields[target].name)
             else:
                 index = keys.index(target)
-            projects.append(InputRef(global_fields[index].type, index))
+            projects.append(InputRef(aggregate.fields[index].type, index))
         projects += [InputRef(c.type, len(keys) + i) for i, c in enumerate(calls)]
-        if all(isinstance(p, InputRef) and p.index == i for i, p in enumerate(projects)) and len(projects) == len(
-            global_fields
-        ):
+        identity = all(isinstance(p, InputRef) and p.index == i for i, p in enumerate(projects))
+        if identity and len(projects) == len(aggregate.fields):
             return aggregate
         return ph.Calc([aggregate], list(node.fields), projects=projects)
+
+    def _session_aggregate(
+        self,
+        node: LogicalAggregate,
+        child: ph.PhysicalNode,
+        keys: list[int],
+        calls: list[AggCall],
+        properties: list[str],
+        scan: LogicalTableFunctionScan,
+        through: Callable[[int], int],
+    ) -> ph.PhysicalNode:
+        assert scan.window is not None
+        width = len(scan.inputs[0].fields)
+        exchange = self._exchange(child, tuple(keys))
+        fields = [child.fields[k] for k in keys] + [Field(c.name, c.type) for c in calls]
+        fields += [scan.fields[width + ["window_start", "window_end", "window_time"].index(p)] for p in properties]
+        aggregate = ph.WindowAggregate(
+            [exchange], fields, grouping=tuple(keys), calls=calls, window=scan.window, properties=tuple(properties)
+        )
+        return self._window_output(node, aggregate, keys, calls, properties, scan, through)
 
     def _LogicalJoin(self, node: LogicalJoin) -> ph.PhysicalNode:
         if not self.streaming:
