@@ -32,6 +32,21 @@ STREAM_TYPES: dict[type[ph.PhysicalNode], str] = {
 _DEDUPLICATE = "stream-exec-deduplicate_1"
 
 
+def _batch_type(node: ph.PhysicalNode) -> str:
+    """The batch ExecNode type name (``batch-exec-sort-aggregate_1``)."""
+    if isinstance(node, ph.BatchAggregate):
+        return f"batch-exec-{node.strategy.lower()}-aggregate_1"
+    if isinstance(node, ph.Sort):
+        return "batch-exec-sort_1"
+    if isinstance(node, ph.WindowTableFunction):
+        return "batch-exec-window-table-function_1"
+    return STREAM_TYPES.get(type(node), "").replace("stream-exec-", "batch-exec-")
+
+
+def _reads_sorted_partitions(node: ph.PhysicalNode) -> bool:
+    return isinstance(node, ph.BatchAggregate) and node.strategy == "Sort"
+
+
 @dataclass(frozen=True)
 class InputProperty:
     """What an ExecNode requires of one input: a distribution (``UNKNOWN``, ``HASH`` on keys,
@@ -75,13 +90,33 @@ def _input_property(node: ph.PhysicalNode) -> InputProperty:
 class ExecGraphBuilder:
     """Translates a physical plan into ExecNodes, inputs first, numbering them from ``next_id``."""
 
-    def __init__(self, next_id: int) -> None:
+    def __init__(self, next_id: int, streaming: bool = True) -> None:
         self.next_id = next_id
+        self.streaming = streaming
+
+    def _forward(self, child: ExecNode) -> ExecNode:
+        """The forward exchange Flink's batch planner puts between a Sort and the operator that
+        reads its sorted output (so that the adaptive batch scheduler keeps their partitions)."""
+        self.next_id += 1
+        return ExecNode(
+            id=self.next_id,
+            type="batch-exec-exchange_1",
+            name="Exchange",
+            description="Exchange(distribution=[forward])",
+            fields=list(child.fields),
+            inputs=[child],
+            input_properties=[InputProperty()],
+        )
 
     def build(self, node: ph.PhysicalNode) -> ExecNode:
-        inputs = [self.build(child) for child in node.inputs]
+        inputs = []
+        for child in node.inputs:
+            built = self.build(child)
+            if not self.streaming and isinstance(child, ph.Sort) and _reads_sorted_partitions(node):
+                built = self._forward(built)
+            inputs.append(built)
         self.next_id += 1
-        exec_type = STREAM_TYPES.get(type(node), "")
+        exec_type = STREAM_TYPES.get(type(node), "") if self.streaming else _batch_type(node)
         if isinstance(node, ph.Rank) and node.deduplicate is not None:
             exec_type = _DEDUPLICATE
         name = node.name(True)

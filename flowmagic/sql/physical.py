@@ -379,3 +379,44 @@ class Sink(PhysicalNode):
 
     def terms(self, style: str) -> list[tuple[str, str]]:
         return [("table", self.table), ("fields", ", ".join(self.names))]
+
+
+@dataclass(eq=False)
+class BatchAggregate(PhysicalNode):
+    """Batch aggregation: hash- or sort-based, a local phase (``Partial_*`` accumulators) or the
+    global phase merging them (``Final_*``)."""
+
+    strategy: str = "Hash"
+    local: bool = False
+    grouping: tuple[int, ...] = ()
+    calls: list[AggCall] = field(default_factory=list)
+
+    def name(self, exec_plan: bool) -> str:
+        return f"{'Local' if self.local else ''}{self.strategy}Aggregate"
+
+    def terms(self, style: str) -> list[tuple[str, str]]:
+        names = self.input_names()
+        keys = [names[g] for g in self.grouping]
+        if self.local:
+            select = keys + [f"Partial_{agg_call(c, names)} AS {local_name(c, i)}" for i, c in enumerate(self.calls)]
+            return [*_group_by(self.grouping, names), ("select", ", ".join(select))]
+        select = keys + [f"Final_{c.function}({local_name(c, i)}) AS {c.name}" for i, c in enumerate(self.calls)]
+        return [("isMerge", "true"), *_group_by(self.grouping, names), ("select", ", ".join(select))]
+
+
+@dataclass(eq=False)
+class Sort(PhysicalNode):
+    keys: list[tuple[int, bool, bool]] = field(default_factory=list)
+
+    def terms(self, style: str) -> list[tuple[str, str]]:
+        return [("orderBy", order_text(self.keys, self.inputs[0].fields))]
+
+
+@dataclass(eq=False)
+class WindowTableFunction(PhysicalNode):
+    window: WindowSpec | None = None
+
+    def terms(self, style: str) -> list[tuple[str, str]]:
+        assert self.window is not None
+        names = self.input_names()
+        return [("window", window_text(self.window, "time_col", names[self.window.time_column], names))]

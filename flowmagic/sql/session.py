@@ -219,7 +219,7 @@ class SqlSession:
     def exec_graph(self, physical: ph.PhysicalNode) -> ExecNode:
         """The ExecNode graph of a physical plan; its ids continue the session's counter, as
         every EXPLAIN and execution in a Flink session advances it."""
-        builder = ExecGraphBuilder(self.exec_node_ids)
+        builder = ExecGraphBuilder(self.exec_node_ids, self.streaming)
         root = builder.build(physical)
         self.exec_node_ids = builder.next_id
         return root

@@ -79,7 +79,7 @@ class ToPhysical:
 
     def _LogicalAggregate(self, node: LogicalAggregate) -> ph.PhysicalNode:
         if not self.streaming:
-            raise TableException(_BATCH_LATER.format("aggregation (HashAggregate/SortAggregate)"))
+            return self._batch_aggregate(node)
         source = node.inputs[0]
         window_scan = source.inputs[0] if isinstance(source, LogicalCalc) else source
         if isinstance(window_scan, LogicalTableFunctionScan):
@@ -88,6 +88,39 @@ class ToPhysical:
         grouping = tuple(node.group)
         exchange = self._exchange(child, grouping)
         return ph.GroupAggregate([exchange], list(node.fields), grouping=grouping, calls=list(node.calls))
+
+    def _batch_aggregate(self, node: LogicalAggregate) -> ph.PhysicalNode:
+        """Two phases around the exchange. Flink's cost model sorts an input whose rows it knows
+        (VALUES) and hashes one it does not (a table); flowmagic takes the same choice by that
+        rule, without costing."""
+        if any(c.distinct or c.function not in ph._LOCAL_NAMES for c in node.calls):
+            raise TableException(_BATCH_LATER.format("aggregation of DISTINCT and AVG calls (Expand)"))
+        child = self.convert(node.inputs[0])
+        strategy = "Sort" if _rows_known(node.inputs[0]) else "Hash"
+        grouping = tuple(node.group)
+        keys = [(g, False, False) for g in range(len(grouping))]
+        if strategy == "Sort" and grouping:
+            child = ph.Sort([child], list(child.fields), keys=list(keys))
+        local_fields = [child.fields[g] for g in grouping]
+        local_fields += [Field(ph.local_name(c, i), c.type.with_nullable(True)) for i, c in enumerate(node.calls)]
+        local = ph.BatchAggregate(
+            [child], local_fields, strategy=strategy, local=True, grouping=grouping, calls=list(node.calls)
+        )
+        merged: ph.PhysicalNode = self._exchange(local, tuple(range(len(grouping))))
+        if strategy == "Sort" and grouping:
+            merged = ph.Sort([merged], list(merged.fields), keys=list(keys))
+        return ph.BatchAggregate(
+            [merged],
+            list(node.fields),
+            strategy=strategy,
+            grouping=tuple(range(len(grouping))),
+            calls=list(node.calls),
+        )
+
+    def _LogicalTableFunctionScan(self, node: LogicalTableFunctionScan) -> ph.PhysicalNode:
+        if self.streaming:
+            raise TableException("A window table function must be aggregated by its window in streaming mode")
+        return ph.WindowTableFunction([self.convert(node.inputs[0])], list(node.fields), window=node.window)
 
     def _window_aggregate(
         self, node: LogicalAggregate, projection: LogicalCalc | None, scan: LogicalTableFunctionScan
@@ -252,6 +285,13 @@ class ToPhysical:
         # A sink's node prints (and passes on) the field names of what it writes.
         child = self.convert(node.inputs[0])
         return ph.Sink([child], list(child.fields), table=node.table, connector=node.connector)
+
+
+def _rows_known(node: RelNode) -> bool:
+    """Whether every row of ``node`` comes from VALUES (the planner knows how many there are)."""
+    if isinstance(node, LogicalValues):
+        return True
+    return bool(node.inputs) and all(_rows_known(i) for i in node.inputs)
 
 
 def _time_operand(rex: Rex, left: ph.PhysicalNode, right: ph.PhysicalNode) -> tuple[str, int, int] | None:
