@@ -40,6 +40,8 @@ def _batch_type(node: ph.PhysicalNode) -> str:
         return "batch-exec-sort_1"
     if isinstance(node, ph.WindowTableFunction):
         return "batch-exec-window-table-function_1"
+    if isinstance(node, ph.NestedLoopJoin):
+        return "batch-exec-nested-loop-join_1"
     return STREAM_TYPES.get(type(node), "").replace("stream-exec-", "batch-exec-")
 
 

@@ -420,3 +420,22 @@ class WindowTableFunction(PhysicalNode):
         assert self.window is not None
         names = self.input_names()
         return [("window", window_text(self.window, "time_col", names[self.window.time_column], names))]
+
+
+@dataclass(eq=False)
+class NestedLoopJoin(PhysicalNode):
+    """Batch join that loops over a built side (broadcast to every probe subtask, or both sides
+    gathered to one subtask for a full outer join)."""
+
+    join_type: str = "inner"
+    condition: Rex | None = None
+    build: str = "right"
+
+    def terms(self, style: str) -> list[tuple[str, str]]:
+        where = "true" if self.condition is None else expression(self.condition, self.names, style)
+        return [
+            ("joinType", _JOIN_TYPES[self.join_type]),
+            ("where", where),
+            ("select", ", ".join(self.names)),
+            ("build", self.build),
+        ]

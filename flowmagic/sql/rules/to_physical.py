@@ -218,9 +218,37 @@ class ToPhysical:
         )
         return self._window_output(node, aggregate, keys, calls, properties, scan, through)
 
+    def _batch_join(self, node: LogicalJoin) -> ph.PhysicalNode:
+        """Joins of inputs whose rows the planner knows (VALUES) loop over the smaller side,
+        broadcast; an outer join builds its null-padded side; a full outer join gathers both.
+        Flink's cost model picks these for such inputs; joins of tables (HashJoin, SortMergeJoin
+        in a MultipleInput) come later."""
+        if not all(_rows_known(i) for i in node.inputs):
+            raise TableException(_BATCH_LATER.format("joins of tables (HashJoin/SortMergeJoin, MultipleInput)"))
+        left, right = (self.convert(i) for i in node.inputs)
+        names = unique_names(left.names + right.names)
+        fields = [Field(n, f.type) for n, f in zip(names, left.fields + right.fields, strict=True)]
+        if node.join_type == "full":
+            gathered: list[ph.PhysicalNode] = [
+                ph.Exchange([s], list(s.fields), distribution="single") for s in (left, right)
+            ]
+            return ph.NestedLoopJoin(gathered, fields, join_type="full", condition=node.condition, build="right")
+        if node.join_type == "left":
+            build = "right"
+        elif node.join_type == "right":
+            build = "left"
+        else:
+            build = "left" if _estimated_rows(node.inputs[0]) < _estimated_rows(node.inputs[1]) else "right"
+        inputs: list[ph.PhysicalNode]
+        if build == "left":
+            inputs = [ph.Exchange([left], list(left.fields), distribution="broadcast"), right]
+        else:
+            inputs = [left, ph.Exchange([right], list(right.fields), distribution="broadcast")]
+        return ph.NestedLoopJoin(inputs, fields, join_type=node.join_type, condition=node.condition, build=build)
+
     def _LogicalJoin(self, node: LogicalJoin) -> ph.PhysicalNode:
         if not self.streaming:
-            raise TableException(_BATCH_LATER.format("joins (HashJoin/NestedLoopJoin/SortMergeJoin)"))
+            return self._batch_join(node)
         left, right = (self.convert(i) for i in node.inputs)
         width = len(left.fields)
         parts = conjunctions(node.condition) if node.condition is not None else []
@@ -292,6 +320,14 @@ def _rows_known(node: RelNode) -> bool:
     if isinstance(node, LogicalValues):
         return True
     return bool(node.inputs) and all(_rows_known(i) for i in node.inputs)
+
+
+def _estimated_rows(node: RelNode) -> float:
+    """Calcite's row count estimate: VALUES count, a filter keeps half (its default selectivity)."""
+    if isinstance(node, LogicalValues):
+        return float(len(node.rows))
+    rows = min(_estimated_rows(i) for i in node.inputs) if node.inputs else 1.0
+    return rows / 2 if isinstance(node, LogicalCalc) and node.condition is not None else rows
 
 
 def _time_operand(rex: Rex, left: ph.PhysicalNode, right: ph.PhysicalNode) -> tuple[str, int, int] | None:
