@@ -28,7 +28,6 @@ _BATCH_PHYSICAL = "batch rules for DISTINCT (Expand), joins (MultipleInput), OVE
 NOT_YET: dict[tuple[str, str, str], str] = {
     ("s04_multi_aggregates", "batch", "explain"): _BATCH_PHYSICAL,
     ("s10_interval_join", "batch", "explain"): _BATCH_PHYSICAL,
-    ("s11_topn", "batch", "explain"): _BATCH_PHYSICAL,
     ("s12_dedup_keep_last", "batch", "explain"): _BATCH_PHYSICAL,
     ("s15_batch_group_sort", "batch", "explain"): _BATCH_PHYSICAL,
 }

@@ -235,3 +235,13 @@ class LogicalRank(RelNode):
     rank_start: int = 1
     rank_end: int = 1
     output_rank: bool = False
+
+
+@dataclass(eq=False)
+class LogicalWindow(RelNode):
+    """OVER calls of one window over their input (Calcite's LogicalWindow): the input's fields,
+    then one field per call (``w0$o0``)."""
+
+    partition: tuple[int, ...] = ()
+    order: list[tuple[int, bool, bool]] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)

@@ -15,6 +15,7 @@ from flowmagic.sql.rules import (
     filter_into_join,
     filter_window_transpose,
     join_condition_push,
+    over_window,
     project_push_down,
     rank,
     reduce_expressions,
@@ -34,7 +35,7 @@ def optimize(logical: RelNode, streaming: bool, configuration: dict[str, str]) -
     rel = aggregate_reduce_functions.apply(rel)
     rel = union_casts.apply(rel)
     rel = calc_merge.apply(rel)
-    rel = rank.apply(rel)
+    rel = rank.apply(rel) if streaming else over_window.apply(rel)
     rel = project_push_down.apply(rel)
     rel = calc_merge.apply(rel)
     rel = reduce_expressions.apply(rel)

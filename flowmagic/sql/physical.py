@@ -439,3 +439,26 @@ class NestedLoopJoin(PhysicalNode):
             ("select", ", ".join(self.names)),
             ("build", self.build),
         ]
+
+
+@dataclass(eq=False)
+class OverAggregate(PhysicalNode):
+    """Batch OVER aggregation over partitions sorted by their keys."""
+
+    partition: tuple[int, ...] = ()
+    order: list[tuple[int, bool, bool]] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+
+    def terms(self, style: str) -> list[tuple[str, str]]:
+        names = self.input_names()
+        width = len(names)
+        windows = ", ".join(
+            f"{call}(*) AS {self.names[width + i]} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+            for i, call in enumerate(self.calls)
+        )
+        return [
+            ("partitionBy", ", ".join(names[p] for p in self.partition)),
+            ("orderBy", order_text(self.order, self.inputs[0].fields)),
+            ("window#0", windows),
+            ("select", ", ".join(self.names)),
+        ]

@@ -5,7 +5,7 @@ only repeats its input is dropped first (ProjectRemoveRule), so the input's fiel
 from __future__ import annotations
 
 from flowmagic.sql.logical import LogicalCalc, RelNode
-from flowmagic.sql.rex import Call, Over, Rex, shift
+from flowmagic.sql.rex import Call, InputRef, Over, Rex, shift
 from flowmagic.sql.rules import bottom_up
 from flowmagic.sql.types import BOOLEAN
 
@@ -28,7 +28,11 @@ def merge(top: LogicalCalc, bottom: LogicalCalc) -> LogicalCalc:
         for c in conditions:
             operands.extend(c.operands if isinstance(c, Call) and c.operator == "AND" else [c])
         condition = Call(BOOLEAN.with_nullable(any(o.type.nullable for o in operands)), "AND", tuple(operands))
-    return LogicalCalc(bottom.inputs, top.fields, projects, condition)
+    # A pure filter has its input's row type (Calcite's Filter), names included.
+    pure_filter = len(top.projects) == len(bottom.fields) and all(
+        isinstance(p, InputRef) and p.index == i for i, p in enumerate(top.projects)
+    )
+    return LogicalCalc(bottom.inputs, bottom.fields if pure_filter else top.fields, projects, condition)
 
 
 def _merge(node: RelNode) -> RelNode:

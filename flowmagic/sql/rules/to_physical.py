@@ -22,6 +22,7 @@ from flowmagic.sql.logical import (
     LogicalUnion,
     LogicalValues,
     LogicalWatermarkAssigner,
+    LogicalWindow,
     RelNode,
     unique_names,
 )
@@ -295,6 +296,14 @@ class ToPhysical:
             rank_start=node.rank_start,
             rank_end=node.rank_end,
             output_rank=node.output_rank,
+        )
+
+    def _LogicalWindow(self, node: LogicalWindow) -> ph.PhysicalNode:
+        child = self._exchange(self.convert(node.inputs[0]), node.partition)
+        keys = [(p, False, False) for p in node.partition] + list(node.order)
+        ordered = ph.Sort([child], list(child.fields), keys=keys)
+        return ph.OverAggregate(
+            [ordered], list(node.fields), partition=node.partition, order=node.order, calls=node.calls
         )
 
     def _LogicalSort(self, node: LogicalSort) -> ph.PhysicalNode:
