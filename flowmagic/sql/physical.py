@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from flowmagic.sql import digest, exec_description
 from flowmagic.sql.logical import AggCall, Field, WindowSpec, row_type, tuples
-from flowmagic.sql.rex import InputRef, Literal, Rex
+from flowmagic.sql.rex import Call, InputRef, Literal, Rex
 from flowmagic.sql.types import SqlType
 
 _MODES = ("I", "UB", "UA", "D")
@@ -65,15 +65,32 @@ class PhysicalNode:
         return self.terms("exec")
 
 
+def pushed_filter(rex: Rex, names: list[str]) -> str:
+    """A filter pushed into a source, as Flink's expressions print it: AND and OR nest in pairs
+    (``and(and(a, b), c)``), everything else is Calcite's digest."""
+    if isinstance(rex, Call) and rex.operator in ("AND", "OR") and len(rex.operands) > 1:
+        word = "and" if rex.operator == "AND" else "OR"
+        text = pushed_filter(rex.operands[0], names)
+        for operand in rex.operands[1:]:
+            text = f"{word}({text}, {pushed_filter(operand, names)})"
+        return text
+    return digest.rex(rex, names)
+
+
 @dataclass(eq=False)
 class TableSourceScan(PhysicalNode):
     path: tuple[str, ...] = ()
     filter: Rex | None = None
+    #: Whether the source reports projections and metadata in its name (the filesystem source).
+    reads_metadata: bool = False
+    columns: int = 0
 
     def terms(self, style: str) -> list[tuple[str, str]]:
         table = list(self.path)
         if self.filter is not None:
-            table.append(f"filter=[{digest.rex(self.filter, self.names)}]")
+            table.append(f"filter=[{pushed_filter(self.filter, self.names)}]")
+        if self.reads_metadata and len(self.fields) < self.columns:
+            table += [f"project=[{', '.join(self.names)}]", "metadata=[]"]
         return [("table", "[" + ", ".join(table) + "]"), ("fields", ", ".join(self.names))]
 
 

@@ -484,7 +484,7 @@ class SqlToRel:
         if isinstance(obj, cat.CatalogView):
             converted = SqlToRel(self.catalog, self.streaming).query(obj.query)
             return converted.rel
-        filter_push_down = False
+        filter_push_down = reads_metadata = False
         if as_source:
             traits = connectors.validate(cat.qualified(name), obj.options, [c.name for c in obj.physical], source=True)
             if not self.streaming and not traits.bounded:
@@ -493,8 +493,16 @@ class SqlToRel:
                     "The table source is unbounded."
                 )
             filter_push_down = traits.filter_push_down
+            reads_metadata = traits.identifier == "filesystem"
         physical = [Field(c.name, c.type) for c in obj.physical if c.type is not None]
-        rel: RelNode = LogicalTableScan([], physical, path=cat.path(name), filter_push_down=filter_push_down)
+        rel: RelNode = LogicalTableScan(
+            [],
+            physical,
+            path=cat.path(name),
+            filter_push_down=filter_push_down,
+            reads_metadata=reads_metadata,
+            columns=len(physical),
+        )
         if len(physical) != len(obj.columns):
             scope = Scope([Namespace(name, physical, 0)])
             exprs: list[Rex] = []
@@ -876,6 +884,8 @@ class SqlToRel:
                     operands.append(rex)
             nullable = any(o.type.nullable for o in operands)
             return Call(BOOLEAN.with_nullable(nullable), operator, tuple(operands))
+        if isinstance(node, exp.Not) and isinstance(node.this, exp.Is):
+            return Call(BOOLEAN.with_nullable(False), "IS NOT NULL", (sub(node.this.this),))
         if isinstance(node, exp.Not):
             operand = sub(node.this)
             return Call(operand.type, "NOT", (operand,))

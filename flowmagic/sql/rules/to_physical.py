@@ -51,7 +51,9 @@ class ToPhysical:
         return method(node)
 
     def _LogicalTableScan(self, node: LogicalTableScan) -> ph.PhysicalNode:
-        return ph.TableSourceScan([], list(node.fields), path=node.path)
+        return ph.TableSourceScan(
+            [], list(node.fields), path=node.path, reads_metadata=node.reads_metadata, columns=node.columns
+        )
 
     def _LogicalValues(self, node: LogicalValues) -> ph.PhysicalNode:
         return ph.Values([], list(node.fields), rows=node.rows, streaming=self.streaming)
