@@ -24,12 +24,40 @@ _SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.I | re.S)
 
 _BATCH_PHYSICAL = "batch rules for DISTINCT (Expand), joins (MultipleInput), OVER and SortLimit come next"
 
-#: (case, mode, field) the planner does not plan yet, and why.
+_VALUES_EXPRESSIONS = "VALUES rows with expressions (a UNION of projections over one-row Values) come next"
+_PUSHED_OR = "the order Flink gives an OR's operands left after filter push-down is not known yet"
+
+#: (case, mode, field) the planner does not plan yet, and why. The r* entries are cases the
+#: sql-cases branch records; their texts were checked against Flink 2.3's planner.
 NOT_YET: dict[tuple[str, str, str], str] = {
     ("s04_multi_aggregates", "batch", "explain"): _BATCH_PHYSICAL,
     ("s10_interval_join", "batch", "explain"): _BATCH_PHYSICAL,
     ("s12_dedup_keep_last", "batch", "explain"): _BATCH_PHYSICAL,
     ("s15_batch_group_sort", "batch", "explain"): _BATCH_PHYSICAL,
+    **{
+        (case, "batch", "explain"): _BATCH_PHYSICAL
+        for case in (
+            "r03_session_window_partitioned",
+            "r04_session_window_global",
+            "r05_tumble_filter_window_time",
+            "r09_interval_join_strict_bounds",
+            "r10_dedup_first_proctime",
+            "r11_dedup_first_rowtime",
+            "r12_topn_rank",
+            "r13_topn_range_no_rank",
+            "r14_having_count_distinct",
+            "r19_multi_level_view",
+            "r21_order_by_non_time",
+        )
+    },
+    **{
+        ("r15_type_derivation", mode, field): _VALUES_EXPRESSIONS
+        for mode, field in (("streaming", "explain"), ("streaming", "explain_changelog_mode"), ("batch", "explain"))
+    },
+    **{
+        ("r16_filesystem_json_directory", mode, field): _PUSHED_OR
+        for mode, field in (("streaming", "explain"), ("streaming", "explain_changelog_mode"), ("batch", "explain"))
+    },
 }
 
 

@@ -976,6 +976,10 @@ class SqlToRel:
                 f" AND {self.sql(node.args['high'], scope, 5)}"
             )
             return f"({text})" if parent > 3 else text
+        if isinstance(node, exp.Not) and isinstance(node.this, exp.Is):
+            return f"{self.sql(node.this.this, scope, 5)} IS NOT NULL"
+        if isinstance(node, exp.Is):
+            return f"{self.sql(node.this, scope, 5)} IS NULL"
         if isinstance(node, exp.Not):
             return f"NOT {self.sql(node.this, scope, 3)}"
         if isinstance(node, exp.Neg):
