@@ -153,3 +153,19 @@ def test_a_renaming_projection_disappears_from_the_physical_plan() -> None:
 def test_streaming_sort_needs_a_limit() -> None:
     with pytest.raises(TableException, match=r"Sort on a non-time-attribute field is not supported\."):
         _t_env(GEN).explain_sql("SELECT id FROM g ORDER BY id")
+
+
+def test_stream_table_environment_over_a_flowmagic_environment() -> None:
+    from flowmagic.datastream import StreamExecutionEnvironment
+    from flowmagic.table import StreamTableEnvironment
+
+    t_env = StreamTableEnvironment.create(StreamExecutionEnvironment.get_execution_environment())
+    t_env.execute_sql(VALUES_VIEW)
+    assert "GroupAggregate(groupBy=[k], select=[k, COUNT(*) AS c])" in t_env.explain_sql(
+        "SELECT k, COUNT(*) AS c FROM vv GROUP BY k"
+    )
+    batch = StreamTableEnvironment.create(environment_settings=EnvironmentSettings.in_batch_mode())
+    batch.execute_sql(GEN)
+    assert batch.sql_query("SELECT id FROM g").explain().endswith(
+        "TableSourceScan(table=[[default_catalog, default_database, g]], fields=[id])\n"
+    )
