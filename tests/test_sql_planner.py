@@ -166,6 +166,8 @@ def test_stream_table_environment_over_a_flowmagic_environment() -> None:
     )
     batch = StreamTableEnvironment.create(environment_settings=EnvironmentSettings.in_batch_mode())
     batch.execute_sql(GEN)
-    assert batch.sql_query("SELECT id FROM g").explain().endswith(
-        "TableSourceScan(table=[[default_catalog, default_database, g]], fields=[id])\n"
+    assert (
+        batch.sql_query("SELECT id FROM g")
+        .explain()
+        .endswith("TableSourceScan(table=[[default_catalog, default_database, g]], fields=[id])\n")
     )
