@@ -13,7 +13,9 @@ def rex(node: Rex, names: Sequence[str]) -> str:
     if isinstance(node, InputRef):
         return names[node.index]
     if isinstance(node, Literal):
-        return digest.literal(node.value, node.type, charset=False)
+        # Execution plans name a literal's type only for intervals and nulls.
+        typed = node.type.is_interval or node.value is None
+        return digest.literal(node.value, node.type, charset=False, suffix=typed)
     if isinstance(node, Call):
         args = [rex(o, names) for o in node.operands]
         if node.operator in BINARY and len(args) >= 2:

@@ -85,6 +85,8 @@ class LogicalTableScan(RelNode):
     path: tuple[str, str, str] = ("", "", "")
     #: Whether the connector takes filters (Flink's SupportsFilterPushDown).
     filter_push_down: bool = False
+    #: Whether the connector takes a projection (Flink's SupportsProjectionPushDown).
+    projection_push_down: bool = False
     #: Whether the connector reads metadata columns (its scan then names its projection).
     reads_metadata: bool = False
     #: The table's physical columns, before projection push-down.

@@ -484,7 +484,7 @@ class SqlToRel:
         if isinstance(obj, cat.CatalogView):
             converted = SqlToRel(self.catalog, self.streaming).query(obj.query)
             return converted.rel
-        filter_push_down = reads_metadata = False
+        filter_push_down = reads_metadata = projection_push_down = False
         if as_source:
             traits = connectors.validate(cat.qualified(name), obj.options, [c.name for c in obj.physical], source=True)
             if not self.streaming and not traits.bounded:
@@ -494,6 +494,7 @@ class SqlToRel:
                 )
             filter_push_down = traits.filter_push_down
             reads_metadata = traits.identifier == "filesystem"
+            projection_push_down = traits.projection_push_down
         physical = [Field(c.name, c.type) for c in obj.physical if c.type is not None]
         rel: RelNode = LogicalTableScan(
             [],

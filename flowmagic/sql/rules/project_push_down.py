@@ -67,6 +67,8 @@ def prune(node: RelNode, needed: set[int]) -> tuple[RelNode, Mapping]:
         fields = [node.fields[i] for i in keep]
         return LogicalCalc([child], fields, projects, condition), {old: new for new, old in enumerate(keep)}
     if isinstance(node, LogicalTableScan):
+        if not node.projection_push_down:
+            return _identity(node)
         keep = sorted(needed) if needed else [0]
         return replace(node, fields=[node.fields[i] for i in keep]), {old: new for new, old in enumerate(keep)}
     if isinstance(node, LogicalWatermarkAssigner):
