@@ -44,7 +44,6 @@ NOT_YET: dict[tuple[str, str, str], str] = {
             "r10_dedup_first_proctime",
             "r11_dedup_first_rowtime",
             "r12_topn_rank",
-            "r13_topn_range_no_rank",
             "r14_having_count_distinct",
             "r19_multi_level_view",
             "r21_order_by_non_time",

@@ -3,6 +3,11 @@ Flink 2.3.0's planner printed for the same statements."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
 from flowmagic.table import EnvironmentSettings, ExplainDetail, TableEnvironment
 
 ORDERS_VIEW = (
@@ -132,3 +137,16 @@ def test_first_row_deduplication_is_insert_only() -> None:
     assert "ROW_NUMBER() OVER (PARTITION BY $0 ORDER BY $2 NULLS FIRST)" in text
     assert "orderBy=[$2 ASC], select=[k, v, $2], changelogMode=[I])" in text
     assert "Deduplicate(keep=[FirstRow], key=[k], order=[PROCTIME], outputInsertOnly=[true])" in text
+
+
+SCALARS = json.loads((Path(__file__).parent / "conformance" / "sql_scalar_expressions.json").read_text())
+
+
+@pytest.mark.parametrize("query", sorted(SCALARS["explain"]))
+def test_scalar_expressions_as_flink_plans_them(query: str) -> None:
+    """CASE, COALESCE, IN and BETWEEN (Sarg search), LIKE, ||, string functions, DISTINCT, NOT
+    simplified, decimal literals, and datagen reading every column: EXPLAIN as Flink 2.3 printed."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    for statement in SCALARS["setup"]:
+        t_env.execute_sql(statement)
+    assert t_env.explain_sql(query) == SCALARS["explain"][query]

@@ -12,6 +12,10 @@ from flowmagic.sql.types import SqlType
 
 def literal(value: object, type_: SqlType, charset: bool = True, suffix: bool = True) -> str:
     """A literal as ``RexLiteral`` prints it (a type suffix unless the type is the literal's own)."""
+    if type_.name == "SARG":
+        return str(value)
+    if type_.name == "SYMBOL":
+        return f"FLAG({value})" if charset or suffix else str(value)
     if value is None:
         return f"null:{type_.full(charset)}"
     if type_.is_character:

@@ -201,6 +201,10 @@ def _call_type(name: str, operands: list[Rex]) -> SqlType:
         return operands[1].type.with_nullable(nullable)
     if name in ("CHAR_LENGTH", "CHARACTER_LENGTH"):
         return SqlType("INTEGER", nullable=nullable)
+    if name in ("SUBSTRING", "CONCAT_WS", "REPLACE", "LPAD", "RPAD"):
+        return (
+            STRING.with_nullable(nullable) if name != "CONCAT_WS" else STRING.with_nullable(operands[0].type.nullable)
+        )
     if name == "TO_TIMESTAMP_LTZ":
         precision = operands[1].value if len(operands) > 1 and isinstance(operands[1], Literal) else 3
         return SqlType("TIMESTAMP_WITH_LOCAL_TIME_ZONE", int(str(precision)), nullable=nullable)
@@ -226,6 +230,22 @@ def _coerce(left: Rex, right: Rex) -> tuple[Rex, Rex]:
     return left, Call(left.type.with_nullable(right.type.nullable), "CAST", (right,))
 
 
+#: sqlglot's function classes whose Flink name differs from sqlglot's.
+_FUNCTION_NAMES: dict[type[exp.Expr], str] = {
+    exp.Concat: "CONCAT",
+    exp.Length: "CHAR_LENGTH",
+    exp.ConcatWs: "CONCAT_WS",
+    exp.Substring: "SUBSTRING",
+}
+
+
+def _cast(rex: Rex, target: SqlType) -> Rex:
+    target = target.with_nullable(rex.type.nullable)
+    if isinstance(rex, Literal) and rex.value is not None:
+        return Literal(target, rex.value)
+    return Call(target, "CAST", (rex,))
+
+
 def _fn_name(node: exp.Expr) -> str:
     if isinstance(node, exp.Anonymous):
         return str(node.this).upper()
@@ -234,8 +254,10 @@ def _fn_name(node: exp.Expr) -> str:
 
 
 def _arguments(node: exp.Expr) -> list[exp.Expr]:
-    if isinstance(node, exp.Anonymous | exp.Concat):
+    if isinstance(node, exp.Anonymous | exp.Concat | exp.ConcatWs):
         return list(node.expressions)
+    if isinstance(node, exp.Substring):
+        return [a for a in (node.this, node.args.get("start"), node.args.get("length")) if a is not None]
     args = [node.this] if node.this is not None else []
     return args + list(node.expressions)
 
@@ -501,6 +523,7 @@ class SqlToRel:
             physical,
             path=cat.path(name),
             filter_push_down=filter_push_down,
+            projection_push_down=projection_push_down,
             reads_metadata=reads_metadata,
             columns=len(physical),
         )
@@ -673,15 +696,18 @@ class SqlToRel:
         items = self._select_items(select, scope)
         group = select.args.get("group")
         having = select.args.get("having")
+        if select.args.get("distinct") is not None and group is None:
+            group = exp.Group(expressions=[node.copy() for node, _, _ in items])
         aggregating = group is not None or any(_aggregates(item) for item, _, _ in items)
-        sql_lines.append("SELECT " + ", ".join(text for _, _, text in items))
+        distinct = "DISTINCT " if select.args.get("distinct") is not None else ""
+        sql_lines.append(f"SELECT {distinct}" + ", ".join(text for _, _, text in items))
         sql_lines.append(f"FROM {from_sql}")
         if where is not None:
             sql_lines.append(f"WHERE {self.sql(where.this, scope)}")
         names = [name for _, name, _ in items]
         if aggregating:
             rel = self._aggregate(rel, scope, items, group, having)
-            if group is not None:
+            if group is not None and not distinct:
                 sql_lines.append("GROUP BY " + ", ".join(self.sql(g, scope) for g in group.expressions))
             if having is not None:
                 sql_lines.append(f"HAVING {self.sql(having.this, scope)}")
@@ -905,17 +931,74 @@ class SqlToRel:
             operand = sub(node.this)
             target = sql_type(node.to, operand.type.nullable)
             return Call(target, "CAST", (operand,))
+        if isinstance(node, exp.Case):
+            return self._case(node, sub)
+        if isinstance(node, exp.Coalesce):
+            operands = [sub(a) for a in [node.this, *node.expressions]]
+            result = least_restrictive([o.type for o in operands]).with_nullable(all(o.type.nullable for o in operands))
+            cast = [
+                o
+                if o.type.with_nullable(True) == result.with_nullable(True) or o.type.is_character
+                else _cast(o, result)
+                for o in operands
+            ]
+            return Call(result, "COALESCE", tuple(cast))
+        if isinstance(node, exp.In):
+            value = sub(node.this)
+            equalities: list[Rex] = []
+            for item in node.expressions:
+                other = sub(item)
+                equalities.append(
+                    Call(BOOLEAN.with_nullable(value.type.nullable or other.type.nullable), "=", (value, other))
+                )
+            if len(equalities) == 1:
+                return equalities[0]
+            return Call(BOOLEAN.with_nullable(value.type.nullable), "OR", tuple(equalities))
+        if isinstance(node, exp.Like):
+            left, right = sub(node.this), sub(node.expression)
+            return Call(BOOLEAN.with_nullable(left.type.nullable or right.type.nullable), "LIKE", (left, right))
+        if isinstance(node, exp.DPipe):
+            left, right = sub(node.this), sub(node.expression)
+            return Call(STRING.with_nullable(left.type.nullable or right.type.nullable), "||", (left, right))
+        if isinstance(node, exp.Trim):
+            operand = sub(node.this)
+            both = Literal(SqlType("SYMBOL", nullable=False), "BOTH")
+            space = Literal(SqlType("CHAR", 1, nullable=False), " ")
+            return Call(operand.type.without_time_attribute(), "TRIM", (both, space, operand))
         if isinstance(node, exp.Window):
             return self._over(node, scope, hook)
         if isinstance(node, exp.AggFunc):
             raise ValidationException(f"Aggregate {node.sql_name()} is not allowed here")
         if isinstance(node, exp.Func):
-            name = _fn_name(node)
-            if isinstance(node, exp.Concat):
-                name = "CONCAT"
+            name = _FUNCTION_NAMES.get(type(node)) or _fn_name(node)
             operands = [sub(a) for a in _arguments(node)]
             return Call(_call_type(name, operands), name, tuple(operands))
         raise ValidationException(f"Unsupported expression: {node.sql()}")
+
+    def _case(self, node: exp.Case, sub: Callable[[exp.Expr], Rex]) -> Rex:
+        """CASE WHEN ... as Calcite's CASE(c1, v1, ..., else): values of the least restrictive
+        type (character literals retyped), NULL when there is no ELSE."""
+        conditions = [sub(branch.this) for branch in node.args.get("ifs") or []]
+        values = [sub(branch.args["true"]) for branch in node.args.get("ifs") or []]
+        default = node.args.get("default")
+        otherwise = sub(default) if default is not None else None
+        candidates = values + ([otherwise] if otherwise is not None else [])
+        result = least_restrictive([v.type for v in candidates if v.type.name != "NULL"])
+        nullable = otherwise is None or any(v.type.nullable for v in candidates)
+        result = result.with_nullable(nullable)
+        if otherwise is None:
+            otherwise = Literal(result.with_nullable(True), None)
+
+        def fit(value: Rex) -> Rex:
+            if value.type.with_nullable(True) == result.with_nullable(True):
+                return value
+            return _cast(value, result)
+
+        operands: list[Rex] = []
+        for condition, value in zip(conditions, values, strict=True):
+            operands += [condition, fit(value)]
+        operands.append(fit(otherwise))
+        return Call(result, "CASE", tuple(operands))
 
     def _over(self, node: exp.Window, scope: Scope, hook: Callable[[exp.Expr], Rex | None] | None) -> Rex:
         function = node.this
