@@ -150,3 +150,18 @@ def test_scalar_expressions_as_flink_plans_them(query: str) -> None:
     for statement in SCALARS["setup"]:
         t_env.execute_sql(statement)
     assert t_env.explain_sql(query) == SCALARS["explain"][query]
+
+
+AGGREGATES = json.loads((Path(__file__).parent / "conformance" / "sql_aggregate_shapes.json").read_text())
+
+
+@pytest.mark.parametrize("key", sorted(AGGREGATES["explain"]))
+def test_aggregates_and_limits_as_flink_plans_them(key: str) -> None:
+    """Aggregates over computed and plain keys (one or two phases in batch), COUNT(*) reading a
+    constant, LIMIT below the projection: EXPLAIN as Flink 2.3 printed, in both modes."""
+    mode, query = key.split("|", 1)
+    settings = EnvironmentSettings.in_streaming_mode() if mode == "streaming" else EnvironmentSettings.in_batch_mode()
+    t_env = TableEnvironment.create(settings)
+    for statement in AGGREGATES["setup"]:
+        t_env.execute_sql(statement)
+    assert t_env.explain_sql(query) == AGGREGATES["explain"][key]

@@ -19,6 +19,7 @@ from flowmagic.sql.rules import (
     project_push_down,
     rank,
     reduce_expressions,
+    sort_project_transpose,
     to_physical,
     union_casts,
 )
@@ -36,6 +37,7 @@ def optimize(logical: RelNode, streaming: bool, configuration: dict[str, str]) -
     rel = union_casts.apply(rel)
     rel = calc_merge.apply(rel)
     rel = rank.apply(rel) if streaming else over_window.apply(rel)
+    rel = sort_project_transpose.apply(rel)
     rel = project_push_down.apply(rel)
     rel = calc_merge.apply(rel)
     rel = reduce_expressions.apply(rel)

@@ -373,14 +373,18 @@ class SortLimit(PhysicalNode):
     offset: int = 0
     fetch: int = 0
     strategy: str = "AppendFastStrategy"
+    #: Batch only: the global phase after the single exchange, or the local one before it.
+    batch_global: bool | None = None
 
     def terms(self, style: str) -> list[tuple[str, str]]:
-        return [
+        terms = [
             ("orderBy", order_text(self.keys, self.inputs[0].fields)),
             ("offset", str(self.offset)),
             ("fetch", str(self.fetch)),
-            ("strategy", self.strategy),
         ]
+        if self.batch_global is None:
+            return [*terms, ("strategy", self.strategy)]
+        return [*terms, ("global", "true" if self.batch_global else "false")]
 
 
 @dataclass(eq=False)
@@ -405,6 +409,8 @@ class BatchAggregate(PhysicalNode):
 
     strategy: str = "Hash"
     local: bool = False
+    #: A global phase merging local accumulators (``isMerge=[true]``), else a one-phase aggregate.
+    merge: bool = True
     grouping: tuple[int, ...] = ()
     calls: list[AggCall] = field(default_factory=list)
 
@@ -417,6 +423,9 @@ class BatchAggregate(PhysicalNode):
         if self.local:
             select = keys + [f"Partial_{agg_call(c, names)} AS {local_name(c, i)}" for i, c in enumerate(self.calls)]
             return [*_group_by(self.grouping, names), ("select", ", ".join(select))]
+        if not self.merge:
+            select = keys + [f"{agg_call(c, names)} AS {c.name}" for c in self.calls]
+            return [("isMerge", "false"), *_group_by(self.grouping, names), ("select", ", ".join(select))]
         select = keys + [f"Final_{c.function}({local_name(c, i)}) AS {c.name}" for i, c in enumerate(self.calls)]
         return [("isMerge", "true"), *_group_by(self.grouping, names), ("select", ", ".join(select))]
 

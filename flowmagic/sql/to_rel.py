@@ -812,7 +812,7 @@ class SqlToRel:
         identity = len(pre) == len(input_fields) and all(
             isinstance(r, InputRef) and r.index == i for i, r in enumerate(pre)
         )
-        if not identity:
+        if pre and not identity:
             rel = LogicalProject([rel], [Field(n, r.type) for n, r in zip(pre_names, pre, strict=True)], pre)
         grouped = bool(group_rex)
         agg_calls = []

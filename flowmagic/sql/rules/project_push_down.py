@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from flowmagic.sql.logical import (
     AggCall,
+    Field,
     LogicalAggregate,
     LogicalCalc,
     LogicalJoin,
@@ -18,8 +19,8 @@ from flowmagic.sql.logical import (
     LogicalWatermarkAssigner,
     RelNode,
 )
-from flowmagic.sql.rex import InputRef, Rex, inputs_used, shift
-from flowmagic.sql.types import SqlType
+from flowmagic.sql.rex import InputRef, Literal, Rex, inputs_used, shift
+from flowmagic.sql.types import INTEGER, SqlType
 
 Mapping = dict[int, int]
 
@@ -48,12 +49,20 @@ def _find_ref(rex: Rex, index: int) -> InputRef | None:
     return None
 
 
+def _constant(node: RelNode) -> RelNode:
+    """What an aggregate reading no field (COUNT(*)) reads: Calcite projects the constant 0."""
+    zero = Literal(INTEGER.with_nullable(False), 0)
+    return LogicalCalc([node], [Field("$f0", zero.type)], [zero], None)
+
+
 def _identity(node: RelNode) -> tuple[RelNode, Mapping]:
     return node, {i: i for i in range(len(node.fields))}
 
 
 def prune(node: RelNode, needed: set[int]) -> tuple[RelNode, Mapping]:
     """``node`` reduced to the ``needed`` output fields (at least), and where each now is."""
+    if isinstance(node, LogicalCalc) and not needed and node.condition is None:
+        return _constant(prune(node.inputs[0], set())[0]), {}
     if isinstance(node, LogicalCalc):
         keep = sorted(needed) if needed else [0]
         used: set[int] = set()
@@ -100,6 +109,8 @@ def prune(node: RelNode, needed: set[int]) -> tuple[RelNode, Mapping]:
     if isinstance(node, LogicalAggregate):
         used = set(node.group) | {a for c in node.calls for a in c.args}
         child, mapping = prune(node.inputs[0], used)
+        if not used and not isinstance(child, LogicalCalc):
+            child = _constant(child)
         calls = [AggCall(c.function, tuple(mapping[a] for a in c.args), c.distinct, c.type, c.name) for c in node.calls]
         aggregate = LogicalAggregate([child], node.fields, group=[mapping[g] for g in node.group], calls=calls)
         if [mapping[g] for g in node.group] != list(range(len(node.group))):

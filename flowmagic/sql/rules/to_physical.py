@@ -101,6 +101,13 @@ class ToPhysical:
         child = self.convert(node.inputs[0])
         strategy = "Sort" if _rows_known(node.inputs[0]) else "Hash"
         grouping = tuple(node.group)
+        if strategy == "Hash" and grouping and _computed_keys(node):
+            # Keys computed from a table's columns have no distinct-value estimate, so a local
+            # phase is not expected to shrink anything: Flink aggregates in one phase.
+            exchange = self._exchange(child, grouping)
+            return ph.BatchAggregate(
+                [exchange], list(node.fields), strategy="Hash", merge=False, grouping=grouping, calls=list(node.calls)
+            )
         keys = [(g, False, False) for g in range(len(grouping))]
         if strategy == "Sort" and grouping:
             child = ph.Sort([child], list(child.fields), keys=list(keys))
@@ -310,7 +317,17 @@ class ToPhysical:
 
     def _LogicalSort(self, node: LogicalSort) -> ph.PhysicalNode:
         if not self.streaming:
-            raise TableException(_BATCH_LATER.format("sort (SortLimit local/global)"))
+            if node.fetch is None:
+                raise TableException(_BATCH_LATER.format("sort without LIMIT"))
+            child = self.convert(node.inputs[0])
+            offset = node.offset or 0
+            local = ph.SortLimit(
+                [child], list(child.fields), keys=node.keys, offset=0, fetch=offset + node.fetch, batch_global=False
+            )
+            gathered = self._exchange(local, ())
+            return ph.SortLimit(
+                [gathered], list(node.fields), keys=node.keys, offset=offset, fetch=node.fetch, batch_global=True
+            )
         if node.fetch is None:
             raise TableException("Sort on a non-time-attribute field is not supported.")
         child = self.convert(node.inputs[0])
@@ -324,6 +341,14 @@ class ToPhysical:
         # A sink's node prints (and passes on) the field names of what it writes.
         child = self.convert(node.inputs[0])
         return ph.Sink([child], list(child.fields), table=node.table, connector=node.connector)
+
+
+def _computed_keys(node: LogicalAggregate) -> bool:
+    """Whether every group key is an expression a Calc computes from a table's columns."""
+    source = node.inputs[0]
+    if not isinstance(source, LogicalCalc) or not isinstance(source.inputs[0], LogicalTableScan):
+        return False
+    return all(not isinstance(source.projects[g], InputRef) for g in node.group)
 
 
 def _rows_known(node: RelNode) -> bool:
