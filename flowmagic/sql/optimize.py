@@ -32,7 +32,9 @@ def optimize(logical: RelNode, streaming: bool, configuration: dict[str, str]) -
     rel = filter_into_join.apply(rel)
     rel = join_condition_push.apply(rel)
     rel = filter_aggregate_transpose.apply(rel)
-    rel = filter_window_transpose.apply(rel)
+    if streaming:
+        # The batch planner filters the window table function's output instead.
+        rel = filter_window_transpose.apply(rel)
     rel = aggregate_reduce_functions.apply(rel)
     rel = union_casts.apply(rel)
     rel = calc_merge.apply(rel)

@@ -1,5 +1,5 @@
-"""A filter over a window table function's input columns moves below it, onto its input (Flink
-filters rows before assigning them to windows)."""
+"""A filter over a window table function's input columns moves below it, onto its input (Flink's
+streaming planner filters rows before assigning them to windows; its batch planner does not)."""
 
 from __future__ import annotations
 
