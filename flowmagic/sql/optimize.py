@@ -28,6 +28,10 @@ from flowmagic.sql.rules import (
 def optimize(logical: RelNode, streaming: bool, configuration: dict[str, str]) -> ph.PhysicalNode:
     """The Optimized Physical Plan of ``logical``."""
     rel = calc_conversion.apply(logical)
+    if not streaming:
+        # The batch planner splits OVER projections before it merges projections (fields keep
+        # their names); the streaming one merges first and then derives a Rank.
+        rel = over_window.apply(rel)
     rel = calc_merge.apply(rel)
     rel = filter_into_join.apply(rel)
     rel = join_condition_push.apply(rel)
@@ -38,7 +42,8 @@ def optimize(logical: RelNode, streaming: bool, configuration: dict[str, str]) -
     rel = aggregate_reduce_functions.apply(rel)
     rel = union_casts.apply(rel)
     rel = calc_merge.apply(rel)
-    rel = rank.apply(rel) if streaming else over_window.apply(rel)
+    if streaming:
+        rel = rank.apply(rel)
     rel = sort_project_transpose.apply(rel)
     rel = project_push_down.apply(rel)
     rel = calc_merge.apply(rel)
