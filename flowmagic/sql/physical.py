@@ -179,14 +179,14 @@ def _group_by(grouping: tuple[int, ...], names: list[str]) -> list[tuple[str, st
     return [("groupBy", ", ".join(names[g] for g in grouping))] if grouping else []
 
 
-_LOCAL_NAMES = {"COUNT": "count", "SUM": "sum", "$SUM0": "sum", "MIN": "min", "MAX": "max"}
+LOCAL_NAMES = {"COUNT": "count", "SUM": "sum", "$SUM0": "sum", "MIN": "min", "MAX": "max"}
 _WINDOW_PROPERTIES = {"window_start": "start", "window_end": "end", "window_time": "rowtime"}
 
 
 def local_name(call: AggCall, index: int) -> str:
     if call.function == "COUNT" and not call.args:
         return f"count1${index}"
-    return f"{_LOCAL_NAMES[call.function]}${index}"
+    return f"{LOCAL_NAMES[call.function]}${index}"
 
 
 @dataclass(eq=False)

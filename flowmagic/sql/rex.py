@@ -93,9 +93,3 @@ def conjunctions(rex: Rex) -> list[Rex]:
     if isinstance(rex, Call) and rex.operator == "AND":
         return [c for operand in rex.operands for c in conjunctions(operand)]
     return [rex]
-
-
-def is_deterministic(rex: Rex) -> bool:
-    if isinstance(rex, Call):
-        return rex.operator not in ("PROCTIME", "RAND", "NOW") and all(is_deterministic(o) for o in rex.operands)
-    return not isinstance(rex, Over)

@@ -100,14 +100,7 @@ class SqlType:
 INTEGER = SqlType("INTEGER")
 BIGINT = SqlType("BIGINT")
 BOOLEAN = SqlType("BOOLEAN")
-DOUBLE = SqlType("DOUBLE")
 STRING = SqlType("VARCHAR", MAX_LENGTH)
-TIMESTAMP_LTZ3 = SqlType("TIMESTAMP_WITH_LOCAL_TIME_ZONE", 3)
-TIMESTAMP3 = SqlType("TIMESTAMP", 3)
-
-
-def exact(type_: SqlType) -> bool:
-    return type_.name in _INTEGER_RANK or type_.name == "DECIMAL"
 
 
 def _decimal_of(type_: SqlType) -> tuple[int, int]:

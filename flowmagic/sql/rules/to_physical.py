@@ -96,7 +96,7 @@ class ToPhysical:
         """Two phases around the exchange. Flink's cost model sorts an input whose rows it knows
         (VALUES) and hashes one it does not (a table); flowmagic takes the same choice by that
         rule, without costing."""
-        if any(c.distinct or c.function not in ph._LOCAL_NAMES for c in node.calls):
+        if any(c.distinct or c.function not in ph.LOCAL_NAMES for c in node.calls):
             raise TableException(_BATCH_LATER.format("aggregation of DISTINCT and AVG calls (Expand)"))
         child = self.convert(node.inputs[0])
         strategy = "Sort" if _rows_known(node.inputs[0]) else "Hash"
@@ -157,7 +157,7 @@ class ToPhysical:
         if "window_start" not in properties or "window_end" not in properties:
             raise TableException("A window table function must be grouped by window_start and window_end in flowmagic")
         calls = [AggCall(c.function, tuple(through(a) for a in c.args), c.distinct, c.type, c.name) for c in node.calls]
-        if any(c.distinct or c.function not in ph._LOCAL_NAMES for c in calls):
+        if any(c.distinct or c.function not in ph.LOCAL_NAMES for c in calls):
             raise TableException("This window aggregate function is not supported by flowmagic yet")
         child = self.convert(scan.inputs[0])
         if scan.window.kind == "SESSION":
