@@ -13,7 +13,9 @@ from flowmagic.sql.types import SqlType
 def literal(value: object, type_: SqlType, charset: bool = True, suffix: bool = True) -> str:
     """A literal as ``RexLiteral`` prints it (a type suffix unless the type is the literal's own)."""
     if type_.name == "SARG":
-        return str(value)
+        assert isinstance(value, tuple)
+        text, typed = value
+        return str(text) + (str(typed) if charset and suffix else "")
     if type_.name == "SYMBOL":
         return f"FLAG({value})" if charset or suffix else str(value)
     if value is None:

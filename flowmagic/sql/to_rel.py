@@ -619,7 +619,9 @@ class SqlToRel:
     def _from(self, select: exp.Select) -> tuple[RelNode, Scope, str]:
         from_ = select.args.get("from_") or select.args.get("from")
         if from_ is None:
-            raise ValidationException("SELECT without FROM is not supported yet")
+            # Calcite reads a SELECT without FROM from one row of one column: VALUES (0) AS ZERO.
+            zero = Literal(SqlType("INTEGER", nullable=False), 0)
+            return LogicalValues([], [Field("ZERO", zero.type)], rows=[[zero]]), Scope([]), ""
         rel, alias, sql = self._from_item(from_.this)
         namespaces = [Namespace(alias, list(rel.fields), 0)]
         for join in select.args.get("joins") or []:
@@ -701,7 +703,8 @@ class SqlToRel:
         aggregating = group is not None or any(_aggregates(item) for item, _, _ in items)
         distinct = "DISTINCT " if select.args.get("distinct") is not None else ""
         sql_lines.append(f"SELECT {distinct}" + ", ".join(text for _, _, text in items))
-        sql_lines.append(f"FROM {from_sql}")
+        if from_sql:
+            sql_lines.append(f"FROM {from_sql}")
         if where is not None:
             sql_lines.append(f"WHERE {self.sql(where.this, scope)}")
         names = [name for _, name, _ in items]

@@ -5,12 +5,13 @@ the reduced expression's type."""
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import pairwise
 
 from flowmagic.sql import digest
 from flowmagic.sql.logical import LogicalCalc, RelNode
 from flowmagic.sql.rex import Call, Literal, Rex
 from flowmagic.sql.rules import bottom_up
-from flowmagic.sql.types import BOOLEAN, SqlType
+from flowmagic.sql.types import BOOLEAN, SqlType, least_restrictive
 
 _COMPARISONS = {"=", "<>", "<", ">", "<=", ">="}
 
@@ -40,8 +41,33 @@ def _sarg_points(parts: tuple[Rex, ...]) -> Rex | None:
     if subject is None or len(values) < 2:
         return None
     ordered = sorted(values, key=lambda v: (str(type(v.value)), v.value))
-    text = "Sarg[" + ", ".join(digest.literal(v.value, v.type, suffix=False) for v in ordered) + "]"
-    return Call(BOOLEAN.with_nullable(subject.type.nullable), "SEARCH", (subject, Literal(_SARG, text)))
+    return _search(
+        subject, "Sarg[" + ", ".join(digest.literal(v.value, v.type, suffix=False) for v in ordered) + "]", ordered
+    )
+
+
+def _search(subject: Rex, text: str, values: list[Literal]) -> Rex:
+    """``SEARCH(x, Sarg[...])``; a Sarg of character values names their type (in the physical
+    plan's digest only)."""
+    suffix = ""
+    if values[0].type.is_character:
+        # The values keep their literals' CHAR types, not the compared column's.
+        typed = least_restrictive([SqlType("CHAR", max(len(str(v.value)), 1)) for v in values])
+        suffix = f":{typed.full(not_null=False)}"
+    return Call(BOOLEAN.with_nullable(subject.type.nullable), "SEARCH", (subject, Literal(_SARG, (text, suffix))))
+
+
+def _complement(search: Rex) -> Rex | None:
+    """NOT of a search of points: the ranges between them (``Sarg[(-∞..1), (1..2), (2..+∞)]``)."""
+    if not (isinstance(search, Call) and search.operator == "SEARCH"):
+        return None
+    text, suffix = search.operands[1].value  # type: ignore[attr-defined]
+    points = text[len("Sarg[") : -1].split(", ")
+    if any(".." in p for p in points):
+        return None
+    bounds = ["-∞", *points, "+∞"]
+    ranges = ", ".join(f"({a}..{b})" for a, b in pairwise(bounds))
+    return Call(search.type, "SEARCH", (search.operands[0], Literal(_SARG, (f"Sarg[{ranges}]", suffix))))
 
 
 def _sarg_range(parts: tuple[Rex, ...]) -> Rex | None:
@@ -70,7 +96,7 @@ def _sarg_range(parts: tuple[Rex, ...]) -> Rex | None:
         + digest.literal(high.value, high.type, suffix=False)
         + ("]" if high_op == "<=" else ")")
     )
-    return Call(BOOLEAN.with_nullable(subject.type.nullable), "SEARCH", (subject, Literal(_SARG, f"Sarg[{text}]")))
+    return _search(subject, f"Sarg[{text}]", [low, high])
 
 
 def _simplify_or(rex: Call, operands: tuple[Rex, ...]) -> Rex:
@@ -98,6 +124,10 @@ def reduce(rex: Rex) -> Rex:
             sarg = _sarg_range(operands)
             if sarg is not None:
                 return sarg
+        if rex.operator == "NOT":
+            complement = _complement(operands[0])
+            if complement is not None:
+                return complement
         if rex.operator in _COMPARISONS and len(operands) == 2:
             operands = (_coerce_literal(operands[0], operands[1]), _coerce_literal(operands[1], operands[0]))
         rex = replace(rex, operands=operands)
