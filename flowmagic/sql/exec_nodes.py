@@ -97,6 +97,8 @@ class ExecGraphBuilder:
     def __init__(self, next_id: int, streaming: bool = True) -> None:
         self.next_id = next_id
         self.streaming = streaming
+        # Identical sub-plans become one ExecNode (Flink's SubplanReuser, streaming here).
+        self._built: dict[tuple[str, str, tuple[int, ...]], ExecNode] = {}
 
     def _forward(self, child: ExecNode) -> ExecNode:
         """The forward exchange Flink's batch planner puts between a Sort and the operator that
@@ -119,34 +121,64 @@ class ExecGraphBuilder:
             if not self.streaming and isinstance(child, ph.Sort) and _reads_sorted_partitions(node):
                 built = self._forward(built)
             inputs.append(built)
-        self.next_id += 1
         exec_type = STREAM_TYPES.get(type(node), "") if self.streaming else _batch_type(node)
         if isinstance(node, ph.Rank) and node.deduplicate is not None:
             exec_type = _DEDUPLICATE
         name = node.name(True)
-        return ExecNode(
+        description = tree.call(name, node.exec_terms())
+        key = (exec_type, description, tuple(i.id for i in inputs))
+        if self.streaming and key in self._built:
+            return self._built[key]
+        self.next_id += 1
+        properties = [_input_property(node)] if isinstance(node, ph.Exchange) else [InputProperty() for _ in inputs]
+        built = ExecNode(
             id=self.next_id,
             type=exec_type,
             name=name,
-            description=tree.call(name, node.exec_terms()),
+            description=description,
             fields=list(node.fields),
             inputs=inputs,
-            input_properties=[_input_property(node)]
-            if isinstance(node, ph.Exchange)
-            else [InputProperty() for _ in inputs],
+            input_properties=properties,
         )
+        self._built[key] = built
+        return built
+
+
+@dataclass
+class _Line:
+    text: str
+    children: list[_Line]
 
 
 def render(root: ExecNode) -> str:
-    """The Optimized Execution Plan: each ExecNode's description in Flink's tree."""
-    return tree.render(root, lambda n: n.description, lambda n: n.inputs)
+    """The Optimized Execution Plan: each ExecNode's description in Flink's tree; a node with
+    several consumers is printed once with ``(reuse_id=[n])``, then as ``Reused``."""
+    consumers: dict[int, int] = {}
+    for node in nodes(root):
+        for child in node.inputs:
+            consumers[child.id] = consumers.get(child.id, 0) + 1
+    reuse_ids: dict[int, int] = {}
+
+    def lines(node: ExecNode) -> _Line:
+        if consumers.get(node.id, 0) < 2:
+            return _Line(node.description, [lines(c) for c in node.inputs])
+        if node.id in reuse_ids:
+            return _Line(f"Reused(reference_id=[{reuse_ids[node.id]}])", [])
+        reuse_ids[node.id] = len(reuse_ids) + 1
+        return _Line(f"{node.description}(reuse_id=[{reuse_ids[node.id]}])", [lines(c) for c in node.inputs])
+
+    return tree.render(lines(root), lambda line: line.text, lambda line: line.children)
 
 
 def nodes(root: ExecNode) -> list[ExecNode]:
-    """Every node, inputs first (id order)."""
+    """Every node once, inputs first (id order)."""
     out: list[ExecNode] = []
+    visited: set[int] = set()
 
     def visit(node: ExecNode) -> None:
+        if node.id in visited:
+            return
+        visited.add(node.id)
         for child in node.inputs:
             visit(child)
         out.append(node)
