@@ -25,7 +25,6 @@ _SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.I | re.S)
 _BATCH_PHYSICAL = "batch rules for DISTINCT (Expand), joins of tables (MultipleInput) and sorts come next"
 
 _VALUES_EXPRESSIONS = "VALUES rows with expressions (a UNION of projections over one-row Values) come next"
-_PUSHED_OR = "the order Flink gives an OR's operands left after filter push-down is not known yet"
 
 #: (case, mode, field) the planner does not plan yet, and why. The r* entries are cases the
 #: sql-cases branch records; their texts were checked against Flink 2.3's planner.
@@ -48,10 +47,6 @@ NOT_YET: dict[tuple[str, str, str], str] = {
     },
     **{
         ("r15_type_derivation", mode, field): _VALUES_EXPRESSIONS
-        for mode, field in (("streaming", "explain"), ("streaming", "explain_changelog_mode"), ("batch", "explain"))
-    },
-    **{
-        ("r16_filesystem_json_directory", mode, field): _PUSHED_OR
         for mode, field in (("streaming", "explain"), ("streaming", "explain_changelog_mode"), ("batch", "explain"))
     },
 }

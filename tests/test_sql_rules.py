@@ -180,3 +180,22 @@ def test_aggregates_filters_and_limits_as_flink_plans_them(key: str) -> None:
     for statement in AGGREGATES["setup"]:
         t_env.execute_sql(statement)
     assert t_env.explain_sql(query) == AGGREGATES["explain"][key]
+
+
+def test_filesystem_sources_take_filters_and_projections() -> None:
+    """Lines as Flink 2.3 printed them: the pushed filter in Flink's expression form, the
+    projection and metadata named, and what the source hands back simplified again."""
+    table = "CREATE TABLE f (clicks INT, price DOUBLE, name STRING) WITH ('connector'='filesystem','path'='/tmp/f.csv','format'='csv')"
+    scan = "TableSourceScan(table=[[default_catalog, default_database, f"
+    assert _plans(table, "SELECT clicks FROM f WHERE clicks > 1 OR price IS NULL").startswith(
+        "Calc(select=[clicks], where=[OR(IS NULL(price), >(clicks, 1))])\n"
+        f"+- {scan}, filter=[OR(>(clicks, 1), IS NULL(price))], project=[clicks, price], metadata=[]]], "
+        "fields=[clicks, price])\n"
+    )
+    assert _plans(table, "SELECT clicks FROM f WHERE clicks > 1 AND price < 2 AND name = 'a'").startswith(
+        "Calc(select=[clicks], where=[AND(>(clicks, 1), <(price, 2), "
+        "=(name, _UTF-16LE'a':VARCHAR(2147483647) CHARACTER SET \"UTF-16LE\"))])\n"
+        f"+- {scan}, filter=[and(and(>(clicks, 1), <(price, 2)), "
+        "=(name, _UTF-16LE'a':VARCHAR(2147483647) CHARACTER SET \"UTF-16LE\"))]]], fields=[clicks, price, name])\n"
+    )
+    assert _plans(table, "SELECT name FROM f").startswith(f"{scan}, project=[name], metadata=[]]], fields=[name])\n")

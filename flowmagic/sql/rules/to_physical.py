@@ -68,6 +68,9 @@ class ToPhysical:
             and isinstance(child, ph.TableSourceScan)
         ):
             child.filter = node.condition
+            # The source hands back what it cannot guarantee; simplified again, a disjunction
+            # lists its IS NULL terms first.
+            return calc(child, list(node.fields), list(node.projects), _is_null_first(node.condition))
         return calc(child, list(node.fields), list(node.projects), node.condition)
 
     def _LogicalWatermarkAssigner(self, node: LogicalWatermarkAssigner) -> ph.PhysicalNode:
@@ -341,6 +344,13 @@ class ToPhysical:
         # A sink's node prints (and passes on) the field names of what it writes.
         child = self.convert(node.inputs[0])
         return ph.Sink([child], list(child.fields), table=node.table, connector=node.connector)
+
+
+def _is_null_first(condition: Rex) -> Rex:
+    if isinstance(condition, Call) and condition.operator == "OR":
+        ordered = sorted(condition.operands, key=lambda o: not (isinstance(o, Call) and o.operator == "IS NULL"))
+        return Call(condition.type, "OR", tuple(ordered))
+    return condition
 
 
 def _computed_keys(node: LogicalAggregate) -> bool:
