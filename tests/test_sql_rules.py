@@ -185,7 +185,10 @@ def test_aggregates_filters_and_limits_as_flink_plans_them(key: str) -> None:
 def test_filesystem_sources_take_filters_and_projections() -> None:
     """Lines as Flink 2.3 printed them: the pushed filter in Flink's expression form, the
     projection and metadata named, and what the source hands back simplified again."""
-    table = "CREATE TABLE f (clicks INT, price DOUBLE, name STRING) WITH ('connector'='filesystem','path'='/tmp/f.csv','format'='csv')"
+    table = (
+        "CREATE TABLE f (clicks INT, price DOUBLE, name STRING) "
+        "WITH ('connector'='filesystem','path'='/tmp/f.csv','format'='csv')"
+    )
     scan = "TableSourceScan(table=[[default_catalog, default_database, f"
     assert _plans(table, "SELECT clicks FROM f WHERE clicks > 1 OR price IS NULL").startswith(
         "Calc(select=[clicks], where=[OR(IS NULL(price), >(clicks, 1))])\n"
