@@ -35,12 +35,9 @@ NOT_YET: dict[tuple[str, str, str], str] = {
     **{
         (case, "batch", "explain"): _BATCH_PHYSICAL
         for case in (
-            "r03_session_window_partitioned",
-            "r04_session_window_global",
             "r09_interval_join_strict_bounds",
             "r10_dedup_first_proctime",
             "r11_dedup_first_rowtime",
-            "r12_topn_rank",
             "r14_having_count_distinct",
             "r21_order_by_non_time",
         )

@@ -42,13 +42,16 @@ def _batch_type(node: ph.PhysicalNode) -> str:
         return "batch-exec-window-table-function_1"
     if isinstance(node, ph.OverAggregate):
         return "batch-exec-over-aggregate_1"
+    if isinstance(node, ph.BatchRank):
+        return "batch-exec-rank_1"
     if isinstance(node, ph.NestedLoopJoin):
         return "batch-exec-nested-loop-join_1"
     return STREAM_TYPES.get(type(node), "").replace("stream-exec-", "batch-exec-")
 
 
 def _reads_sorted_partitions(node: ph.PhysicalNode) -> bool:
-    return (isinstance(node, ph.BatchAggregate) and node.strategy == "Sort") or isinstance(node, ph.OverAggregate)
+    sort_aggregate = isinstance(node, ph.BatchAggregate) and node.strategy == "Sort"
+    return sort_aggregate or isinstance(node, ph.OverAggregate | ph.BatchRank)
 
 
 @dataclass(frozen=True)

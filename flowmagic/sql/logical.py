@@ -241,6 +241,7 @@ class LogicalRank(RelNode):
     rank_start: int = 1
     rank_end: int = 1
     output_rank: bool = False
+    function: str = "ROW_NUMBER"
 
 
 @dataclass(eq=False)

@@ -7,6 +7,7 @@ from flowmagic.sql import physical as ph
 from flowmagic.sql.logical import RelNode
 from flowmagic.sql.rules import (
     aggregate_reduce_functions,
+    batch_rank,
     calc_conversion,
     calc_merge,
     calc_remove,
@@ -32,6 +33,7 @@ def optimize(logical: RelNode, streaming: bool, configuration: dict[str, str]) -
         # The batch planner splits OVER projections before it merges projections (fields keep
         # their names); the streaming one merges first and then derives a Rank.
         rel = over_window.apply(rel)
+        rel = batch_rank.apply(rel)
     rel = calc_merge.apply(rel)
     rel = filter_into_join.apply(rel)
     rel = join_condition_push.apply(rel)

@@ -368,6 +368,32 @@ class Rank(PhysicalNode):
 
 
 @dataclass(eq=False)
+class BatchRank(PhysicalNode):
+    """The batch planner's Rank over sorted partitions: a local phase, then a global one."""
+
+    function: str = "RANK"
+    partition: tuple[int, ...] = ()
+    order: list[tuple[int, bool, bool]] = field(default_factory=list)
+    rank_start: int = 1
+    rank_end: int = 1
+    is_global: bool = True
+
+    def name(self, exec_plan: bool) -> str:
+        return "Rank"
+
+    def terms(self, style: str) -> list[tuple[str, str]]:
+        names = self.input_names()
+        return [
+            ("rankType", self.function),
+            ("rankRange", f"rankStart={self.rank_start}, rankEnd={self.rank_end}"),
+            ("partitionBy", ", ".join(names[p] for p in self.partition)),
+            ("orderBy", order_text(self.order, self.inputs[0].fields)),
+            ("global", "true" if self.is_global else "false"),
+            ("select", ", ".join(self.names)),
+        ]
+
+
+@dataclass(eq=False)
 class SortLimit(PhysicalNode):
     keys: list[tuple[int, bool, bool]] = field(default_factory=list)
     offset: int = 0

@@ -12,7 +12,7 @@ from flowmagic.sql.rules import bottom_up
 from flowmagic.sql.rules.filter_into_join import conjunction
 
 
-def _range(parts: list[Rex], rank: int) -> tuple[int, int, list[Rex]] | None:
+def rank_range(parts: list[Rex], rank: int) -> tuple[int, int, list[Rex]] | None:
     start, end, rest = 1, None, []
     for part in parts:
         if isinstance(part, Call) and len(part.operands) == 2:
@@ -53,7 +53,7 @@ def _rank(node: RelNode) -> RelNode:
     assert isinstance(over, Over)
     if over.operator != "ROW_NUMBER":
         raise TableException(f"{over.operator}() on streaming table is not supported currently")
-    found = _range(conjunctions(node.condition), overs[0])
+    found = rank_range(conjunctions(node.condition), overs[0])
     if found is None:
         return node
     start, end, rest = found

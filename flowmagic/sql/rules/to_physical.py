@@ -133,6 +133,8 @@ class ToPhysical:
     def _LogicalTableFunctionScan(self, node: LogicalTableFunctionScan) -> ph.PhysicalNode:
         if self.streaming:
             raise TableException("A window table function must be aggregated by its window in streaming mode")
+        if node.window is not None and node.window.kind == "SESSION":
+            raise TableException("Unaligned windows like session are not supported in batch mode yet.")
         return ph.WindowTableFunction([self.convert(node.inputs[0])], list(node.fields), window=node.window)
 
     def _window_aggregate(
@@ -298,7 +300,24 @@ class ToPhysical:
 
     def _LogicalRank(self, node: LogicalRank) -> ph.PhysicalNode:
         if not self.streaming:
-            raise TableException(_BATCH_LATER.format("OVER aggregation (Sort + OverAggregate)"))
+            child = self.convert(node.inputs[0])
+            keys = [(p, False, False) for p in node.partition] + list(node.order)
+
+            def phase(inputs: list[ph.PhysicalNode], fields: list[Field], is_global: bool) -> ph.BatchRank:
+                return ph.BatchRank(
+                    inputs,
+                    fields,
+                    function=node.function,
+                    partition=node.partition,
+                    order=node.order,
+                    rank_start=node.rank_start,
+                    rank_end=node.rank_end,
+                    is_global=is_global,
+                )
+
+            local = phase([ph.Sort([child], list(child.fields), keys=keys)], list(child.fields), False)
+            merged = self._exchange(local, node.partition)
+            return phase([ph.Sort([merged], list(merged.fields), keys=keys)], list(node.fields), True)
         child = self.convert(node.inputs[0])
         return ph.Rank(
             [self._exchange(child, node.partition)],
