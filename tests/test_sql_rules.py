@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from flowmagic.sql.errors import TableException
 from flowmagic.table import EnvironmentSettings, ExplainDetail, TableEnvironment
 
 ORDERS_VIEW = (
@@ -202,3 +203,42 @@ def test_filesystem_sources_take_filters_and_projections() -> None:
         "=(name, _UTF-16LE'a':VARCHAR(2147483647) CHARACTER SET \"UTF-16LE\"))]]], fields=[clicks, price, name])\n"
     )
     assert _plans(table, "SELECT name FROM f").startswith(f"{scan}, project=[name], metadata=[]]], fields=[name])\n")
+
+
+TOPN_VIEW = "CREATE VIEW t AS SELECT * FROM (VALUES ('a', 'x1', 5), ('b', 'y1', 3), ('a', 'x2', 7)) AS x(k, item, v)"
+
+
+def test_batch_rank_runs_in_two_phases_and_row_number_over_an_over_aggregate() -> None:
+    ranked = _plans(
+        TOPN_VIEW,
+        "SELECT k, item, v, r FROM (SELECT k, item, v, RANK() OVER (PARTITION BY k ORDER BY v DESC) AS r FROM t) "
+        "WHERE r <= 2",
+        streaming=False,
+    )
+    assert ranked.startswith(
+        "Rank(rankType=[RANK], rankRange=[rankStart=1, rankEnd=2], partitionBy=[k], orderBy=[v DESC], global=[true], "
+        "select=[k, item, v, w0$o0])\n"
+        "+- Sort(orderBy=[k ASC, v DESC])\n"
+        "   +- Exchange(distribution=[hash[k]])\n"
+        "      +- Rank(rankType=[RANK], rankRange=[rankStart=1, rankEnd=2], partitionBy=[k], orderBy=[v DESC], "
+        "global=[false], select=[k, item, v])\n"
+        "         +- Sort(orderBy=[k ASC, v DESC])\n"
+    )
+    numbered = _plans(
+        TOPN_VIEW,
+        "SELECT k, item, v, rn FROM (SELECT k, item, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn "
+        "FROM t) WHERE rn <= 2",
+        streaming=False,
+    )
+    assert numbered.startswith("Calc(select=[k, item, v, w0$o0], where=[<=(w0$o0, 2)])\n+- OverAggregate(")
+
+
+def test_batch_session_windows_are_refused_in_flinks_words() -> None:
+    settings = EnvironmentSettings.in_batch_mode()
+    t_env = TableEnvironment.create(settings)
+    t_env.execute_sql(EVENTS)
+    with pytest.raises(TableException, match=r"^Unaligned windows like session are not supported in batch mode yet\.$"):
+        t_env.explain_sql(
+            "SELECT window_start, window_end, COUNT(*) AS c FROM TABLE(SESSION(TABLE orders, DESCRIPTOR(ts), "
+            "INTERVAL '3' SECOND)) GROUP BY window_start, window_end"
+        )
