@@ -30,7 +30,8 @@ def literal(value: object, type_: SqlType, charset: bool = True, suffix: bool = 
         return "true" if value else "false"
     if type_.is_interval:
         return f"{value}:{type_.name}"
-    if type_.name == "INTEGER" or not suffix:
+    # Without character sets (the batch physical plan), literals carry no type either.
+    if type_.name == "INTEGER" or not suffix or not charset:
         return str(value)
     if type_.name == "DECIMAL":
         return f"{Decimal(str(value))}:{type_.short()}"

@@ -192,9 +192,11 @@ class LogicalSort(RelNode):
 
 
 def direction(descending: bool, nulls_last: bool) -> str:
+    """Calcite's collation digest: the null direction is named where it is not the direction's
+    own (nulls last ascending, first descending); Flink's defaults are the opposite."""
     if descending:
         return "DESC-nulls-last" if nulls_last else "DESC"
-    return "ASC-nulls-last" if nulls_last else "ASC"
+    return "ASC" if nulls_last else "ASC-nulls-first"
 
 
 @dataclass(eq=False)

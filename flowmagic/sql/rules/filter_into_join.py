@@ -26,11 +26,45 @@ def filter_on(side: RelNode, parts: list[Rex]) -> RelNode:
     return LogicalCalc([side], side.fields, refs, conjunction(parts))
 
 
+_STRONG = {"=", "<>", "<", ">", "<=", ">=", "LIKE", "IS NOT NULL", "SEARCH"}
+
+
+def _to_inner(node: LogicalCalc, join: LogicalJoin) -> tuple[LogicalCalc, LogicalJoin]:
+    """An outer join under a filter that rejects the null-padded rows is an inner join
+    (Calcite's FilterJoinRule): its fields lose the nullability the outer join gave them, and
+    the Calc casts them back to the types its own output had."""
+    width = len(join.inputs[0].fields)
+    padded = {"left": (width, len(join.fields)), "right": (0, width)}.get(join.join_type)
+    assert node.condition is not None
+    if padded is None or not any(
+        isinstance(part, Call)
+        and part.operator in _STRONG
+        and (used := inputs_used(part))
+        and all(padded[0] <= i < padded[1] for i in used)
+        for part in conjunctions(node.condition)
+    ):
+        return node, join
+    children = join.inputs[0].fields + join.inputs[1].fields
+    fields = [replace(f, type=c.type) for f, c in zip(join.fields, children, strict=True)]
+    inner = replace(join, fields=fields, join_type="inner")
+
+    def retyped(index: int) -> Rex:
+        return InputRef(fields[index].type, index)
+
+    projects: list[Rex] = []
+    for project, output in zip(node.projects, node.fields, strict=True):
+        project = shift(project, retyped)
+        if project.type != output.type:
+            project = Call(output.type, "CAST", (project,))
+        projects.append(project)
+    return replace(node, inputs=[inner], projects=projects, condition=shift(node.condition, retyped)), inner
+
+
 def _push(node: RelNode) -> RelNode:
     if not (isinstance(node, LogicalCalc) and node.condition is not None and isinstance(node.inputs[0], LogicalJoin)):
         return node
-    join = node.inputs[0]
-    if join.join_type != "inner":
+    node, join = _to_inner(node, node.inputs[0])
+    if join.join_type != "inner" or node.condition is None:
         return node
     left, right = join.inputs
     width = len(left.fields)

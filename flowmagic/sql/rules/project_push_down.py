@@ -55,6 +55,18 @@ def _constant(node: RelNode) -> RelNode:
     return LogicalCalc([node], [Field("$f0", zero.type)], [zero], None)
 
 
+def _trimmed(node: RelNode, needed: set[int]) -> tuple[RelNode, Mapping]:
+    """``node`` pruned to ``needed``, with a Calc dropping what it could not (Calcite's field
+    trimming of a join's inputs)."""
+    child, mapping = prune(node, needed)
+    keep = sorted(needed)
+    if len(child.fields) <= len(keep) or not keep:
+        return child, mapping
+    projects: list[Rex] = [InputRef(child.fields[mapping[i]].type, mapping[i]) for i in keep]
+    calc = LogicalCalc([child], [child.fields[mapping[i]] for i in keep], projects, None)
+    return calc, {old: new for new, old in enumerate(keep)}
+
+
 def _identity(node: RelNode) -> tuple[RelNode, Mapping]:
     return node, {i: i for i in range(len(node.fields))}
 
@@ -119,8 +131,8 @@ def prune(node: RelNode, needed: set[int]) -> tuple[RelNode, Mapping]:
     if isinstance(node, LogicalJoin):
         width = len(node.inputs[0].fields)
         used = set(needed) | (inputs_used(node.condition) if node.condition is not None else set())
-        left, left_map = prune(node.inputs[0], {i for i in used if i < width})
-        right, right_map = prune(node.inputs[1], {i - width for i in used if i >= width})
+        left, left_map = _trimmed(node.inputs[0], {i for i in used if i < width})
+        right, right_map = _trimmed(node.inputs[1], {i - width for i in used if i >= width})
         mapping = {old: new for old, new in left_map.items()}
         mapping.update({width + old: len(left.fields) + new for old, new in right_map.items()})
         fields = list(left.fields) + list(right.fields)
