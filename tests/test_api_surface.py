@@ -112,6 +112,9 @@ _LAYERS = {
     "datastream": 3,
     "render": 4,
     "runtime": 4,
+    # Flink SQL above the DataStream API: the planner, then PyFlink's Table API names over it.
+    "sql": 4,
+    "table": 5,
     "widgets": 5,
     "pipeline": 6,
     "magics": 7,

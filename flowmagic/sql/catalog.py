@@ -1,0 +1,104 @@
+"""Flink's in-memory catalog: ``default_catalog.default_database``, its permanent and temporary
+tables and views (temporary objects shadow permanent ones of the same name)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from flowmagic.sql.errors import ValidationException
+from flowmagic.sql.types import SqlType
+
+CATALOG = "default_catalog"
+DATABASE = "default_database"
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column; computed columns hold their expression (``k AS CONCAT(...)``)."""
+
+    name: str
+    type: SqlType | None
+    expression: exp.Expr | None = None
+
+
+@dataclass
+class CatalogTable:
+    name: str
+    columns: list[Column]
+    options: dict[str, str]
+    watermark: tuple[str, exp.Expr] | None = None
+    primary_key: tuple[str, ...] = ()
+
+    @property
+    def physical(self) -> list[Column]:
+        return [c for c in self.columns if c.expression is None]
+
+
+@dataclass
+class CatalogView:
+    name: str
+    query: exp.Expr
+    columns: list[str] = field(default_factory=list)
+
+
+CatalogObject = CatalogTable | CatalogView
+
+
+def path(name: str) -> tuple[str, str, str]:
+    return (CATALOG, DATABASE, name)
+
+
+def qualified(name: str) -> str:
+    return f"{CATALOG}.{DATABASE}.{name}"
+
+
+class Catalog:
+    """The session's tables and views by name."""
+
+    def __init__(self) -> None:
+        self._permanent: dict[str, CatalogObject] = {}
+        self._temporary: dict[str, CatalogObject] = {}
+
+    def _split(self, name: str) -> str:
+        parts = name.split(".")
+        if (len(parts) == 3 and parts[:2] == [CATALOG, DATABASE]) or (len(parts) == 2 and parts[0] == DATABASE):
+            return parts[-1]
+        if len(parts) > 1:
+            raise ValidationException(f"Catalog {parts[0]} does not exist")
+        return name
+
+    def lookup(self, name: str) -> CatalogObject | None:
+        short = self._split(name)
+        return self._temporary.get(short) or self._permanent.get(short)
+
+    def create(self, obj: CatalogObject, temporary: bool, if_not_exists: bool) -> None:
+        store = self._temporary if temporary else self._permanent
+        if obj.name in store:
+            if if_not_exists:
+                return
+            what = "Temporary table" if temporary else "Table"
+            if isinstance(obj, CatalogView):
+                what = "Temporary view" if temporary else "Table or view"
+            raise ValidationException(
+                f"Could not execute CreateTable in path `{CATALOG}`.`{DATABASE}`.`{obj.name}`"
+                if not temporary
+                else f"{what} '`{CATALOG}`.`{DATABASE}`.`{obj.name}`' already exists"
+            )
+        store[obj.name] = obj
+
+    def drop(self, name: str, view: bool, if_exists: bool, temporary: bool) -> None:
+        short = self._split(name)
+        for store in (self._temporary, self._permanent) if not temporary else (self._temporary,):
+            obj = store.get(short)
+            if obj is not None and isinstance(obj, CatalogView) == view:
+                del store[short]
+                return
+        if not if_exists:
+            kind = "View" if view else "Table"
+            prefix = "Temporary " + kind.lower() if temporary else kind
+            raise ValidationException(f"{prefix} with identifier '{CATALOG}.{DATABASE}.{short}' does not exist.")
+
+    def names(self) -> list[str]:
+        return sorted(set(self._permanent) | set(self._temporary))

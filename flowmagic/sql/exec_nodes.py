@@ -1,0 +1,190 @@
+"""Flink's ExecNode graph: plain data, one node per operator kind, with Flink's type names
+(``stream-exec-group-aggregate_1``), ids from the session's counter and the descriptions the
+Optimized Execution Plan prints. Translating these into transformations is the next step
+(the compiled plans in tests/conformance/sql show the same graph as Flink serializes it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from flowmagic.sql import physical as ph
+from flowmagic.sql import tree
+from flowmagic.sql.logical import Field
+
+#: Flink's ExecNode type name and version of each physical node, streaming mode.
+STREAM_TYPES: dict[type[ph.PhysicalNode], str] = {
+    ph.TableSourceScan: "stream-exec-table-source-scan_2",
+    ph.Values: "stream-exec-values_1",
+    ph.Calc: "stream-exec-calc_1",
+    ph.Exchange: "stream-exec-exchange_1",
+    ph.GroupAggregate: "stream-exec-group-aggregate_1",
+    ph.LocalWindowAggregate: "stream-exec-local-window-aggregate_1",
+    ph.GlobalWindowAggregate: "stream-exec-global-window-aggregate_1",
+    ph.WindowAggregate: "stream-exec-window-aggregate_1",
+    ph.WatermarkAssigner: "stream-exec-watermark-assigner_1",
+    ph.Join: "stream-exec-join_1",
+    ph.IntervalJoin: "stream-exec-interval-join_1",
+    ph.Rank: "stream-exec-rank_1",
+    ph.SortLimit: "stream-exec-sort-limit_1",
+    ph.Union: "stream-exec-union_1",
+    ph.Sink: "stream-exec-sink_2",
+}
+_DEDUPLICATE = "stream-exec-deduplicate_1"
+
+
+def _batch_type(node: ph.PhysicalNode) -> str:
+    """The batch ExecNode type name (``batch-exec-sort-aggregate_1``)."""
+    if isinstance(node, ph.BatchAggregate):
+        return f"batch-exec-{node.strategy.lower()}-aggregate_1"
+    if isinstance(node, ph.Sort):
+        return "batch-exec-sort_1"
+    if isinstance(node, ph.WindowTableFunction):
+        return "batch-exec-window-table-function_1"
+    if isinstance(node, ph.OverAggregate):
+        return "batch-exec-over-aggregate_1"
+    if isinstance(node, ph.BatchRank):
+        return "batch-exec-rank_1"
+    if isinstance(node, ph.NestedLoopJoin):
+        return "batch-exec-nested-loop-join_1"
+    return STREAM_TYPES.get(type(node), "").replace("stream-exec-", "batch-exec-")
+
+
+def _reads_sorted_partitions(node: ph.PhysicalNode) -> bool:
+    sort_aggregate = isinstance(node, ph.BatchAggregate) and node.strategy == "Sort"
+    return sort_aggregate or isinstance(node, ph.OverAggregate | ph.BatchRank)
+
+
+@dataclass(frozen=True)
+class InputProperty:
+    """What an ExecNode requires of one input: a distribution (``UNKNOWN``, ``HASH`` on keys,
+    ``SINGLETON``), its dam behaviour and priority."""
+
+    distribution: str = "UNKNOWN"
+    keys: tuple[int, ...] = ()
+    dam_behavior: str = "PIPELINED"
+    priority: int = 0
+
+
+@dataclass(eq=False)
+class ExecNode:
+    id: int
+    type: str
+    #: The operator name Flink's simplified names use (``GroupAggregate``).
+    name: str
+    description: str
+    fields: list[Field]
+    inputs: list[ExecNode] = field(default_factory=list)
+    input_properties: list[InputProperty] = field(default_factory=list)
+
+    def output_type(self) -> object:
+        """The output row type as Flink's compiled plan serializes it."""
+        if any(f.type.time_attribute for f in self.fields):
+            return {
+                "type": "ROW",
+                "fields": [{"name": f.name, "fieldType": f.type.serializable()} for f in self.fields],
+            }
+        return "ROW<" + ", ".join(f"`{f.name}` {f.type.serializable()}" for f in self.fields) + ">"
+
+
+def _input_property(node: ph.PhysicalNode) -> InputProperty:
+    if isinstance(node, ph.Exchange):
+        if node.distribution == "hash":
+            return InputProperty("HASH", node.keys)
+        return InputProperty("SINGLETON")
+    return InputProperty()
+
+
+class ExecGraphBuilder:
+    """Translates a physical plan into ExecNodes, inputs first, numbering them from ``next_id``."""
+
+    def __init__(self, next_id: int, streaming: bool = True) -> None:
+        self.next_id = next_id
+        self.streaming = streaming
+        # Identical sub-plans become one ExecNode (Flink's SubplanReuser, streaming here).
+        self._built: dict[tuple[str, str, tuple[int, ...]], ExecNode] = {}
+
+    def _forward(self, child: ExecNode) -> ExecNode:
+        """The forward exchange Flink's batch planner puts between a Sort and the operator that
+        reads its sorted output (so that the adaptive batch scheduler keeps their partitions)."""
+        self.next_id += 1
+        return ExecNode(
+            id=self.next_id,
+            type="batch-exec-exchange_1",
+            name="Exchange",
+            description="Exchange(distribution=[forward])",
+            fields=list(child.fields),
+            inputs=[child],
+            input_properties=[InputProperty()],
+        )
+
+    def build(self, node: ph.PhysicalNode) -> ExecNode:
+        inputs = []
+        for child in node.inputs:
+            built = self.build(child)
+            if not self.streaming and isinstance(child, ph.Sort) and _reads_sorted_partitions(node):
+                built = self._forward(built)
+            inputs.append(built)
+        exec_type = STREAM_TYPES.get(type(node), "") if self.streaming else _batch_type(node)
+        if isinstance(node, ph.Rank) and node.deduplicate is not None:
+            exec_type = _DEDUPLICATE
+        name = node.name(True)
+        description = tree.call(name, node.exec_terms())
+        key = (exec_type, description, tuple(i.id for i in inputs))
+        if self.streaming and key in self._built:
+            return self._built[key]
+        self.next_id += 1
+        properties = [_input_property(node)] if isinstance(node, ph.Exchange) else [InputProperty() for _ in inputs]
+        built = ExecNode(
+            id=self.next_id,
+            type=exec_type,
+            name=name,
+            description=description,
+            fields=list(node.fields),
+            inputs=inputs,
+            input_properties=properties,
+        )
+        self._built[key] = built
+        return built
+
+
+@dataclass
+class _Line:
+    text: str
+    children: list[_Line]
+
+
+def render(root: ExecNode) -> str:
+    """The Optimized Execution Plan: each ExecNode's description in Flink's tree; a node with
+    several consumers is printed once with ``(reuse_id=[n])``, then as ``Reused``."""
+    consumers: dict[int, int] = {}
+    for node in nodes(root):
+        for child in node.inputs:
+            consumers[child.id] = consumers.get(child.id, 0) + 1
+    reuse_ids: dict[int, int] = {}
+
+    def lines(node: ExecNode) -> _Line:
+        if consumers.get(node.id, 0) < 2:
+            return _Line(node.description, [lines(c) for c in node.inputs])
+        if node.id in reuse_ids:
+            return _Line(f"Reused(reference_id=[{reuse_ids[node.id]}])", [])
+        reuse_ids[node.id] = len(reuse_ids) + 1
+        return _Line(f"{node.description}(reuse_id=[{reuse_ids[node.id]}])", [lines(c) for c in node.inputs])
+
+    return tree.render(lines(root), lambda line: line.text, lambda line: line.children)
+
+
+def nodes(root: ExecNode) -> list[ExecNode]:
+    """Every node once, inputs first (id order)."""
+    out: list[ExecNode] = []
+    visited: set[int] = set()
+
+    def visit(node: ExecNode) -> None:
+        if node.id in visited:
+            return
+        visited.add(node.id)
+        for child in node.inputs:
+            visit(child)
+        out.append(node)
+
+    visit(root)
+    return out

@@ -1,0 +1,448 @@
+"""Logical nodes to Flink's physical nodes, with the exchanges their inputs need: hash on the
+grouping, partition or join keys, single for a global sort, and the window aggregate's split into
+a local and a global phase around its exchange."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from flowmagic.sql import physical as ph
+from flowmagic.sql.errors import TableException
+from flowmagic.sql.logical import (
+    AggCall,
+    Field,
+    LogicalAggregate,
+    LogicalCalc,
+    LogicalJoin,
+    LogicalRank,
+    LogicalSink,
+    LogicalSort,
+    LogicalTableFunctionScan,
+    LogicalTableScan,
+    LogicalUnion,
+    LogicalValues,
+    LogicalWatermarkAssigner,
+    LogicalWindow,
+    RelNode,
+    unique_names,
+)
+from flowmagic.sql.rex import Call, InputRef, Literal, Rex, conjunctions, shift
+from flowmagic.sql.types import SqlType
+
+_BATCH_LATER = "The batch planner's {} comes with a later flowmagic step; plan this query in streaming mode."
+
+
+def calc(child: ph.PhysicalNode, fields: list[Field], projects: list[Rex], condition: Rex | None) -> ph.PhysicalNode:
+    if isinstance(child, ph.Calc) and child.condition is None and condition is None:
+        inner = child
+        merged = [shift(p, lambda i: inner.projects[i]) for p in projects]
+        return ph.Calc(inner.inputs, fields, projects=merged)
+    return ph.Calc([child], fields, projects=projects, condition=condition)
+
+
+class ToPhysical:
+    def __init__(self, streaming: bool) -> None:
+        self.streaming = streaming
+
+    def convert(self, node: RelNode) -> ph.PhysicalNode:
+        method = getattr(self, f"_{type(node).__name__}", None)
+        if method is None:
+            raise TableException(f"flowmagic cannot plan {type(node).__name__} yet")
+        return method(node)
+
+    def _LogicalTableScan(self, node: LogicalTableScan) -> ph.PhysicalNode:
+        return ph.TableSourceScan(
+            [], list(node.fields), path=node.path, reads_metadata=node.reads_metadata, columns=node.columns
+        )
+
+    def _LogicalValues(self, node: LogicalValues) -> ph.PhysicalNode:
+        return ph.Values([], list(node.fields), rows=node.rows, streaming=self.streaming)
+
+    def _LogicalCalc(self, node: LogicalCalc) -> ph.PhysicalNode:
+        source = node.inputs[0]
+        child = self.convert(source)
+        if (
+            node.condition is not None
+            and isinstance(source, LogicalTableScan)
+            and source.filter_push_down
+            and isinstance(child, ph.TableSourceScan)
+        ):
+            child.filter = node.condition
+            # The source hands back what it cannot guarantee; simplified again, a disjunction
+            # lists its IS NULL terms first.
+            return calc(child, list(node.fields), list(node.projects), _is_null_first(node.condition))
+        return calc(child, list(node.fields), list(node.projects), node.condition)
+
+    def _LogicalWatermarkAssigner(self, node: LogicalWatermarkAssigner) -> ph.PhysicalNode:
+        return ph.WatermarkAssigner(
+            [self.convert(node.inputs[0])], list(node.fields), rowtime=node.rowtime, watermark=node.watermark
+        )
+
+    def _exchange(self, child: ph.PhysicalNode, keys: tuple[int, ...]) -> ph.PhysicalNode:
+        if keys:
+            return ph.Exchange([child], list(child.fields), distribution="hash", keys=keys)
+        return ph.Exchange([child], list(child.fields), distribution="single")
+
+    def _LogicalAggregate(self, node: LogicalAggregate) -> ph.PhysicalNode:
+        if not self.streaming:
+            return self._batch_aggregate(node)
+        source = node.inputs[0]
+        window_scan = source.inputs[0] if isinstance(source, LogicalCalc) else source
+        if isinstance(window_scan, LogicalTableFunctionScan):
+            return self._window_aggregate(node, source if isinstance(source, LogicalCalc) else None, window_scan)
+        child = self.convert(source)
+        grouping = tuple(node.group)
+        exchange = self._exchange(child, grouping)
+        return ph.GroupAggregate([exchange], list(node.fields), grouping=grouping, calls=list(node.calls))
+
+    def _batch_aggregate(self, node: LogicalAggregate) -> ph.PhysicalNode:
+        """Two phases around the exchange. Flink's cost model sorts an input whose rows it knows
+        (VALUES) and hashes one it does not (a table); flowmagic takes the same choice by that
+        rule, without costing."""
+        if any(c.distinct or c.function not in ph.LOCAL_NAMES for c in node.calls):
+            raise TableException(_BATCH_LATER.format("aggregation of DISTINCT and AVG calls (Expand)"))
+        child = self.convert(node.inputs[0])
+        strategy = "Sort" if _rows_known(node.inputs[0]) else "Hash"
+        grouping = tuple(node.group)
+        if strategy == "Hash" and grouping and _computed_keys(node):
+            # Keys computed from a table's columns have no distinct-value estimate, so a local
+            # phase is not expected to shrink anything: Flink aggregates in one phase.
+            exchange = self._exchange(child, grouping)
+            return ph.BatchAggregate(
+                [exchange], list(node.fields), strategy="Hash", merge=False, grouping=grouping, calls=list(node.calls)
+            )
+        keys = [(g, False, False) for g in range(len(grouping))]
+        if strategy == "Sort" and grouping:
+            child = ph.Sort([child], list(child.fields), keys=list(keys))
+        local_fields = [child.fields[g] for g in grouping]
+        local_fields += [Field(ph.local_name(c, i), c.type.with_nullable(True)) for i, c in enumerate(node.calls)]
+        local = ph.BatchAggregate(
+            [child], local_fields, strategy=strategy, local=True, grouping=grouping, calls=list(node.calls)
+        )
+        merged: ph.PhysicalNode = self._exchange(local, tuple(range(len(grouping))))
+        if strategy == "Sort" and grouping:
+            merged = ph.Sort([merged], list(merged.fields), keys=list(keys))
+        return ph.BatchAggregate(
+            [merged],
+            list(node.fields),
+            strategy=strategy,
+            grouping=tuple(range(len(grouping))),
+            calls=list(node.calls),
+        )
+
+    def _LogicalTableFunctionScan(self, node: LogicalTableFunctionScan) -> ph.PhysicalNode:
+        if self.streaming:
+            raise TableException("A window table function must be aggregated by its window in streaming mode")
+        if node.window is not None and node.window.kind == "SESSION":
+            raise TableException("Unaligned windows like session are not supported in batch mode yet.")
+        return ph.WindowTableFunction([self.convert(node.inputs[0])], list(node.fields), window=node.window)
+
+    def _window_aggregate(
+        self, node: LogicalAggregate, projection: LogicalCalc | None, scan: LogicalTableFunctionScan
+    ) -> ph.PhysicalNode:
+        assert scan.window is not None
+        width = len(scan.inputs[0].fields)
+
+        def through(index: int) -> int:
+            if projection is None:
+                return index
+            rex = projection.projects[index]
+            if not isinstance(rex, InputRef) or projection.condition is not None:
+                raise TableException("Window aggregates over computed expressions are not supported by flowmagic yet")
+            return rex.index
+
+        keys: list[int] = []
+        properties: list[str] = []
+        for g in node.group:
+            target = through(g)
+            if target >= width:
+                properties.append(scan.fields[target].name)
+            else:
+                keys.append(target)
+        if "window_start" not in properties or "window_end" not in properties:
+            raise TableException("A window table function must be grouped by window_start and window_end in flowmagic")
+        calls = [AggCall(c.function, tuple(through(a) for a in c.args), c.distinct, c.type, c.name) for c in node.calls]
+        if any(c.distinct or c.function not in ph.LOCAL_NAMES for c in calls):
+            raise TableException("This window aggregate function is not supported by flowmagic yet")
+        child = self.convert(scan.inputs[0])
+        if scan.window.kind == "SESSION":
+            return self._session_aggregate(node, child, keys, calls, properties, scan, through)
+        local_fields = [child.fields[k] for k in keys]
+        # Partial accumulators are nullable; the slice end is epoch milliseconds.
+        local_fields += [Field(ph.local_name(c, i), c.type.with_nullable(True)) for i, c in enumerate(calls)]
+        local_fields.append(Field("$slice_end", SqlType("BIGINT")))
+        local = ph.LocalWindowAggregate([child], local_fields, grouping=tuple(keys), calls=calls, window=scan.window)
+        exchange = self._exchange(local, tuple(range(len(keys))))
+        global_fields = [child.fields[k] for k in keys] + [Field(c.name, c.type) for c in calls]
+        global_fields += [
+            scan.fields[width + ["window_start", "window_end", "window_time"].index(p)] for p in properties
+        ]
+        aggregate = ph.GlobalWindowAggregate(
+            [exchange],
+            global_fields,
+            grouping=tuple(range(len(keys))),
+            calls=calls,
+            window=scan.window,
+            properties=tuple(properties),
+        )
+        return self._window_output(node, aggregate, keys, calls, properties, scan, through)
+
+    def _window_output(
+        self,
+        node: LogicalAggregate,
+        aggregate: ph.PhysicalNode,
+        keys: list[int],
+        calls: list[AggCall],
+        properties: list[str],
+        scan: LogicalTableFunctionScan,
+        through: Callable[[int], int],
+    ) -> ph.PhysicalNode:
+        """The aggregate's columns in the query's order (keys, calls, then window properties)."""
+        width = len(scan.inputs[0].fields)
+        projects: list[Rex] = []
+        for g in node.group:
+            target = through(g)
+            if target >= width:
+                index = len(keys) + len(calls) + properties.index(scan.fields[target].name)
+            else:
+                index = keys.index(target)
+            projects.append(InputRef(aggregate.fields[index].type, index))
+        projects += [InputRef(c.type, len(keys) + i) for i, c in enumerate(calls)]
+        identity = all(isinstance(p, InputRef) and p.index == i for i, p in enumerate(projects))
+        if identity and len(projects) == len(aggregate.fields):
+            return aggregate
+        return ph.Calc([aggregate], list(node.fields), projects=projects)
+
+    def _session_aggregate(
+        self,
+        node: LogicalAggregate,
+        child: ph.PhysicalNode,
+        keys: list[int],
+        calls: list[AggCall],
+        properties: list[str],
+        scan: LogicalTableFunctionScan,
+        through: Callable[[int], int],
+    ) -> ph.PhysicalNode:
+        assert scan.window is not None
+        width = len(scan.inputs[0].fields)
+        exchange = self._exchange(child, tuple(keys))
+        fields = [child.fields[k] for k in keys] + [Field(c.name, c.type) for c in calls]
+        fields += [scan.fields[width + ["window_start", "window_end", "window_time"].index(p)] for p in properties]
+        aggregate = ph.WindowAggregate(
+            [exchange], fields, grouping=tuple(keys), calls=calls, window=scan.window, properties=tuple(properties)
+        )
+        return self._window_output(node, aggregate, keys, calls, properties, scan, through)
+
+    def _batch_join(self, node: LogicalJoin) -> ph.PhysicalNode:
+        """Joins of inputs whose rows the planner knows (VALUES) loop over the smaller side,
+        broadcast; an outer join builds its null-padded side; a full outer join gathers both.
+        Flink's cost model picks these for such inputs; joins of tables (HashJoin, SortMergeJoin
+        in a MultipleInput) come later."""
+        if not all(_rows_known(i) for i in node.inputs):
+            raise TableException(_BATCH_LATER.format("joins of tables (HashJoin/SortMergeJoin, MultipleInput)"))
+        left, right = (self.convert(i) for i in node.inputs)
+        names = unique_names(left.names + right.names)
+        fields = [Field(n, f.type) for n, f in zip(names, left.fields + right.fields, strict=True)]
+        if node.join_type == "full":
+            gathered: list[ph.PhysicalNode] = [
+                ph.Exchange([s], list(s.fields), distribution="single") for s in (left, right)
+            ]
+            return ph.NestedLoopJoin(gathered, fields, join_type="full", condition=node.condition, build="right")
+        if node.join_type == "left":
+            build = "right"
+        elif node.join_type == "right":
+            build = "left"
+        else:
+            build = "left" if _estimated_rows(node.inputs[0]) < _estimated_rows(node.inputs[1]) else "right"
+        inputs: list[ph.PhysicalNode]
+        if build == "left":
+            inputs = [ph.Exchange([left], list(left.fields), distribution="broadcast"), right]
+        else:
+            inputs = [left, ph.Exchange([right], list(right.fields), distribution="broadcast")]
+        return ph.NestedLoopJoin(inputs, fields, join_type=node.join_type, condition=node.condition, build=build)
+
+    def _LogicalJoin(self, node: LogicalJoin) -> ph.PhysicalNode:
+        if not self.streaming:
+            return self._batch_join(node)
+        left, right = (self.convert(i) for i in node.inputs)
+        width = len(left.fields)
+        parts = conjunctions(node.condition) if node.condition is not None else []
+        left_keys: list[int] = []
+        right_keys: list[int] = []
+        for part in parts:
+            if isinstance(part, Call) and part.operator == "=":
+                a, b = part.operands
+                if isinstance(a, InputRef) and isinstance(b, InputRef):
+                    if a.index < width <= b.index:
+                        left_keys.append(a.index)
+                        right_keys.append(b.index - width)
+                    elif b.index < width <= a.index:
+                        left_keys.append(b.index)
+                        right_keys.append(a.index - width)
+        names = unique_names(left.names + right.names)
+        fields = [Field(n, f.type) for n, f in zip(names, left.fields + right.fields, strict=True)]
+        inputs = [self._exchange(left, tuple(left_keys)), self._exchange(right, tuple(right_keys))]
+        bounds = _interval_bounds(parts, left, right) if node.join_type == "inner" else None
+        if bounds is not None:
+            lower, upper, left_time, right_time, rowtime = bounds
+            return ph.IntervalJoin(
+                inputs,
+                fields,
+                join_type=node.join_type,
+                condition=node.condition,
+                rowtime=rowtime,
+                lower=lower,
+                upper=upper,
+                left_time=left_time,
+                right_time=right_time,
+            )
+        return ph.Join(inputs, fields, join_type=node.join_type, condition=node.condition)
+
+    def _LogicalRank(self, node: LogicalRank) -> ph.PhysicalNode:
+        if not self.streaming:
+            child = self.convert(node.inputs[0])
+            keys = [(p, False, False) for p in node.partition] + list(node.order)
+
+            def phase(inputs: list[ph.PhysicalNode], fields: list[Field], is_global: bool) -> ph.BatchRank:
+                return ph.BatchRank(
+                    inputs,
+                    fields,
+                    function=node.function,
+                    partition=node.partition,
+                    order=node.order,
+                    rank_start=node.rank_start,
+                    rank_end=node.rank_end,
+                    is_global=is_global,
+                )
+
+            local = phase([ph.Sort([child], list(child.fields), keys=keys)], list(child.fields), False)
+            merged = self._exchange(local, node.partition)
+            return phase([ph.Sort([merged], list(merged.fields), keys=keys)], list(node.fields), True)
+        child = self.convert(node.inputs[0])
+        return ph.Rank(
+            [self._exchange(child, node.partition)],
+            list(node.fields),
+            partition=node.partition,
+            order=node.order,
+            rank_start=node.rank_start,
+            rank_end=node.rank_end,
+            output_rank=node.output_rank,
+        )
+
+    def _LogicalWindow(self, node: LogicalWindow) -> ph.PhysicalNode:
+        child = self._exchange(self.convert(node.inputs[0]), node.partition)
+        keys = [(p, False, False) for p in node.partition] + list(node.order)
+        ordered = ph.Sort([child], list(child.fields), keys=keys)
+        return ph.OverAggregate(
+            [ordered], list(node.fields), partition=node.partition, order=node.order, calls=node.calls
+        )
+
+    def _LogicalSort(self, node: LogicalSort) -> ph.PhysicalNode:
+        if not self.streaming:
+            if node.fetch is None:
+                raise TableException(_BATCH_LATER.format("sort without LIMIT"))
+            child = self.convert(node.inputs[0])
+            offset = node.offset or 0
+            local = ph.SortLimit(
+                [child], list(child.fields), keys=node.keys, offset=0, fetch=offset + node.fetch, batch_global=False
+            )
+            gathered = self._exchange(local, ())
+            return ph.SortLimit(
+                [gathered], list(node.fields), keys=node.keys, offset=offset, fetch=node.fetch, batch_global=True
+            )
+        if node.fetch is None:
+            raise TableException("Sort on a non-time-attribute field is not supported.")
+        child = self.convert(node.inputs[0])
+        exchange = self._exchange(child, ())
+        return ph.SortLimit([exchange], list(node.fields), keys=node.keys, offset=node.offset or 0, fetch=node.fetch)
+
+    def _LogicalUnion(self, node: LogicalUnion) -> ph.PhysicalNode:
+        return ph.Union([self.convert(i) for i in node.inputs], list(node.fields))
+
+    def _LogicalSink(self, node: LogicalSink) -> ph.PhysicalNode:
+        # A sink's node prints (and passes on) the field names of what it writes.
+        child = self.convert(node.inputs[0])
+        return ph.Sink([child], list(child.fields), table=node.table, connector=node.connector)
+
+
+def _is_null_first(condition: Rex) -> Rex:
+    if isinstance(condition, Call) and condition.operator == "OR":
+        ordered = sorted(condition.operands, key=lambda o: not (isinstance(o, Call) and o.operator == "IS NULL"))
+        return Call(condition.type, "OR", tuple(ordered))
+    return condition
+
+
+def _computed_keys(node: LogicalAggregate) -> bool:
+    """Whether every group key is an expression a Calc computes from a table's columns."""
+    source = node.inputs[0]
+    if not isinstance(source, LogicalCalc) or not isinstance(source.inputs[0], LogicalTableScan):
+        return False
+    return all(not isinstance(source.projects[g], InputRef) for g in node.group)
+
+
+def _rows_known(node: RelNode) -> bool:
+    """Whether every row of ``node`` comes from VALUES (the planner knows how many there are)."""
+    if isinstance(node, LogicalValues):
+        return True
+    return bool(node.inputs) and all(_rows_known(i) for i in node.inputs)
+
+
+def _estimated_rows(node: RelNode) -> float:
+    """Calcite's row count estimate: VALUES count, a filter keeps half (its default selectivity)."""
+    if isinstance(node, LogicalValues):
+        return float(len(node.rows))
+    rows = min(_estimated_rows(i) for i in node.inputs) if node.inputs else 1.0
+    return rows / 2 if isinstance(node, LogicalCalc) and node.condition is not None else rows
+
+
+def _time_operand(rex: Rex, left: ph.PhysicalNode, right: ph.PhysicalNode) -> tuple[str, int, int] | None:
+    """(side, field, offset in ms) of ``ts`` or ``ts +/- INTERVAL``, for a time attribute."""
+    width = len(left.fields)
+    offset = 0
+    if isinstance(rex, Call) and rex.operator in ("+", "-") and isinstance(rex.operands[1], Literal):
+        value = int(str(rex.operands[1].value))
+        offset = value if rex.operator == "+" else -value
+        rex = rex.operands[0]
+    if not isinstance(rex, InputRef):
+        return None
+    fields = left.fields + right.fields
+    if fields[rex.index].type.time_attribute is None:
+        return None
+    return ("left", rex.index, offset) if rex.index < width else ("right", rex.index - width, offset)
+
+
+def _interval_bounds(
+    parts: list[Rex], left: ph.PhysicalNode, right: ph.PhysicalNode
+) -> tuple[int, int, int, int, bool] | None:
+    lower = upper = None
+    left_time = right_time = -1
+    flipped = {">=": "<=", "<=": ">=", ">": "<", "<": ">"}
+    for part in parts:
+        if not (isinstance(part, Call) and part.operator in flipped):
+            continue
+        a = _time_operand(part.operands[0], left, right)
+        b = _time_operand(part.operands[1], left, right)
+        if a is None or b is None or a[0] == b[0]:
+            continue
+        operator = part.operator
+        if a[0] == "right":
+            a, b = b, a
+            operator = flipped[operator]
+        left_time, right_time = a[1], b[1]
+        bound = b[2] - a[2]
+        if operator == ">=":
+            lower = bound
+        elif operator == ">":
+            lower = bound + 1
+        elif operator == "<=":
+            upper = bound
+        else:
+            upper = bound - 1
+    if lower is None or upper is None:
+        return None
+    rowtime = left.fields[left_time].type.time_attribute == "ROWTIME"
+    return lower, upper, left_time, right_time, rowtime
+
+
+def convert(rel: RelNode, streaming: bool) -> ph.PhysicalNode:
+    return ToPhysical(streaming).convert(rel)

@@ -1,0 +1,67 @@
+"""PyFlink's ``TableEnvironment`` and ``StreamTableEnvironment`` over flowmagic's SQL session."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from flowmagic.sql.session import SqlSession
+from flowmagic.table.environment_settings import EnvironmentSettings
+from flowmagic.table.explain_detail import ExplainDetail
+from flowmagic.table.table import Table
+from flowmagic.table.table_config import TableConfig
+from flowmagic.table.table_result import TableResult
+
+if TYPE_CHECKING:
+    from flowmagic.api.environment import StreamExecutionEnvironment
+
+
+class TableEnvironment:
+    """Plans SQL as Flink 2.3's table environment does: DDL into its catalog, EXPLAIN of queries."""
+
+    def __init__(self, settings: EnvironmentSettings) -> None:
+        self._settings = settings
+        self.session = SqlSession(settings.is_streaming_mode())
+        self._config = TableConfig(self.session.configuration)
+
+    @classmethod
+    def create(cls, environment_settings: EnvironmentSettings | None = None) -> TableEnvironment:
+        """A fresh environment (fresh catalog and id counters), streaming unless told otherwise."""
+        return cls(environment_settings or EnvironmentSettings.in_streaming_mode())
+
+    def get_config(self) -> TableConfig:
+        return self._config
+
+    def execute_sql(self, stmt: str) -> TableResult:
+        """Carry out one statement: CREATE/DROP TABLE or VIEW, SET, SHOW TABLES, DESCRIBE, EXPLAIN.
+        Queries and INSERTs are planned (so invalid ones fail as in Flink) but run with SQL part 2."""
+        result = self.session.execute(stmt)
+        return TableResult(result.kind, result.columns, result.rows)
+
+    def explain_sql(self, stmt: str, *extra_details: ExplainDetail) -> str:
+        """``EXPLAIN`` of a query or INSERT, with the given details."""
+        return self.session.explain(stmt, tuple(d.name for d in extra_details))
+
+    def sql_query(self, query: str) -> Table:
+        """The query as a Table (validated now, as Flink validates it)."""
+        self.session.plan(query)
+        return Table(self, query)
+
+    def list_tables(self) -> list[str]:
+        return self.session.catalog.names()
+
+
+class StreamTableEnvironment(TableEnvironment):
+    """A table environment over a flowmagic ``StreamExecutionEnvironment``."""
+
+    def __init__(self, settings: EnvironmentSettings, env: StreamExecutionEnvironment | None = None) -> None:
+        super().__init__(settings)
+        self._stream_env = env
+
+    @classmethod
+    def create(  # type: ignore[override]
+        cls,
+        stream_execution_environment: StreamExecutionEnvironment | None = None,
+        environment_settings: EnvironmentSettings | None = None,
+    ) -> StreamTableEnvironment:
+        settings = environment_settings or EnvironmentSettings.in_streaming_mode()
+        return cls(settings, stream_execution_environment)
