@@ -56,9 +56,10 @@ def declared_states(plans: dict[str, VertexPlan], operator_ids: dict[int, str]) 
             if node.is_source or operator_id is None:
                 continue
             kind = implementation(node.operator.kind)
-            if not getattr(kind, "keyed", False):
-                continue
-            declared[operator_id] = _open(kind, node.name, node.operator.params, info)
+            # Whether an operator is keyed can depend on its parameters (a process function's
+            # on a KeyedStream); making one touches nothing, opening it runs the user's code.
+            if kind(node.name, node.operator.params, info).backend is not None:
+                declared[operator_id] = _open(kind, node.name, node.operator.params, info)
     return declared
 
 

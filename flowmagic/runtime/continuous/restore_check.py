@@ -151,7 +151,7 @@ class RestoreCheck:
     @property
     def refused(self) -> bool:
         """Whether a job restoring from the savepoint would be refused."""
-        return self.error() is not None
+        return any(operator.problems for operator in self.operators)
 
     def error(self) -> JobError | None:
         """What a restore raises (None: it restores): the refusal Flink meets first (state
@@ -340,6 +340,7 @@ def _source(operator: ProgramOperator, position: dict[str, Any]) -> str:
             f"Cannot restore the source {operator.name!r} (operator {operator.operator_id}): the savepoint holds the "
             f"position of a source of another kind ({kind!r}, not {operator.source_kind!r})."
         )
+    kind = str(kind).removeprefix("source.")
     if position.get("finished"):
         return f"source position ({kind}): finished, not read again"
     if "offset" in position:
