@@ -241,3 +241,32 @@ def test_an_unsigned_or_altered_savepoint_is_refused_before_anything_is_read(sav
     state_file.write_bytes(state_file.read_bytes() + b"x")
     with pytest.raises(errors.StateIntegrityError, match="The checkpoint or savepoint is damaged"):
         check_restore(graph_of(env), str(copy))
+
+
+def test_the_check_is_drawn_on_the_job_graph_with_a_legend_and_the_states_on_hover(savepoint) -> None:
+    from flowmagic.render.restore_check import VERDICT_FILLS
+    from flowmagic.widgets.restore_check import RestoreCheckView
+
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    program(env, counts=_CountInAList, first=False, totals=True)
+    graph = graph_of(env)
+    view = RestoreCheckView(graph.job_graph, check_restore(graph, savepoint))
+    svg = view.svg()
+    # Each vertex filled by its operators' gravest verdict: the keyed function's state is
+    # refused, the added one is new; the removed operator's state is drawn apart.
+    counts = svg[svg.index("counts: incompatible") - 2000 : svg.index("counts: incompatible")]
+    assert VERDICT_FILLS["incompatible"] in counts.rsplit("<g id=", 1)[-1]
+    totals = svg[: svg.index("totals: new")].rsplit("<g id=", 1)[-1]
+    assert VERDICT_FILLS["new"] in totals
+    assert "savepoint state without an operator" in svg and "missing: needs --allow-non-restored-state" in svg
+    for meaning in ("incompatible: refused", "new: starts empty", "restored", "no state"):
+        assert meaning in svg
+    # Hovering a vertex names the operator's ID, its states and the refusal in Flink's words.
+    (counts_check,) = [operator for operator in view.check.operators if operator.label == "counts"]
+    assert f"counts [{counts_check.operator_id}]: incompatible" in svg
+    assert "Incompatible key/value state types. Was [VALUE], registered with [LIST]." in svg
+    bundle = view._repr_mimebundle_()
+    assert bundle["text/plain"] == view.check.to_text()
+    html_output = bundle["text/html"]
+    assert html_output.count('<img src="data:image/svg+xml;base64,') == 1
+    assert f"<code>{counts_check.operator_id}</code>" in html_output and "incompatible</td>" in html_output
