@@ -107,6 +107,7 @@ def restore_check_to_dot(
             "fontsize=8, height=0.2];\n"
         )
         titles[f"legend{position}"] = _MEANINGS[verdict]
-    parts.append(" -> ".join(f"legend{position}" for position in range(len(legend))) + " [style=invis];\n")
+    # One column, whatever the ranks of the graph beside it.
+    parts.append("{rank=same; " + " ".join(f"legend{position};" for position in range(len(legend))) + "}\n")
     parts.append("}\n}\n")
     return DotGraph("".join(parts), titles)

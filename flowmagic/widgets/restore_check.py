@@ -39,7 +39,7 @@ class RestoreCheckView:
             (operator.operator_id, self._missing_verdict(), operator.details())
             for operator in self.check.of(Verdict.MISSING)
         ]
-        dot = restore_check_to_dot(self.job_graph, verdicts, missing, self.check.summary())
+        dot = restore_check_to_dot(self.job_graph, verdicts, missing)
         return set_titles(dot_to_svg(dot.source), dot.titles)
 
     def _missing_verdict(self) -> str:

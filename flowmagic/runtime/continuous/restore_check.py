@@ -128,7 +128,7 @@ class OperatorCheck:
 
     @property
     def label(self) -> str:
-        return self.name if self.name is not None else f"operator {self.operator_id} (not in the program)"
+        return self.name if self.name is not None else "(no operator in the program)"
 
     def details(self) -> list[str]:
         """Its states, refusals and notes, one per line."""
