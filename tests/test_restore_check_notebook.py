@@ -131,7 +131,7 @@ def test_the_magic_the_python_api_and_a_refused_restore_in_a_real_kernel(execute
     assert checked.output_type == "execute_result"
     text = checked.data["text/plain"]
     assert text.startswith(
-        f"Restoring {savepoint} into 'edited': refused (2 restored, 1 new, 1 missing, 1 incompatible)"
+        f"Restoring {savepoint} into 'edited': refused (1 restored, 1 new, 1 missing, 1 incompatible)"
     )
     for line in (
         "restored      Source: Data Generator  [",
