@@ -197,6 +197,14 @@ def test_a_changed_max_parallelism_is_incompatible_in_flinks_words(savepoint) ->
         "changed in a non-compatible way after the checkpoint/savepoint."
     )
     assert type(check.error()) is errors.JobError
+    # A restore was accepted before, and read the key groups of 128 as if they were of 256.
+    configuration = Configuration().set_string("execution.savepoint.path", savepoint)
+    restoring = flowmagic.StreamExecutionEnvironment.get_execution_environment(configuration)
+    restoring.set_parallelism(2)
+    restoring.set_max_parallelism(256)
+    program(restoring)
+    with pytest.raises(errors.JobError, match="Max parallelism mismatch between checkpoint/savepoint state"):
+        start(restoring, Printed(), "max parallelism changed")
 
 
 def test_a_source_of_another_kind_under_the_same_uid_is_incompatible(savepoint) -> None:
