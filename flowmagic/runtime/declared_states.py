@@ -58,7 +58,12 @@ def declared_states(plans: dict[str, VertexPlan], operator_ids: dict[int, str]) 
             kind = implementation(node.operator.kind)
             # Whether an operator is keyed can depend on its parameters (a process function's
             # on a KeyedStream); making one touches nothing, opening it runs the user's code.
-            if kind(node.name, node.operator.params, info).backend is not None:
+            try:
+                keyed = kind(node.name, node.operator.params, info).backend is not None
+            except Exception:
+                # Its tasks will fail making it, and say why; its states are checked there.
+                continue
+            if keyed:
                 declared[operator_id] = _open(kind, node.name, node.operator.params, info)
     return declared
 
