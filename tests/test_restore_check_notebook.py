@@ -161,7 +161,7 @@ CHECK = """() => [...document.querySelectorAll('.flowmagic-restore-check')].map(
     return {alt: img && img.alt, loaded: !!img && img.complete && img.naturalWidth > 0,
             width: img ? img.getBoundingClientRect().width : 0, visible: !!img && img.checkVisibility(),
             rows: [...view.querySelectorAll('tbody tr')].map(row =>
-                [...row.querySelectorAll('td')].map(cell => cell.innerText.trim()))};
+                [...row.querySelectorAll('td')].map(cell => cell.textContent.trim()))};
 })"""
 
 
@@ -173,6 +173,9 @@ def expect_check(browser: Browser) -> dict[str, Any]:
     (view,) = page.evaluate(CHECK)
     assert view["alt"].startswith("JobGraph of edited: Restoring ") and "refused" in view["alt"]
     assert view["loaded"] and view["visible"] and view["width"] > 200, view
+    table = page.locator(".flowmagic-restore-table")
+    table.scroll_into_view_if_needed(timeout=30_000)
+    assert table.is_visible()
     verdicts = {row[1]: row[0] for row in view["rows"]}
     assert verdicts["counts"] == "incompatible" and verdicts["totals"] == "new"
     assert verdicts["Source: Data Generator"] == "restored" and verdicts["Map"] == "no state"
