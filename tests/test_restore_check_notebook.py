@@ -24,6 +24,7 @@ from nbclient import NotebookClient
 from test_browser import STARTUP_SECONDS, Browser, chromium_page, lab_server
 
 pytestmark = pytest.mark.e2e
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 playwright_api = test_browser.playwright_api  # the fixture: Chromium installed, Playwright imported
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,7 +110,8 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> tuple[nbformat.Noteboo
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
         "PYSPARK_PYTHON": sys.executable,
     }
-    NotebookClient(notebook, kernel_name="python3", timeout=400, store_widget_state=False).execute(env=env)
+    # Widget state saved, as `jupyter nbconvert --execute` saves it.
+    NotebookClient(notebook, kernel_name="python3", timeout=400, store_widget_state=True).execute(env=env)
     path = folder / "checked.ipynb"
     nbformat.write(notebook, path)
     return notebook, path, savepoint
@@ -127,8 +129,10 @@ def test_the_magic_the_python_api_and_a_refused_restore_in_a_real_kernel(execute
     notebook, _path, savepoint = executed
     (stopped,) = [output for output in notebook.cells[4].outputs if output.output_type == "stream"]
     assert f"Savepoint completed. Path: file:{savepoint}" in stopped.text
-    (checked,) = notebook.cells[6].outputs
-    assert checked.output_type == "execute_result"
+    # The picture and table for saved copies, then the live widget (no text of its own).
+    checked, live = notebook.cells[6].outputs
+    assert checked.output_type == live.output_type == "display_data"
+    assert WIDGET_VIEW in live.data and live.data["text/plain"] == ""
     text = checked.data["text/plain"]
     assert text.startswith(
         f"Restoring {savepoint} into 'edited': refused (1 restored, 1 new, 1 missing, 1 incompatible)"
@@ -165,7 +169,15 @@ CHECK = """() => [...document.querySelectorAll('.flowmagic-restore-check')].map(
 })"""
 
 
-def expect_check(browser: Browser) -> dict[str, Any]:
+def expect_verdicts(rows: list[list[str]]) -> None:
+    verdicts = {row[1]: row[0] for row in rows}
+    assert verdicts["counts"] == "incompatible" and verdicts["totals"] == "new"
+    assert verdicts["Source: Data Generator"] == "restored" and verdicts["Map"] == "no state"
+    assert verdicts["(no operator in the program)"] == "missing"
+
+
+def expect_check(browser: Browser) -> None:
+    """The saved picture and table: what a notebook shows where the widget is not drawn."""
     page = browser.page
     page.wait_for_function(
         "[...document.querySelectorAll('.flowmagic-restore-check img')].some(img => img.complete)", timeout=120_000
@@ -173,15 +185,15 @@ def expect_check(browser: Browser) -> dict[str, Any]:
     (view,) = page.evaluate(CHECK)
     assert view["alt"].startswith("JobGraph of edited: Restoring ") and "refused" in view["alt"]
     assert view["loaded"] and view["visible"] and view["width"] > 200, view
-    table = page.locator(".flowmagic-restore-table")
+    table = page.locator(".flowmagic-restore-check .flowmagic-restore-table")
     table.scroll_into_view_if_needed(timeout=30_000)
     assert table.is_visible()
-    verdicts = {row[1]: row[0] for row in view["rows"]}
-    assert verdicts["counts"] == "incompatible" and verdicts["totals"] == "new"
-    assert verdicts["Source: Data Generator"] == "restored" and verdicts["Map"] == "no state"
-    assert verdicts["(no operator in the program)"] == "missing"
+    expect_verdicts(view["rows"])
+    assert page.locator(".flowmagic-restore-live").count() == 0
+    text = page.locator("body").inner_text()
+    for fallback in ("Error displaying widget", "Cannot display", "RestoreCheckView"):
+        assert fallback not in text
     assert browser.dialogs == []
-    return view
 
 
 def test_live_in_jupyterlab(executed, playwright_api: Any, tmp_path: Path) -> None:
@@ -199,8 +211,24 @@ def test_live_in_jupyterlab(executed, playwright_api: Any, tmp_path: Path) -> No
         )
         test_browser._wait_for_kernel(page)
         page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-        expect_check(browser)
-        assert browser.blocked == []
+        live_view = page.locator(".flowmagic-restore-live")
+        live_view.wait_for(timeout=120_000)
+        # The widget is drawn: the drawing inline, and the saved picture of its output hidden.
+        drawing = live_view.locator("svg")
+        assert drawing.is_visible() and drawing.bounding_box()["width"] > 200
+        assert not page.locator(".flowmagic-restore-check").is_visible()
+        # Hovering a vertex shows its <title>: the operators' IDs, states and the refusal.
+        titles = live_view.locator("svg g.node > title").all_text_contents()
+        (counts,) = [title for title in titles if "counts [" in title]
+        assert "counts [" in counts and ": incompatible" in counts
+        assert "state 'count': VALUE of Long in the savepoint, LIST of Long in the program" in counts
+        assert "Incompatible key/value state types. Was [VALUE], registered with [LIST]." in counts
+        live_view.locator("svg g.node", has_text="counts: incompatible").hover()
+        rows = live_view.locator("tbody tr").evaluate_all(
+            "rows => rows.map(row => [...row.querySelectorAll('td')].map(cell => cell.textContent.trim()))"
+        )
+        expect_verdicts(rows)
+        assert browser.blocked == [] and browser.dialogs == []
 
 
 def test_saved_notebook_untrusted_in_jupyterlab(executed, playwright_api: Any) -> None:

@@ -1,14 +1,19 @@
 """The restore check in a notebook: the JobGraph coloured by verdict, and the table under it.
 
-Both are plain HTML (the drawing an ``<img>`` with a ``data:`` URI, see
-:mod:`flowmagic.render.pictures`), so a saved or exported notebook shows them as they were,
-trusted or not; ``text/plain`` is the check as text.
+Displayed, the view makes two outputs, as the graph widget does
+(:mod:`flowmagic.widgets.graph_view`): first the picture and the table as plain HTML (the
+drawing an ``<img>`` with a ``data:`` URI, see :mod:`flowmagic.render.pictures`), which a saved
+or exported notebook shows as it was, trusted or not, with the check as ``text/plain``; then a
+widget with the drawing inline, so that hovering a vertex shows its operators' states, which
+hides the pictures of its output area while it is drawn.
 """
 
 from __future__ import annotations
 
 import html
 from typing import Any
+
+import ipywidgets
 
 from flowmagic.graph.job_graph import JobGraph
 from flowmagic.render import picture_html, printable, set_titles
@@ -19,6 +24,12 @@ from flowmagic.runtime.continuous.restore_check import RestoreCheck, Verdict
 __all__ = ["RestoreCheckView"]
 
 _NO_MATH = "tex2jax_ignore mathjax_ignore"
+# While the widget is drawn, the pictures displayed with it are hidden (see the docstring).
+_STYLE = """<style>
+.jp-OutputArea:has(.flowmagic-restore-live) > .jp-OutputArea-child:has(.flowmagic-restore-check) { display: none; }
+.flowmagic-restore-live .flowmagic-restore-svg { overflow: auto; max-height: 640px; width: 100%; }
+.flowmagic-restore-live svg { display: block; max-width: none; }
+</style>"""
 
 
 class RestoreCheckView:
@@ -63,6 +74,23 @@ class RestoreCheckView:
 
     def __repr__(self) -> str:
         return self.check.to_text()
+
+    def widget(self) -> ipywidgets.HTML:
+        """The live view: the drawing inline (hover shows each vertex's states) and the table."""
+        summary = html.escape(printable(self.check.summary()))
+        view = ipywidgets.HTML(
+            f'{_STYLE}<div class="flowmagic-restore-live {_NO_MATH}"><p><b>{summary}</b></p>'
+            f'<div class="flowmagic-restore-svg">{self.svg()}</div>{self.table_html()}</div>'
+        )
+        view.add_class("flowmagic-restore-widget")
+        return view
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self._repr_mimebundle_(), raw=True)
+        # No text fallback: where the widget cannot be drawn, the picture above stands for it.
+        display({**self.widget()._repr_mimebundle_(), "text/plain": ""}, raw=True)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         summary = html.escape(printable(self.check.summary()))
