@@ -98,6 +98,8 @@ class StateCheck:
     problem: str | None = None
 
     def text(self) -> str:
+        """The state, how each side declares it, and what a restore does with it."""
+
         def kind(declaration: tuple[str, str | None]) -> str:
             return declaration[0] if declaration[1] is None else f"{declaration[0]} of {declaration[1]}"
 
@@ -179,11 +181,13 @@ class RestoreCheck:
         )
 
     def raise_if_refused(self) -> None:
+        """Raise :meth:`error`, if a restore would be refused."""
         error = self.error()
         if error is not None:
             raise error
 
     def summary(self) -> str:
+        """One line: the savepoint, the job, whether it restores, and how many of each verdict."""
         counts = [
             f"{len(operators)} {verdict.value}"
             for verdict in Verdict
