@@ -229,7 +229,7 @@ def test_a_job_restoring_into_an_edited_program_is_refused_with_every_problem_at
     # would have reported only after the missing operator was dealt with.
     assert message.startswith(f"Failed to rollback to checkpoint/savepoint {savepoint}. Cannot map")
     assert "Incompatible key/value state types. Was [VALUE], registered with [LIST]." in message
-    assert "incompatible  counts  [" in message and "missing       operator " in message
+    assert "incompatible  counts  [" in message and "missing       (no operator in the program)  [" in message
 
 
 def test_an_unsigned_or_altered_savepoint_is_refused_before_anything_is_read(savepoint, tmp_path) -> None:
