@@ -656,6 +656,10 @@ public class SqlRecorder {
             }
             return out;
         }
+        if (opts.has("keep_runs")) {
+            // Informative only: the changelog of every run as it came, to show what varies.
+            out.put("rows_per_run", allRuns);
+        }
         if (order.equals("FINAL_ONLY")) {
             out.put("rows", null);
             out.put("final_rows", materialize(allRuns.get(0)));
