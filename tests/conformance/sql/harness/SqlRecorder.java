@@ -639,6 +639,22 @@ public class SqlRecorder {
             }
         }
         out.put("reproducible", reproducible);
+        // Which claims held over these runs: a guide for choosing the case's claim (too few runs
+        // can make a claim look safe; the plan's parallelism and exchanges decide).
+        List<String> holding = new ArrayList<>();
+        for (String claim : List.of("TOTAL", "PER_KEY", "MULTISET")) {
+            if (claim.equals("PER_KEY") && key.isEmpty()) {
+                continue;
+            }
+            boolean holds = true;
+            for (List<List<String>> run : allRuns) {
+                holds &= canonical(run, claim, key).equals(canonical(allRuns.get(0), claim, key));
+            }
+            if (holds) {
+                holding.add(claim);
+            }
+        }
+        observed.add("claims holding over the runs: " + holding);
         out.put("runs_observed", observed);
         if (insert) {
             if (printSink) {
