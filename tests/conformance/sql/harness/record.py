@@ -47,7 +47,9 @@ def record(case_file: Path, data_dir: Path, options: dict) -> dict:
         with log.open("w") as err:
             proc = subprocess.run(
                 [str(HERE / "run.sh"), str(case_file), str(data_dir), str(raw), json.dumps(options)],
-                stdout=err, stderr=subprocess.STDOUT, timeout=1800,
+                stdout=err,
+                stderr=subprocess.STDOUT,
+                timeout=1800,
             )
         text = log.read_text()
         if proc.returncode != 0 or not raw.exists():
@@ -98,7 +100,7 @@ def diff(want: object, got: object, path: str, out: list[str]) -> None:
             else:
                 diff(want[k], got[k], f"{path}.{k}", out)
     elif isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
-        for i, (a, b) in enumerate(zip(want, got)):
+        for i, (a, b) in enumerate(zip(want, got, strict=True)):
             diff(a, b, f"{path}[{i}]", out)
     elif want != got:
         out.append(f"{path}: want {json.dumps(want)[:200]} got {json.dumps(got)[:200]}")
