@@ -431,10 +431,6 @@ public class SqlRecorder {
 
     // ---- the stages ----
 
-    static String queryText(String q) {
-        return q;
-    }
-
     static List<String> splitStatements(String text) {
         String body = Arrays.stream(text.split("\n"))
                 .filter(l -> !l.strip().startsWith("--"))
