@@ -32,8 +32,6 @@ _MISSING_CONNECTOR = (
 
 _DOUBLE_COLUMNS = "DOUBLE columns (and DECIMAL x DOUBLE arithmetic) are not typed yet"
 
-_OUTER_JOIN_NULLABILITY = "an outer join's ExecNode output type makes the null-padded side's fields nullable"
-
 #: (case, mode, field) the planner does not plan yet, and why. The r* entries are cases the
 #: sql-cases branch records; their texts were checked against Flink 2.3's planner.
 NOT_YET: dict[tuple[str, str, str], str] = {
@@ -75,10 +73,6 @@ NOT_YET: dict[tuple[str, str, str], str] = {
             ("batch", "job_name"),
             ("streaming", "compiled_plan"),
         )
-    },
-    **{
-        (case, "streaming", "compiled_plan"): _OUTER_JOIN_NULLABILITY
-        for case in ("r06_left_join", "r07_right_join", "r08_full_join")
     },
 }
 

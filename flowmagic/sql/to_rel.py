@@ -35,6 +35,7 @@ from flowmagic.sql.logical import (
     LogicalWatermarkAssigner,
     RelNode,
     WindowSpec,
+    join_fields,
     unique_names,
 )
 from flowmagic.sql.rex import Call, InputRef, Literal, OrderKey, Over, Rex, conjunctions, inputs_used, shift
@@ -633,16 +634,10 @@ class SqlToRel:
             kind = (join.kind or "").upper()
             on = join.args.get("on")
             join_type = {"LEFT": "left", "RIGHT": "right", "FULL": "full"}.get(side, "inner")
-            fields = list(rel.fields) + list(right.fields)
-            if join_type in ("left", "full"):
-                fields[offset:] = [Field(f.name, f.type.with_nullable(True)) for f in fields[offset:]]
-            if join_type in ("right", "full"):
-                fields[:offset] = [Field(f.name, f.type.with_nullable(True)) for f in fields[:offset]]
             condition = self.rex(on, scope) if on is not None else None
             # The join's row type has unique names (Calcite's uniquify); the scope keeps the
             # names the query uses.
-            names = unique_names([f.name for f in fields])
-            joined = [Field(n, f.type) for n, f in zip(names, fields, strict=True)]
+            joined = join_fields(list(rel.fields), list(right.fields), join_type)
             rel = _join(rel, right, joined, condition, join_type)
             if on is None and not side and kind != "CROSS" and not join.args.get("kind"):
                 sql += f",\n{right_sql}"
@@ -652,7 +647,7 @@ class SqlToRel:
             namespaces = [
                 Namespace(
                     ns.alias,
-                    [Field(f.name, t.type) for f, t in zip(ns.fields, fields[ns.offset :], strict=False)],
+                    [Field(f.name, t.type) for f, t in zip(ns.fields, joined[ns.offset :], strict=False)],
                     ns.offset,
                 )
                 for ns in namespaces
