@@ -30,8 +30,6 @@ _MISSING_CONNECTOR = (
     "Flink's message for a missing connector lists the table options sorted by key and no hint of its own"
 )
 
-_DOUBLE_COLUMNS = "DOUBLE columns (and DECIMAL x DOUBLE arithmetic) are not typed yet"
-
 #: (case, mode, field) the planner does not plan yet, and why. The r* entries are cases the
 #: sql-cases branch records; their texts were checked against Flink 2.3's planner.
 NOT_YET: dict[tuple[str, str, str], str] = {
@@ -62,17 +60,6 @@ NOT_YET: dict[tuple[str, str, str], str] = {
     **{
         ("r23_unknown_connector_kafka", mode, field): _MISSING_CONNECTOR
         for mode, field in (("streaming", "explain"), ("streaming", "explain_changelog_mode"), ("batch", "explain"))
-    },
-    **{
-        ("r25_type_derivation_columns", mode, field): _DOUBLE_COLUMNS
-        for mode, field in (
-            ("streaming", "explain"),
-            ("streaming", "explain_changelog_mode"),
-            ("streaming", "job_name"),
-            ("batch", "explain"),
-            ("batch", "job_name"),
-            ("streaming", "compiled_plan"),
-        )
     },
 }
 
