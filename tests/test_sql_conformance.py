@@ -26,10 +26,6 @@ _BATCH_PHYSICAL = "batch rules for DISTINCT (Expand), joins of tables (MultipleI
 
 _VALUES_EXPRESSIONS = "VALUES rows with expressions (a UNION of projections over one-row Values) come next"
 
-_MISSING_CONNECTOR = (
-    "Flink's message for a missing connector lists the table options sorted by key and no hint of its own"
-)
-
 #: (case, mode, field) the planner does not plan yet, and why. The r* entries are cases the
 #: sql-cases branch records; their texts were checked against Flink 2.3's planner.
 NOT_YET: dict[tuple[str, str, str], str] = {
@@ -56,10 +52,6 @@ NOT_YET: dict[tuple[str, str, str], str] = {
             ("batch", "job_name"),
             ("streaming", "compiled_plan"),
         )
-    },
-    **{
-        ("r23_unknown_connector_kafka", mode, field): _MISSING_CONNECTOR
-        for mode, field in (("streaming", "explain"), ("streaming", "explain_changelog_mode"), ("batch", "explain"))
     },
 }
 
