@@ -26,14 +26,6 @@ _BATCH_PHYSICAL = "batch rules for DISTINCT (Expand), joins of tables (MultipleI
 
 _VALUES_EXPRESSIONS = "VALUES rows with expressions (a UNION of projections over one-row Values) come next"
 
-_MISSING_CONNECTOR = (
-    "Flink's message for a missing connector lists the table options sorted by key and no hint of its own"
-)
-
-_DOUBLE_COLUMNS = "DOUBLE columns (and DECIMAL x DOUBLE arithmetic) are not typed yet"
-
-_OUTER_JOIN_NULLABILITY = "an outer join's ExecNode output type makes the null-padded side's fields nullable"
-
 #: (case, mode, field) the planner does not plan yet, and why. The r* entries are cases the
 #: sql-cases branch records; their texts were checked against Flink 2.3's planner.
 NOT_YET: dict[tuple[str, str, str], str] = {
@@ -60,25 +52,6 @@ NOT_YET: dict[tuple[str, str, str], str] = {
             ("batch", "job_name"),
             ("streaming", "compiled_plan"),
         )
-    },
-    **{
-        ("r23_unknown_connector_kafka", mode, field): _MISSING_CONNECTOR
-        for mode, field in (("streaming", "explain"), ("streaming", "explain_changelog_mode"), ("batch", "explain"))
-    },
-    **{
-        ("r25_type_derivation_columns", mode, field): _DOUBLE_COLUMNS
-        for mode, field in (
-            ("streaming", "explain"),
-            ("streaming", "explain_changelog_mode"),
-            ("streaming", "job_name"),
-            ("batch", "explain"),
-            ("batch", "job_name"),
-            ("streaming", "compiled_plan"),
-        )
-    },
-    **{
-        (case, "streaming", "compiled_plan"): _OUTER_JOIN_NULLABILITY
-        for case in ("r06_left_join", "r07_right_join", "r08_full_join")
     },
 }
 
@@ -182,3 +155,39 @@ def test_exec_node_graph_matches_flinks_compiled_plan(case: str) -> None:
     assert [n.output_type() for n in graph] == [n["outputType"] for n in want["nodes"]]
     edges = [(i.id, n.id) for n in graph for i in n.inputs]
     assert edges == [(e["source"], e["target"]) for e in want["edges"]]
+
+
+def _session_params() -> list[object]:
+    return [
+        pytest.param(path.stem, mode, id=f"{path.stem}-{mode}")
+        for path in sorted((HERE / "expected").glob("*.json"))
+        for mode, stage in json.loads(path.read_text()).items()
+        if isinstance(stage, dict) and stage.get("explain_session")
+    ]
+
+
+@pytest.mark.parametrize(("case", "mode"), _session_params())
+def test_explains_in_one_session_continue_the_exec_node_ids(case: str, mode: str) -> None:
+    """Several EXPLAINs in ONE session (``explain_session``): each text as Flink printed it, and
+    the ExecNode ids going on from the previous statement, plain EXPLAINs included: the
+    ``[id]:Name`` each JSON_EXECUTION_PLAN step shows are the ids of the operators' ExecNodes
+    that statement numbered. (That section's StreamGraph itself is SQL part 2's.)"""
+    from flowmagic.sql.exec_nodes import ExecGraphBuilder, nodes
+    from flowmagic.sql.optimize import optimize
+
+    steps = json.loads((HERE / "expected" / f"{case}.json").read_text())[mode]["explain_session"]
+    *setup, query = _statements(case)
+    t_env = _environment(mode, setup)
+    session = t_env.session
+    for step in steps:
+        plan, marker, stream_graph = step["text"].partition("\n== Physical Execution Plan ==\n")
+        details = [ExplainDetail[d] for d in step["details"] if d != "JSON_EXECUTION_PLAN"]
+        start = session.exec_node_ids
+        assert t_env.explain_sql(query, *details) == (plan if marker else step["text"])
+        # The same statement numbered again from where the EXPLAIN started: the ids it took.
+        builder = ExecGraphBuilder(start, session.streaming)
+        graph = nodes(builder.build(optimize(session.plan(query).logical, session.streaming, session.configuration)))
+        assert builder.next_id == session.exec_node_ids
+        if marker:
+            shown = re.findall(r'"contents" : "\[(\d+)\]:(\w+)', stream_graph)
+            assert sorted((n.id, n.name) for n in graph if n.name != "Exchange") == [(int(i), n) for i, n in shown]

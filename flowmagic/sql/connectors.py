@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from flowmagic.sql.errors import ValidationException
 
 OFFERED = ("blackhole", "datagen", "filesystem", "print")
+#: The table factories Flink 2.3's distribution has on its classpath, as its message lists them
+#: (flowmagic's own offer goes to a note of the error, out of Flink's text).
+_FLINK_FACTORIES = ("blackhole", "datagen", "filesystem", "legacy-csv", "print")
 _FORMATS = ("csv", "json")
 
 
@@ -94,11 +97,14 @@ def validate(table: str, options: Mapping[str, str], columns: Sequence[str], sou
     try:
         traits = _traits(table, options, columns)
     except ValidationException as cause:
+        # Flink's message names the table and its options (sorted by key); the reason is its
+        # cause, and what flowmagic offers instead a note of the cause, out of Flink's text.
         what = "a source for reading" if source else "a sink for writing"
-        listed = "\n".join(f"'{k}'='{v}'" for k, v in options.items())
-        raise ValidationException(
-            f"Unable to create {what} table {_table(table)}.\n\nTable options are:\n\n{listed}\n\nCaused by: {cause}"
-        ) from None
+        listed = "\n".join(f"'{k}'='{options[k]}'" for k in sorted(options))
+        error = ValidationException(f"Unable to create {what} table {_table(table)}.\n\nTable options are:\n\n{listed}")
+        for note in getattr(cause, "__notes__", ()):
+            error.add_note(note)
+        raise error from cause
     if not (traits.source if source else traits.sink):
         role, other = ("source", "sink") if traits.source else ("sink", "source")
         raise ValidationException(
@@ -126,9 +132,10 @@ def _traits(table: str, options: Mapping[str, str], columns: Sequence[str]) -> C
     if identifier == "blackhole":
         _check_keys(table, "blackhole", options, set(), ())
         return ConnectorTraits("blackhole", True, False, False, False, True)
-    raise ValidationException(
+    missing = ValidationException(
         f"Could not find any factory for identifier '{identifier}' that implements "
         f"'org.apache.flink.table.factories.DynamicTableFactory' in the classpath.\n\n"
-        f"Available factory identifiers are:\n\n" + "\n".join(OFFERED) + "\n\n"
-        f"flowmagic has no '{identifier}' connector; it offers {', '.join(OFFERED)}."
+        f"Available factory identifiers are:\n\n" + "\n".join(_FLINK_FACTORIES)
     )
+    missing.add_note(f"flowmagic has no '{identifier}' connector; it offers {', '.join(OFFERED)}.")
+    raise missing

@@ -17,7 +17,7 @@ def literal(value: object, type_: SqlType, charset: bool = True, suffix: bool = 
         text, typed = value
         return str(text) + (str(typed) if charset and suffix else "")
     if type_.name == "SYMBOL":
-        return f"FLAG({value})" if charset or suffix else str(value)
+        return f"FLAG({value})" if charset else str(value)
     if value is None:
         return f"null:{type_.full(charset)}"
     if type_.is_character:

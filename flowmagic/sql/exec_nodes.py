@@ -102,13 +102,15 @@ class ExecGraphBuilder:
         self.streaming = streaming
         # Identical sub-plans become one ExecNode (Flink's SubplanReuser, streaming here).
         self._built: dict[tuple[str, str, tuple[int, ...]], ExecNode] = {}
+        self._forwards: list[ExecNode] = []
 
     def _forward(self, child: ExecNode) -> ExecNode:
         """The forward exchange Flink's batch planner puts between a Sort and the operator that
-        reads its sorted output (so that the adaptive batch scheduler keeps their partitions)."""
-        self.next_id += 1
-        return ExecNode(
-            id=self.next_id,
+        reads its sorted output (so that the adaptive batch scheduler keeps their partitions).
+        Flink's ForwardHashExchangeProcessor adds these once the graph is built, so they are
+        numbered after all other nodes (inputs first); until then their ids are placeholders."""
+        forward = ExecNode(
+            id=-1 - len(self._forwards),
             type="batch-exec-exchange_1",
             name="Exchange",
             description="Exchange(distribution=[forward])",
@@ -116,11 +118,22 @@ class ExecGraphBuilder:
             inputs=[child],
             input_properties=[InputProperty()],
         )
+        self._forwards.append(forward)
+        return forward
 
     def build(self, node: ph.PhysicalNode) -> ExecNode:
+        """The ExecNode graph of ``node``, numbered as Flink's planner numbers it."""
+        root = self._build(node)
+        for forward in self._forwards:
+            self.next_id += 1
+            forward.id = self.next_id
+        self._forwards.clear()
+        return root
+
+    def _build(self, node: ph.PhysicalNode) -> ExecNode:
         inputs = []
         for child in node.inputs:
-            built = self.build(child)
+            built = self._build(child)
             if not self.streaming and isinstance(child, ph.Sort) and _reads_sorted_partitions(node):
                 built = self._forward(built)
             inputs.append(built)

@@ -68,6 +68,18 @@ def unique_names(names: list[str]) -> list[str]:
     return out
 
 
+def join_fields(left: list[Field], right: list[Field], join_type: str) -> list[Field]:
+    """A join's output fields (Calcite's SqlValidatorUtil.deriveJoinRowType): the side an outer
+    join pads with nulls has every field nullable, and the names are made unique."""
+    fields = list(left) + list(right)
+    if join_type in ("left", "full"):
+        fields[len(left) :] = [Field(f.name, f.type.with_nullable(True)) for f in right]
+    if join_type in ("right", "full"):
+        fields[: len(left)] = [Field(f.name, f.type.with_nullable(True)) for f in left]
+    names = unique_names([f.name for f in fields])
+    return [Field(n, f.type) for n, f in zip(names, fields, strict=True)]
+
+
 def row_type(fields: list[Field]) -> str:
     return "RecordType(" + ", ".join(f"{f.type.short()} {f.name}" for f in fields) + ")"
 

@@ -35,12 +35,14 @@ from flowmagic.sql.logical import (
     LogicalWatermarkAssigner,
     RelNode,
     WindowSpec,
+    join_fields,
     unique_names,
 )
 from flowmagic.sql.rex import Call, InputRef, Literal, OrderKey, Over, Rex, conjunctions, inputs_used, shift
 from flowmagic.sql.types import (
     BIGINT,
     BOOLEAN,
+    INTEGER,
     STRING,
     SqlType,
     arithmetic,
@@ -171,13 +173,27 @@ def _literal(node: exp.Literal) -> Literal:
         value = node.this
         return Literal(SqlType("CHAR", max(len(value), 1), nullable=False), value)
     text = node.this
-    if "." in text or "e" in text.lower():
-        d = Decimal(text)
-        digits = len(d.as_tuple().digits)
-        scale = max(-int(d.as_tuple().exponent), 0)
-        return Literal(SqlType("DECIMAL", max(digits, scale), scale, nullable=False), text)
+    if "e" in text.lower():
+        return Literal(SqlType("DOUBLE", nullable=False), _scientific(Decimal(text)))
+    if "." in text:
+        # Calcite's exact numeric literal: every digit written counts towards the precision
+        # (0.005 is DECIMAL(4, 3)), the digits after the point are the scale.
+        digits = text.lstrip("+-").replace(".", "")
+        scale = len(text) - text.index(".") - 1
+        return Literal(SqlType("DECIMAL", max(len(digits), scale, 1), scale, nullable=False), text)
     value = int(text)
     return Literal(SqlType("INTEGER" if -(2**31) <= value < 2**31 else "BIGINT", nullable=False), value)
+
+
+def _scientific(value: Decimal) -> str:
+    """An approximate literal as Calcite writes it (``Util.toScientificNotation``): one digit
+    before the point, trailing zeros dropped, ``0.5e0`` is ``5E-1``."""
+    if value == 0:
+        return "0E0"
+    sign, digits, exponent = value.normalize().as_tuple()
+    assert isinstance(exponent, int)
+    mantissa = str(digits[0]) + ("." + "".join(map(str, digits[1:])) if len(digits) > 1 else "")
+    return f"{'-' if sign else ''}{mantissa}E{len(digits) - 1 + exponent}"
 
 
 def interval(node: exp.Interval) -> Literal:
@@ -199,12 +215,15 @@ def _call_type(name: str, operands: list[Rex]) -> SqlType:
         return operands[0].type.without_time_attribute()
     if name == "MOD":
         return operands[1].type.with_nullable(nullable)
+    if name == "ROUND":
+        return _round_type(operands, nullable)
+    if name == "IF":
+        # Flink's IF: the least restrictive of the two values, nullable when any operand is.
+        return least_restrictive([o.type for o in operands[1:]]).with_nullable(nullable)
     if name in ("CHAR_LENGTH", "CHARACTER_LENGTH"):
         return SqlType("INTEGER", nullable=nullable)
     if name in ("SUBSTRING", "CONCAT_WS", "REPLACE", "LPAD", "RPAD"):
-        return (
-            STRING.with_nullable(nullable) if name != "CONCAT_WS" else STRING.with_nullable(operands[0].type.nullable)
-        )
+        return STRING.with_nullable(nullable)
     if name == "TO_TIMESTAMP_LTZ":
         precision = operands[1].value if len(operands) > 1 and isinstance(operands[1], Literal) else 3
         return SqlType("TIMESTAMP_WITH_LOCAL_TIME_ZONE", int(str(precision)), nullable=nullable)
@@ -213,6 +232,25 @@ def _call_type(name: str, operands: list[Rex]) -> SqlType:
     if name in ("IS NULL", "IS NOT NULL"):
         return BOOLEAN.with_nullable(False)
     raise ValidationException(f"No match found for function signature {name}()")
+
+
+def _round_type(operands: list[Rex], nullable: bool) -> SqlType:
+    """ROUND(x[, r]) (Flink's ROUND_FUNCTION_NULLABLE): a DECIMAL keeps the digits left of the
+    point, plus one a rounding may carry, and takes ``r`` as its scale when ``r`` cuts it; other
+    types keep their own."""
+    arg = operands[0].type.without_time_attribute()
+    if arg.name != "DECIMAL" or len(operands) > 2:
+        return arg.with_nullable(nullable)
+    precision, scale = arg.precision or 10, arg.scale or 0
+    digits = operands[1] if len(operands) == 2 else Literal(INTEGER, 0)
+    if not isinstance(digits, Literal) or digits.value is None:
+        raise ValidationException("ROUND's second argument must be an integer literal")
+    round_to = int(str(digits.value))
+    if round_to >= scale:
+        return arg.with_nullable(nullable)
+    if round_to < 0:
+        return SqlType("DECIMAL", min(38, 1 + precision - scale), 0, nullable)
+    return SqlType("DECIMAL", 1 + precision - scale + round_to, round_to, nullable)
 
 
 _INTEGER_RANK = {"TINYINT": 1, "SMALLINT": 2, "INTEGER": 3, "BIGINT": 4}
@@ -256,6 +294,10 @@ def _fn_name(node: exp.Expr) -> str:
 def _arguments(node: exp.Expr) -> list[exp.Expr]:
     if isinstance(node, exp.Anonymous | exp.Concat | exp.ConcatWs):
         return list(node.expressions)
+    if isinstance(node, exp.Round):
+        return [a for a in (node.this, node.args.get("decimals")) if a is not None]
+    if isinstance(node, exp.If):
+        return [a for a in (node.this, node.args.get("true"), node.args.get("false")) if a is not None]
     if isinstance(node, exp.Substring):
         return [a for a in (node.this, node.args.get("start"), node.args.get("length")) if a is not None]
     args = [node.this] if node.this is not None else []
@@ -633,16 +675,10 @@ class SqlToRel:
             kind = (join.kind or "").upper()
             on = join.args.get("on")
             join_type = {"LEFT": "left", "RIGHT": "right", "FULL": "full"}.get(side, "inner")
-            fields = list(rel.fields) + list(right.fields)
-            if join_type in ("left", "full"):
-                fields[offset:] = [Field(f.name, f.type.with_nullable(True)) for f in fields[offset:]]
-            if join_type in ("right", "full"):
-                fields[:offset] = [Field(f.name, f.type.with_nullable(True)) for f in fields[:offset]]
             condition = self.rex(on, scope) if on is not None else None
             # The join's row type has unique names (Calcite's uniquify); the scope keeps the
             # names the query uses.
-            names = unique_names([f.name for f in fields])
-            joined = [Field(n, f.type) for n, f in zip(names, fields, strict=True)]
+            joined = join_fields(list(rel.fields), list(right.fields), join_type)
             rel = _join(rel, right, joined, condition, join_type)
             if on is None and not side and kind != "CROSS" and not join.args.get("kind"):
                 sql += f",\n{right_sql}"
@@ -652,7 +688,7 @@ class SqlToRel:
             namespaces = [
                 Namespace(
                     ns.alias,
-                    [Field(f.name, t.type) for f, t in zip(ns.fields, fields[ns.offset :], strict=False)],
+                    [Field(f.name, t.type) for f, t in zip(ns.fields, joined[ns.offset :], strict=False)],
                     ns.offset,
                 )
                 for ns in namespaces
@@ -1030,7 +1066,10 @@ class SqlToRel:
             _, f, alias = scope.resolve(node)
             return f"{quote(alias)}.{quote(f.name)}"
         if isinstance(node, exp.Literal):
-            return "'" + node.this.replace("'", "''") + "'" if node.is_string else node.this
+            if node.is_string:
+                return "'" + node.this.replace("'", "''") + "'"
+            literal = _literal(node)
+            return str(literal.value) if literal.type.name == "DOUBLE" else node.this
         if isinstance(node, exp.Boolean):
             return "TRUE" if node.this else "FALSE"
         if isinstance(node, exp.Null):
@@ -1072,7 +1111,30 @@ class SqlToRel:
         if isinstance(node, exp.Neg):
             return f"-{self.sql(node.this, scope, 7)}"
         if isinstance(node, exp.Cast):
-            return f"CAST({self.sql(node.this, scope)} AS {sql_type(node.to).full(charset=False)})"
+            # Flink's parser keeps STRING as written (its own type name spec unparses so).
+            target = "STRING" if node.to.this == exp.DataType.Type.TEXT else sql_type(node.to).full(charset=False)
+            return f"CAST({self.sql(node.this, scope)} AS {target})"
+        if isinstance(node, exp.Case):
+            branches = "".join(
+                f" WHEN {self.sql(b.this, scope)} THEN {self.sql(b.args['true'], scope)}"
+                for b in node.args.get("ifs") or []
+            )
+            default = node.args.get("default")
+            otherwise = f" ELSE {self.sql(default, scope)}" if default is not None else ""
+            return f"CASE{branches}{otherwise} END"
+        if isinstance(node, exp.Trim):
+            return f"TRIM(BOTH ' ' FROM {self.sql(node.this, scope)})"
+        if isinstance(node, exp.Coalesce):
+            # The validator's implicit casts of the operands to the common type show.
+            result = self.rex(node, scope).type
+            texts = []
+            for operand in [node.this, *node.expressions]:
+                text = self.sql(operand, scope)
+                own = self.rex(operand, scope).type
+                if own.with_nullable(True) != result.with_nullable(True) and not own.is_character:
+                    text = f"CAST({text} AS {result.full(charset=False, not_null=False)})"
+                texts.append(text)
+            return f"COALESCE({', '.join(texts)})"
         if isinstance(node, exp.Window):
             inner = self.sql(node.this, scope)
             window = []
@@ -1095,6 +1157,6 @@ class SqlToRel:
                 return f"{_AGGREGATES[type(node)]}(DISTINCT {', '.join(self.sql(a, scope) for a in arg.expressions)})"
             return f"{_AGGREGATES[type(node)]}({'*' if isinstance(arg, exp.Star) else self.sql(arg, scope)})"
         if isinstance(node, exp.Func):
-            name = "CONCAT" if isinstance(node, exp.Concat) else _fn_name(node)
+            name = _FUNCTION_NAMES.get(type(node)) or _fn_name(node)
             return f"{name}({', '.join(self.sql(a, scope) for a in _arguments(node))})"
         return node.sql()

@@ -132,6 +132,14 @@ def least_restrictive(types: list[SqlType]) -> SqlType:
     return (non_null[0] if non_null else first).without_time_attribute().with_nullable(nullable)
 
 
+def _adjusted_decimal(precision: int, scale: int, nullable: bool) -> SqlType:
+    """Flink's LogicalTypeMerging.adjustPrecisionScale: past 38 digits the integral part is kept
+    and the scale gives way, down to 6 digits."""
+    if precision <= 38:
+        return SqlType("DECIMAL", precision, scale, nullable)
+    return SqlType("DECIMAL", 38, max(38 - (precision - scale), min(scale, 6)), nullable)
+
+
 def arithmetic(operator: str, left: SqlType, right: SqlType) -> SqlType:
     """``+ - * / %`` of two operands (Calcite's return type inference with Flink's type system)."""
     nullable = left.nullable or right.nullable
@@ -140,15 +148,20 @@ def arithmetic(operator: str, left: SqlType, right: SqlType) -> SqlType:
         return base.with_nullable(nullable)
     if left.name in ("TIMESTAMP", "TIMESTAMP_WITH_LOCAL_TIME_ZONE"):
         return left.with_nullable(nullable)
+    if left.name in _APPROX_RANK or right.name in _APPROX_RANK:
+        # An approximate operand makes the result approximate (Calcite's leastRestrictive), a
+        # DECIMAL one included: DECIMAL(5, 2) * DOUBLE is DOUBLE.
+        return least_restrictive([left, right]).with_nullable(nullable)
     if left.name == "DECIMAL" or right.name == "DECIMAL":
         (p1, s1), (p2, s2) = _decimal_of(left), _decimal_of(right)
         if operator in ("+", "-"):
             scale = max(s1, s2)
             precision = max(p1 - s1, p2 - s2) + scale + 1
         elif operator == "*":
-            precision, scale = p1 + p2, s1 + s2
+            # Flink's findMultiplicationDecimalType: one digit more than Calcite's.
+            precision, scale = p1 + p2 + 1, s1 + s2
         else:
             scale = max(6, s1 + p2 + 1)
             precision = p1 - s1 + s2 + scale
-        return SqlType("DECIMAL", min(38, precision), min(scale, 38), nullable)
+        return _adjusted_decimal(precision, scale, nullable)
     return least_restrictive([left, right]).with_nullable(nullable)

@@ -24,7 +24,7 @@ from flowmagic.sql.logical import (
     LogicalWatermarkAssigner,
     LogicalWindow,
     RelNode,
-    unique_names,
+    join_fields,
 )
 from flowmagic.sql.rex import Call, InputRef, Literal, Rex, conjunctions, shift
 from flowmagic.sql.types import SqlType
@@ -241,8 +241,7 @@ class ToPhysical:
         if not all(_rows_known(i) for i in node.inputs):
             raise TableException(_BATCH_LATER.format("joins of tables (HashJoin/SortMergeJoin, MultipleInput)"))
         left, right = (self.convert(i) for i in node.inputs)
-        names = unique_names(left.names + right.names)
-        fields = [Field(n, f.type) for n, f in zip(names, left.fields + right.fields, strict=True)]
+        fields = join_fields(left.fields, right.fields, node.join_type)
         if node.join_type == "full":
             gathered: list[ph.PhysicalNode] = [
                 ph.Exchange([s], list(s.fields), distribution="single") for s in (left, right)
@@ -279,8 +278,7 @@ class ToPhysical:
                     elif b.index < width <= a.index:
                         left_keys.append(b.index)
                         right_keys.append(a.index - width)
-        names = unique_names(left.names + right.names)
-        fields = [Field(n, f.type) for n, f in zip(names, left.fields + right.fields, strict=True)]
+        fields = join_fields(left.fields, right.fields, node.join_type)
         inputs = [self._exchange(left, tuple(left_keys)), self._exchange(right, tuple(right_keys))]
         bounds = _interval_bounds(parts, left, right) if node.join_type == "inner" else None
         if bounds is not None:
