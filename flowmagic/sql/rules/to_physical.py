@@ -27,6 +27,7 @@ from flowmagic.sql.logical import (
     join_fields,
 )
 from flowmagic.sql.rex import Call, InputRef, Literal, Rex, conjunctions, shift
+from flowmagic.sql.rules import collation
 from flowmagic.sql.types import SqlType
 
 _BATCH_LATER = "The batch planner's {} comes with a later flowmagic step; plan this query in streaming mode."
@@ -71,6 +72,8 @@ class ToPhysical:
             # The source hands back what it cannot guarantee; simplified again, a disjunction
             # lists its IS NULL terms first.
             return calc(child, list(node.fields), list(node.projects), _is_null_first(node.condition))
+        if not self.streaming:
+            child = collation.enforce(child, collation.logical(source))
         return calc(child, list(node.fields), list(node.projects), node.condition)
 
     def _LogicalWatermarkAssigner(self, node: LogicalWatermarkAssigner) -> ph.PhysicalNode:
@@ -337,9 +340,14 @@ class ToPhysical:
 
     def _LogicalSort(self, node: LogicalSort) -> ph.PhysicalNode:
         if not self.streaming:
-            if node.fetch is None:
-                raise TableException(_BATCH_LATER.format("sort without LIMIT"))
             child = self.convert(node.inputs[0])
+            if node.fetch is None and not node.offset:
+                # A global sort gathers its input, which must still arrive in the order its
+                # logical input promised.
+                gathered = collation.enforce(self._exchange(child, ()), collation.logical(node.inputs[0]))
+                return ph.Sort([gathered], list(node.fields), keys=node.keys)
+            if node.fetch is None:
+                raise TableException(_BATCH_LATER.format("sort with OFFSET and without LIMIT"))
             offset = node.offset or 0
             local = ph.SortLimit(
                 [child], list(child.fields), keys=node.keys, offset=0, fetch=offset + node.fetch, batch_global=False
