@@ -22,9 +22,7 @@ HERE = Path(__file__).parent / "conformance" / "sql"
 FIELDS = ("explain", "explain_changelog_mode", "job_name")
 _SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.I | re.S)
 
-_BATCH_PHYSICAL = (
-    "batch rules for DISTINCT (Expand), joins of tables (MultipleInput) and keep_input_as_is exchanges come next"
-)
+_BATCH_PHYSICAL = "batch rules for DISTINCT (Expand) and joins of tables (MultipleInput) come next"
 
 _VALUES_EXPRESSIONS = "VALUES rows with expressions (a UNION of projections over one-row Values) come next"
 
@@ -37,7 +35,6 @@ NOT_YET: dict[tuple[str, str, str], str] = {
         (case, "batch", "explain"): _BATCH_PHYSICAL
         for case in (
             "r09_interval_join_strict_bounds",
-            "r11_dedup_first_rowtime",
             "r14_having_count_distinct",
         )
     },
