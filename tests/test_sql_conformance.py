@@ -22,7 +22,7 @@ HERE = Path(__file__).parent / "conformance" / "sql"
 FIELDS = ("explain", "explain_changelog_mode", "job_name")
 _SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.I | re.S)
 
-_BATCH_PHYSICAL = "batch rules for DISTINCT (Expand), joins of tables (MultipleInput) and sorts come next"
+_BATCH_PHYSICAL = "batch rules for DISTINCT (Expand) and joins of tables (MultipleInput) come next"
 
 _VALUES_EXPRESSIONS = "VALUES rows with expressions (a UNION of projections over one-row Values) come next"
 
@@ -31,15 +31,11 @@ _VALUES_EXPRESSIONS = "VALUES rows with expressions (a UNION of projections over
 NOT_YET: dict[tuple[str, str, str], str] = {
     ("s04_multi_aggregates", "batch", "explain"): _BATCH_PHYSICAL,
     ("s10_interval_join", "batch", "explain"): _BATCH_PHYSICAL,
-    ("s12_dedup_keep_last", "batch", "explain"): _BATCH_PHYSICAL,
     **{
         (case, "batch", "explain"): _BATCH_PHYSICAL
         for case in (
             "r09_interval_join_strict_bounds",
-            "r10_dedup_first_proctime",
-            "r11_dedup_first_rowtime",
             "r14_having_count_distinct",
-            "r21_order_by_non_time",
         )
     },
     **{

@@ -54,6 +54,20 @@ def _reads_sorted_partitions(node: ph.PhysicalNode) -> bool:
     return sort_aggregate or isinstance(node, ph.OverAggregate | ph.BatchRank)
 
 
+def _required_hash(node: ph.PhysicalNode) -> tuple[int, ...]:
+    """The keys a batch node needs its input hashed on (none: it needs no hash distribution)."""
+    if isinstance(node, ph.BatchAggregate) and not node.local:
+        return node.grouping
+    if isinstance(node, ph.OverAggregate):
+        return node.partition
+    if isinstance(node, ph.BatchRank) and node.is_global:
+        return node.partition
+    return ()
+
+
+_KEEPS_DISTRIBUTION = ("batch-exec-calc_1", "batch-exec-sort_1")
+
+
 @dataclass(frozen=True)
 class InputProperty:
     """What an ExecNode requires of one input: a distribution (``UNKNOWN``, ``HASH`` on keys,
@@ -121,6 +135,27 @@ class ExecGraphBuilder:
         self._forwards.append(forward)
         return forward
 
+    def _keep_input_as_is(self, child: ExecNode, names: str) -> ExecNode:
+        """``child`` behind the ``keep_input_as_is[hash[..]]`` exchange Flink's
+        ForwardHashExchangeProcessor adds where a node needs hashed input that no exchange
+        directly feeds (the hash was made further down, under a Calc); it goes on through Calcs
+        and Sorts to the exchange, so that the adaptive batch scheduler keeps the partitioning."""
+        if child.type == "batch-exec-exchange_1":
+            return child
+        if child.type in _KEEPS_DISTRIBUTION:
+            child.inputs[0] = self._keep_input_as_is(child.inputs[0], names)
+        kept = ExecNode(
+            id=-1 - len(self._forwards),
+            type="batch-exec-exchange_1",
+            name="Exchange",
+            description=f"Exchange(distribution=[keep_input_as_is[hash[{names}]]])",
+            fields=list(child.fields),
+            inputs=[child],
+            input_properties=[InputProperty()],
+        )
+        self._forwards.append(kept)
+        return kept
+
     def build(self, node: ph.PhysicalNode) -> ExecNode:
         """The ExecNode graph of ``node``, numbered as Flink's planner numbers it."""
         root = self._build(node)
@@ -134,7 +169,14 @@ class ExecGraphBuilder:
         inputs = []
         for child in node.inputs:
             built = self._build(child)
-            if not self.streaming and isinstance(child, ph.Sort) and _reads_sorted_partitions(node):
+            hashed = () if self.streaming else _required_hash(node)
+            names = ", ".join(child.fields[k].name for k in hashed)
+            sorted_input = not self.streaming and isinstance(child, ph.Sort) and _reads_sorted_partitions(node)
+            if hashed and sorted_input and not isinstance(child.inputs[0], ph.Exchange):
+                built.inputs[0] = self._keep_input_as_is(built.inputs[0], names)
+            elif hashed and not sorted_input:
+                built = self._keep_input_as_is(built, names)
+            if sorted_input:
                 built = self._forward(built)
             inputs.append(built)
         exec_type = STREAM_TYPES.get(type(node), "") if self.streaming else _batch_type(node)

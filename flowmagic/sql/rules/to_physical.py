@@ -27,6 +27,7 @@ from flowmagic.sql.logical import (
     join_fields,
 )
 from flowmagic.sql.rex import Call, InputRef, Literal, Rex, conjunctions, shift
+from flowmagic.sql.rules import collation
 from flowmagic.sql.types import SqlType
 
 _BATCH_LATER = "The batch planner's {} comes with a later flowmagic step; plan this query in streaming mode."
@@ -71,6 +72,8 @@ class ToPhysical:
             # The source hands back what it cannot guarantee; simplified again, a disjunction
             # lists its IS NULL terms first.
             return calc(child, list(node.fields), list(node.projects), _is_null_first(node.condition))
+        if not self.streaming:
+            child = collation.enforce(child, collation.logical(source))
         return calc(child, list(node.fields), list(node.projects), node.condition)
 
     def _LogicalWatermarkAssigner(self, node: LogicalWatermarkAssigner) -> ph.PhysicalNode:
@@ -79,6 +82,10 @@ class ToPhysical:
         )
 
     def _exchange(self, child: ph.PhysicalNode, keys: tuple[int, ...]) -> ph.PhysicalNode:
+        if keys and not self.streaming:
+            below = _hash_below_calc(child, keys)
+            if below is not None:
+                return below
         if keys:
             return ph.Exchange([child], list(child.fields), distribution="hash", keys=keys)
         return ph.Exchange([child], list(child.fields), distribution="single")
@@ -337,9 +344,14 @@ class ToPhysical:
 
     def _LogicalSort(self, node: LogicalSort) -> ph.PhysicalNode:
         if not self.streaming:
-            if node.fetch is None:
-                raise TableException(_BATCH_LATER.format("sort without LIMIT"))
             child = self.convert(node.inputs[0])
+            if node.fetch is None and not node.offset:
+                # A global sort gathers its input, which must still arrive in the order its
+                # logical input promised.
+                gathered = collation.enforce(self._exchange(child, ()), collation.logical(node.inputs[0]))
+                return ph.Sort([gathered], list(node.fields), keys=node.keys)
+            if node.fetch is None:
+                raise TableException(_BATCH_LATER.format("sort with OFFSET and without LIMIT"))
             offset = node.offset or 0
             local = ph.SortLimit(
                 [child], list(child.fields), keys=node.keys, offset=0, fetch=offset + node.fetch, batch_global=False
@@ -361,6 +373,30 @@ class ToPhysical:
         # A sink's node prints (and passes on) the field names of what it writes.
         child = self.convert(node.inputs[0])
         return ph.Sink([child], list(child.fields), table=node.table, connector=node.connector)
+
+
+def _hash_below_calc(child: ph.PhysicalNode, keys: tuple[int, ...]) -> ph.PhysicalNode | None:
+    """A batch hash exchange below a projection, where Flink's cost model puts it.
+
+    ``BatchPhysicalCalcBase.satisfyTraits`` passes a hash requirement on plain field references
+    down to the Calc's input; the Volcano planner then keeps the cheaper of the exchange above or
+    below the Calc. Below costs the same rows and fewer bytes when the Calc filters nothing and
+    only adds columns to its input's (every input column passes through). It costs an extra Sort
+    when the input promises an order (VALUES), which the Calc still asks of its input (see
+    ``collation``), so the exchange then stays above. flowmagic moves it in exactly that case."""
+    if not isinstance(child, ph.Calc) or child.condition is not None:
+        return None
+    source = child.inputs[0]
+    passed = {p.index: i for i, p in enumerate(child.projects) if isinstance(p, InputRef)}
+    adds_columns = len(child.projects) > len(source.fields)
+    if not adds_columns or set(passed) != set(range(len(source.fields))) or collation.provided(source):
+        return None
+    through = [child.projects[k] for k in keys]
+    if not all(isinstance(p, InputRef) for p in through):
+        return None
+    input_keys = tuple(p.index for p in through if isinstance(p, InputRef))
+    exchange = ph.Exchange([source], list(source.fields), distribution="hash", keys=input_keys)
+    return ph.Calc([exchange], list(child.fields), projects=list(child.projects))
 
 
 def _is_null_first(condition: Rex) -> Rex:
