@@ -25,6 +25,7 @@ from flowmagic.datastream.state import (
     ValueStateDescriptor,
 )
 from flowmagic.errors import FlowError, ProgramError
+from flowmagic.graph.operator_params import ProcessParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.clock import EpochClock
 from flowmagic.runtime.operator import Operator, TaskInfo
@@ -98,7 +99,8 @@ def test_the_ttl_builder_has_pyflinks_defaults_and_settings() -> None:
 
 def _keyed_operator(function: Any, clock: EpochClock) -> Operator:
     task = TaskInfo("vertex", 0, 1, 128, 0, batch=False, clock=clock)
-    operator = implementation(OperatorKind.KEYED_PROCESS)("op", {"function": function, "key_selector": str}, task)
+    params = ProcessParams(function=function, key_selector=str)
+    operator = implementation(OperatorKind.KEYED_PROCESS)("op", params, task)
     operator.open()
     return operator
 

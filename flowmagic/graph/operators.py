@@ -3,7 +3,8 @@
 The graphs only need an operator's chaining strategy and names; the runtime needs its kind
 and the user's functions. :class:`OperatorSpec` carries both without knowing how it runs:
 ``kind`` (an :class:`OperatorKind`) selects the runtime implementation (one registry entry
-per kind) and ``params`` holds the user functions and settings. The kinds are the contract
+per kind) and ``params`` holds the user functions and settings, in the dataclass
+:data:`PARAMETERS` gives for the kind. The kinds and their parameters are the contract
 between the API, which creates them, and the runtime, which implements them.
 """
 
@@ -13,7 +14,9 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ChainingStrategy", "DriverSide", "OperatorKind", "OperatorSpec"]
+from flowmagic.graph import operator_params as p
+
+__all__ = ["PARAMETERS", "ChainingStrategy", "DriverSide", "OperatorKind", "OperatorSpec"]
 
 
 class ChainingStrategy(enum.StrEnum):
@@ -66,22 +69,56 @@ class OperatorKind(enum.StrEnum):
         return self.value
 
 
+#: The parameters of each kind of operator.
+PARAMETERS: dict[OperatorKind, type[p.OperatorParams]] = {
+    OperatorKind.SOURCE_COLLECTION: p.CollectionSourceParams,
+    OperatorKind.SOURCE_SEQUENCE: p.SequenceSourceParams,
+    OperatorKind.SOURCE_DATAGEN: p.DatagenSourceParams,
+    OperatorKind.SOURCE_FILE_MONITOR: p.FileMonitorSourceParams,
+    OperatorKind.SOURCE_SOCKET: p.SocketSourceParams,
+    OperatorKind.SOURCE_SPARK: p.SparkSourceParams,
+    OperatorKind.SOURCE_FILE: p.FileSourceParams,
+    OperatorKind.FILE_SPLIT_READER: p.FileSplitReaderParams,
+    OperatorKind.MAP: p.FunctionParams,
+    OperatorKind.FLAT_MAP: p.FunctionParams,
+    OperatorKind.FILTER: p.FunctionParams,
+    OperatorKind.PROCESS: p.ProcessParams,
+    OperatorKind.KEYED_PROCESS: p.ProcessParams,
+    OperatorKind.KEYED_REDUCE: p.KeyedReduceParams,
+    OperatorKind.KEYED_AGGREGATION: p.KeyedAggregationParams,
+    OperatorKind.TIMESTAMPS_WATERMARKS: p.TimestampsWatermarksParams,
+    OperatorKind.WINDOW: p.WindowParams,
+    OperatorKind.CO_MAP: p.CoFunctionParams,
+    OperatorKind.CO_FLAT_MAP: p.CoFunctionParams,
+    OperatorKind.CO_PROCESS: p.CoProcessParams,
+    OperatorKind.CO_KEYED_PROCESS: p.CoProcessParams,
+    OperatorKind.INTERVAL_JOIN: p.IntervalJoinParams,
+    OperatorKind.CO_BROADCAST_PROCESS: p.BroadcastProcessParams,
+    OperatorKind.CO_BROADCAST_KEYED_PROCESS: p.BroadcastProcessParams,
+    OperatorKind.PRINT: p.PrintParams,
+    OperatorKind.COLLECT: p.OperatorParams,
+    OperatorKind.SINK_FUNCTION: p.FunctionParams,
+    OperatorKind.SINK_WRITER: p.SinkParams,
+    OperatorKind.SINK_COMMITTER: p.SinkParams,
+    OperatorKind.CACHE_WRITE: p.OperatorParams,
+}
+
+
 @dataclass(frozen=True, eq=False)
 class OperatorSpec:
     """A runtime operator: its ``kind`` and parameters, fixed once the API made it."""
 
     kind: OperatorKind
-    params: dict[str, Any] = field(default_factory=dict, repr=False)
+    params: p.OperatorParams = field(default_factory=p.OperatorParams, repr=False)
 
     def __post_init__(self) -> None:
-        # A misspelt kind fails here, where the program is written, not on an executor.
-        object.__setattr__(self, "kind", OperatorKind(self.kind))
-
-    def __getitem__(self, name: str) -> Any:
-        return self.params[name]
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self.params.get(name, default)
+        # A misspelt kind, or parameters of another kind, fail here, where the program is
+        # written, not on an executor.
+        kind = OperatorKind(self.kind)
+        object.__setattr__(self, "kind", kind)
+        expected = PARAMETERS[kind]
+        if type(self.params) is not expected:
+            raise TypeError(f"operator kind {kind} takes {expected.__name__}, not {type(self.params).__name__}")
 
 
 class DriverSide:

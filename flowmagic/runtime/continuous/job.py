@@ -63,6 +63,7 @@ from typing import Any
 from flowmagic.api.restart_strategy import RestartStrategy
 from flowmagic.errors import InvalidTypeError, JobCancelledError, JobError, JobFailedError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
+from flowmagic.graph.operator_params import DatagenSourceParams, FileSourceParams, SocketSourceParams, SparkSourceParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction, is_bounded_source
@@ -375,7 +376,8 @@ class ContinuousJob:
             spec = plan.nodes[plan.head].operator
             node_id = plan.head
             ranges_dir = os.path.join(self.local_dir, "sources", "ranges", str(node_id))
-            if spec.kind is OperatorKind.SOURCE_DATAGEN and spec.params["count"] is None:
+            params = spec.params
+            if isinstance(params, DatagenSourceParams) and params.count is None:
                 self._ranges_dirs[node_id] = (ranges_dir, plan.parallelism)
                 frames.append(
                     source_frame(
@@ -384,18 +386,17 @@ class ContinuousJob:
                             "datagen",
                             node_id,
                             plan.parallelism,
-                            rows_per_second=spec.params["rows_per_second"],
+                            rows_per_second=params.rows_per_second,
                             max_per_epoch=MAX_RECORDS_PER_EPOCH,
                             ranges_dir=ranges_dir,
                             start=self._read_up_to.get(node_id, 0),
                         ),
                     )
                 )
-            elif spec.kind is OperatorKind.SOURCE_SOCKET:
+            elif isinstance(params, SocketSourceParams):
                 log_dir = os.path.join(self.local_dir, "sources", str(node_id))
                 self._restore_unread_lines(node_id, plan, log_dir)
-                params = spec.params
-                log = SocketLog(params["host"], params["port"], params["delimiter"], params["max_retry"], log_dir)
+                log = SocketLog(params.host, params.port, params.delimiter, params.max_retry, log_dir)
                 self._sockets[node_id] = log
                 self._source_logs[node_id] = log_dir
                 self._ranges_dirs[node_id] = (ranges_dir, 1)
@@ -403,13 +404,12 @@ class ContinuousJob:
                     "socket", node_id, 1, max_per_epoch=MAX_RECORDS_PER_EPOCH, log_dir=log_dir, ranges_dir=ranges_dir
                 )
                 frames.append(source_frame(session, descriptor))
-            elif spec.kind is OperatorKind.SOURCE_FILE and spec.params["discovery_interval_ms"] is not None:
+            elif isinstance(params, FileSourceParams) and params.discovery_interval_ms is not None:
                 log_dir = os.path.join(self.local_dir, "sources", str(node_id))
-                params = spec.params
                 monitor = FileMonitor(
-                    params["paths"],
-                    params["charset"],
-                    params["discovery_interval_ms"],
+                    list(params.paths),
+                    params.charset,
+                    params.discovery_interval_ms,
                     log_dir,
                     self._restored_sources.get(node_id),
                 )
@@ -425,8 +425,8 @@ class ContinuousJob:
                     ranges_dir=ranges_dir,
                 )
                 frames.append(source_frame(session, descriptor))
-            elif spec.kind is OperatorKind.SOURCE_SPARK:
-                frame = spec.params["frame"].value
+            elif isinstance(params, SparkSourceParams):
+                frame = params.frame.value
                 if frame is None or not frame.isStreaming:
                     raise JobError(f"{plan.name!r}: from_spark() needs a streaming DataFrame (spark.readStream...).")
                 self._spark_frames[node_id] = list(frame.columns)
