@@ -287,8 +287,8 @@ def test_user_metrics_are_in_the_final_metrics_per_subtask() -> None:
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     env.from_collection(["a", "bb", "ccc", "dddd"]).rebalance().map(_Measured()).name("Measure").print()
     result = env.execute(executor="local")
-    vertex = next(v for v in result.metrics["vertices"] if v["name"].startswith("Measure"))
-    reported = [subtask["metrics"] for subtask in vertex["subtasks"]]
+    vertex = next(v for v in result.metrics.vertices if v.name.startswith("Measure"))
+    reported = [subtask.metrics for subtask in vertex.subtasks]
     # REBALANCE from one source subtask sends a, ccc to one subtask and bb, dddd to the other.
     assert sorted(metrics["Measure.words.seen"] for metrics in reported) == [2, 2]
     distributions = sorted((m["Measure.words.lengths"] for m in reported), key=lambda d: d["min"])
@@ -442,6 +442,6 @@ def test_user_metrics_reach_the_driver_from_spark_executors(spark) -> None:
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     env.from_collection(["a", "bb", "ccc", "dddd"]).rebalance().map(_Measured()).name("Measure").print()
     result = env.execute(spark=spark)
-    vertex = next(v for v in result.metrics["vertices"] if v["name"].startswith("Measure"))
+    vertex = next(v for v in result.metrics.vertices if v.name.startswith("Measure"))
     # Sent over the live-metrics socket with each subtask's counters.
-    assert sorted(subtask["metrics"]["Measure.words.seen"] for subtask in vertex["subtasks"]) == [2, 2]
+    assert sorted(subtask.metrics["Measure.words.seen"] for subtask in vertex.subtasks) == [2, 2]

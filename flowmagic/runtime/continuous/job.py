@@ -97,6 +97,13 @@ from flowmagic.runtime.continuous.state_store import (
 from flowmagic.runtime.continuous.storage import Storage, s3a_options
 from flowmagic.runtime.failures import failure_message
 from flowmagic.runtime.file_sink import sink_directories
+from flowmagic.runtime.metric_reports import (
+    CheckpointsReport,
+    ContinuousReport,
+    JobReport,
+    SinkFilesReport,
+    SubtaskUpdate,
+)
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.plan import VertexPlan, build_plans, pickle_plan
 from flowmagic.runtime.result import JobResult
@@ -822,18 +829,22 @@ class ContinuousJob:
                     min(payload["busy_ms"] / period, 1000.0),
                     min(payload["backpressured_ms"] / period, 1000.0),
                 )
+                stage, task = payload["spark_task"] if payload["spark_task"] is not None else (None, None)
                 self.monitor.update(
-                    {
-                        "vertex": vertex_id,
-                        "subtask": index,
-                        "attempt": 0,
-                        "state": ExecutionState.RUNNING,
-                        "in": payload["records_in"],
-                        "out": payload["records_out"],
-                        "watermark": payload["watermark"],
-                        "metrics": payload["metrics"],
-                        **_placement(payload),
-                    }
+                    SubtaskUpdate(
+                        vertex_id,
+                        index,
+                        state=ExecutionState.RUNNING,
+                        records_in=payload["records_in"],
+                        records_out=payload["records_out"],
+                        watermark=payload["watermark"],
+                        metrics=payload["metrics"],
+                        # Where it ran, and the records it handed on per channel.
+                        host=payload["host"],
+                        stage=stage,
+                        task=task,
+                        channels_added=payload["channels_added"],
+                    )
                 )
                 continue
             node_id, _subtask = key
@@ -1040,40 +1051,39 @@ class ContinuousJob:
 
     # -- the client ---------------------------------------------------------------------------
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> JobReport:
         """The monitor's snapshot, with what a continuous job adds: its status, epochs,
         restarts, checkpoints and the newest printed lines (the total counted)."""
         snapshot = self.monitor.snapshot()
-        if self.status is JobStatus.RESTARTING:
-            snapshot["state"] = str(self.status)
-        snapshot["continuous"] = {
-            "status": str(self.status),
-            "epochs": self.epochs,
-            # Flink's numRestarts, the strategy, and the failure the job last restarted after.
-            "restarts": self.restarts,
-            "restart_strategy": self.restart_strategy.type,
-            "last_failure": self.last_failure,
-            "checkpoints": {
-                "completed": self.checkpoints.completed,
-                "last_duration_ms": self.checkpoints.last_duration_ms,
-                "last_size_bytes": self.checkpoints.last_size_bytes,
-                "last_completed_at": self.checkpoints.last_completed_at,
-                "last_savepoint": self.checkpoints.last_savepoint,
+        checkpoints = self.checkpoints
+        continuous = ContinuousReport(
+            status=str(self.status),
+            epochs=self.epochs,
+            restarts=self.restarts,
+            restart_strategy=self.restart_strategy.type,
+            last_failure=self.last_failure,
+            checkpoints=CheckpointsReport(
+                completed=checkpoints.completed,
+                last_duration_ms=checkpoints.last_duration_ms,
+                last_size_bytes=checkpoints.last_size_bytes,
+                last_completed_at=checkpoints.last_completed_at,
+                last_savepoint=checkpoints.last_savepoint,
+            ),
+            load={
+                vertex.id: [self.load.get((vertex.id, index)) for index in range(len(vertex.subtasks))]
+                for vertex in snapshot.vertices
             },
-            "load": {
-                vertex["id"]: [self.load.get((vertex["id"], index)) for index in range(len(vertex["subtasks"]))]
-                for vertex in snapshot["vertices"]
-            },
-            "files": (
-                {"committed": len(self.committed), "pending": len(self._commits.pending)}
+            files=(
+                SinkFilesReport(committed=len(self.committed), pending=len(self._commits.pending))
                 if self._commits.directories
                 else None
             ),
-            "printed_total": self.printed_total,
-            "printed_tail": list(self.printed_tail),
-            "error": str(self.error) if self.error is not None else None,
-        }
-        return snapshot
+            printed_total=self.printed_total,
+            printed_tail=list(self.printed_tail),
+            error=str(self.error) if self.error is not None else None,
+        )
+        state = str(self.status) if self.status is JobStatus.RESTARTING else snapshot.state
+        return replace(snapshot, state=state, continuous=continuous)
 
     def get_job_id(self) -> str:
         return self.job_id
@@ -1300,12 +1310,3 @@ class CollectedRecords:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _placement(payload: dict[str, Any]) -> dict[str, Any]:
-    """Where an epoch's subtask ran, for the monitor: its process, Spark stage and task, and
-    the records it handed on per channel."""
-    placement: dict[str, Any] = {"host": payload["host"], "channels_added": payload["channels_added"]}
-    if payload["spark_task"] is not None:
-        placement["stage"], placement["task"] = payload["spark_task"]
-    return placement
