@@ -52,11 +52,11 @@ class _WindowFunction:
 
 
 _AGGREGATOR_CLASS = {
-    "sum": "SumAggregator",
-    "min": "ComparableAggregator",
-    "max": "ComparableAggregator",
-    "min_by": "ComparableAggregator",
-    "max_by": "ComparableAggregator",
+    Aggregation.SUM: "SumAggregator",
+    Aggregation.MIN: "ComparableAggregator",
+    Aggregation.MAX: "ComparableAggregator",
+    Aggregation.MIN_BY: "ComparableAggregator",
+    Aggregation.MAX_BY: "ComparableAggregator",
 }
 
 

@@ -14,7 +14,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowmagic.graph import operator_params as p
+from flowmagic.graph import operator_params as op
 
 __all__ = ["PARAMETERS", "ChainingStrategy", "DriverSide", "OperatorKind", "OperatorSpec"]
 
@@ -70,37 +70,37 @@ class OperatorKind(enum.StrEnum):
 
 
 #: The parameters of each kind of operator.
-PARAMETERS: dict[OperatorKind, type[p.OperatorParams]] = {
-    OperatorKind.SOURCE_COLLECTION: p.CollectionSourceParams,
-    OperatorKind.SOURCE_SEQUENCE: p.SequenceSourceParams,
-    OperatorKind.SOURCE_DATAGEN: p.DatagenSourceParams,
-    OperatorKind.SOURCE_FILE_MONITOR: p.FileMonitorSourceParams,
-    OperatorKind.SOURCE_SOCKET: p.SocketSourceParams,
-    OperatorKind.SOURCE_SPARK: p.SparkSourceParams,
-    OperatorKind.SOURCE_FILE: p.FileSourceParams,
-    OperatorKind.FILE_SPLIT_READER: p.FileSplitReaderParams,
-    OperatorKind.MAP: p.FunctionParams,
-    OperatorKind.FLAT_MAP: p.FunctionParams,
-    OperatorKind.FILTER: p.FunctionParams,
-    OperatorKind.PROCESS: p.ProcessParams,
-    OperatorKind.KEYED_PROCESS: p.ProcessParams,
-    OperatorKind.KEYED_REDUCE: p.KeyedReduceParams,
-    OperatorKind.KEYED_AGGREGATION: p.KeyedAggregationParams,
-    OperatorKind.TIMESTAMPS_WATERMARKS: p.TimestampsWatermarksParams,
-    OperatorKind.WINDOW: p.WindowParams,
-    OperatorKind.CO_MAP: p.CoFunctionParams,
-    OperatorKind.CO_FLAT_MAP: p.CoFunctionParams,
-    OperatorKind.CO_PROCESS: p.CoProcessParams,
-    OperatorKind.CO_KEYED_PROCESS: p.CoProcessParams,
-    OperatorKind.INTERVAL_JOIN: p.IntervalJoinParams,
-    OperatorKind.CO_BROADCAST_PROCESS: p.BroadcastProcessParams,
-    OperatorKind.CO_BROADCAST_KEYED_PROCESS: p.BroadcastProcessParams,
-    OperatorKind.PRINT: p.PrintParams,
-    OperatorKind.COLLECT: p.OperatorParams,
-    OperatorKind.SINK_FUNCTION: p.FunctionParams,
-    OperatorKind.SINK_WRITER: p.SinkParams,
-    OperatorKind.SINK_COMMITTER: p.SinkParams,
-    OperatorKind.CACHE_WRITE: p.OperatorParams,
+PARAMETERS: dict[OperatorKind, type[op.OperatorParams]] = {
+    OperatorKind.SOURCE_COLLECTION: op.CollectionSourceParams,
+    OperatorKind.SOURCE_SEQUENCE: op.SequenceSourceParams,
+    OperatorKind.SOURCE_DATAGEN: op.DatagenSourceParams,
+    OperatorKind.SOURCE_FILE_MONITOR: op.FileMonitorSourceParams,
+    OperatorKind.SOURCE_SOCKET: op.SocketSourceParams,
+    OperatorKind.SOURCE_SPARK: op.SparkSourceParams,
+    OperatorKind.SOURCE_FILE: op.FileSourceParams,
+    OperatorKind.FILE_SPLIT_READER: op.FileSplitReaderParams,
+    OperatorKind.MAP: op.FunctionParams,
+    OperatorKind.FLAT_MAP: op.FunctionParams,
+    OperatorKind.FILTER: op.FunctionParams,
+    OperatorKind.PROCESS: op.ProcessParams,
+    OperatorKind.KEYED_PROCESS: op.ProcessParams,
+    OperatorKind.KEYED_REDUCE: op.KeyedReduceParams,
+    OperatorKind.KEYED_AGGREGATION: op.KeyedAggregationParams,
+    OperatorKind.TIMESTAMPS_WATERMARKS: op.TimestampsWatermarksParams,
+    OperatorKind.WINDOW: op.WindowParams,
+    OperatorKind.CO_MAP: op.CoFunctionParams,
+    OperatorKind.CO_FLAT_MAP: op.CoFunctionParams,
+    OperatorKind.CO_PROCESS: op.CoProcessParams,
+    OperatorKind.CO_KEYED_PROCESS: op.CoProcessParams,
+    OperatorKind.INTERVAL_JOIN: op.IntervalJoinParams,
+    OperatorKind.CO_BROADCAST_PROCESS: op.BroadcastProcessParams,
+    OperatorKind.CO_BROADCAST_KEYED_PROCESS: op.BroadcastProcessParams,
+    OperatorKind.PRINT: op.PrintParams,
+    OperatorKind.COLLECT: op.OperatorParams,
+    OperatorKind.SINK_FUNCTION: op.FunctionParams,
+    OperatorKind.SINK_WRITER: op.SinkParams,
+    OperatorKind.SINK_COMMITTER: op.SinkParams,
+    OperatorKind.CACHE_WRITE: op.OperatorParams,
 }
 
 
@@ -109,7 +109,7 @@ class OperatorSpec:
     """A runtime operator: its ``kind`` and parameters, fixed once the API made it."""
 
     kind: OperatorKind
-    params: p.OperatorParams = field(default_factory=p.OperatorParams, repr=False)
+    params: op.OperatorParams = field(default_factory=op.OperatorParams, repr=False)
 
     def __post_init__(self) -> None:
         # A misspelt kind, or parameters of another kind, fail here, where the program is
