@@ -295,13 +295,14 @@ def pyspark_batch_period_with_input(spark, seconds: float) -> float:
 def snapshot_seconds(keys: int, changed: int | None) -> float:
     """One subtask's epoch snapshot of a keyed count over ``keys`` keys: whole
     (``changed`` None), or of the ``changed`` keys an epoch updated, as epochs write them."""
+    from flowmagic.graph.operator_params import Aggregation, KeyedAggregationParams
     from flowmagic.graph.operators import OperatorKind
     from flowmagic.runtime.continuous.state_store import write_keyed
     from flowmagic.runtime.continuous.storage import Storage
     from flowmagic.runtime.operator import TaskInfo
     from flowmagic.runtime.registry import implementation
 
-    params = {"key_selector": lambda pair: pair[0], "aggregation": "sum", "position": 1}
+    params = KeyedAggregationParams(key_selector=lambda pair: pair[0], aggregation=Aggregation.SUM, position=1)
     operator = implementation(OperatorKind.KEYED_AGGREGATION)("sum", params, TaskInfo("v", 0, 1, 128, 0, False))
     operator.track_changes()
     operator.process_batch([(key, 1) for key in range(keys)])
@@ -320,6 +321,7 @@ def snapshot_seconds(keys: int, changed: int | None) -> float:
 
 def window_snapshot_seconds(keys: int, changed: int | None) -> float:
     """As :func:`snapshot_seconds`, of a keyed sum in one-minute event-time windows."""
+    from flowmagic.graph.operator_params import Aggregation, WindowFunctionKind, WindowParams
     from flowmagic.graph.operators import OperatorKind
     from flowmagic.runtime.continuous.state_store import write_keyed
     from flowmagic.runtime.continuous.storage import Storage
@@ -327,17 +329,18 @@ def window_snapshot_seconds(keys: int, changed: int | None) -> float:
     from flowmagic.runtime.registry import implementation
 
     assigner = flowmagic.TumblingEventTimeWindows.of(flowmagic.Time.minutes(1))
-    params = {
-        "key_selector": lambda pair: pair[0],
-        "assigner": assigner,
-        "trigger": assigner.default_trigger(),
-        "evictor": None,
-        "allowed_lateness": 0,
-        "late_tag": None,
-        "function_kind": "aggregation",
-        "aggregation": "sum",
-        "position": 1,
-    }
+    params = WindowParams(
+        key_selector=lambda pair: pair[0],
+        assigner=assigner,
+        trigger=assigner.default_trigger(),
+        evictor=None,
+        allowed_lateness=0,
+        late_tag=None,
+        stamps_firing_time=False,
+        function_kind=WindowFunctionKind.AGGREGATION,
+        aggregation=Aggregation.SUM,
+        position=1,
+    )
     operator = implementation(OperatorKind.WINDOW)("window", params, TaskInfo("v", 0, 1, 128, 0, False))
     operator.track_changes()
     operator.open()

@@ -17,7 +17,7 @@ def wait_for(condition: Callable[[], bool], job=None, timeout: float = 120) -> N
             job.wait()
             raise AssertionError(f"the job ended: {job}")
         if time.time() > deadline:
-            seen = job.monitor.snapshot()["vertices"] if job is not None else None
+            seen = job.monitor.snapshot().vertices if job is not None else None
             raise AssertionError(f"timed out waiting for {job}: {seen}")
         time.sleep(0.1)
 

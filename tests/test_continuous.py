@@ -38,14 +38,14 @@ def test_a_keyed_running_count_over_a_data_generator_loses_and_repeats_nothing(s
         assert values == list(range(1, len(values) + 1)), key
     assert job.checkpoints.completed >= 1 and job.checkpoints.last_size_bytes
     assert (tmp_path / "savepoint" / "_metadata.json").exists() and savepoint == str(tmp_path / "savepoint")
-    vertices = job.monitor.snapshot()["vertices"]
-    assert vertices[-1]["records_in"] == len(printed.pairs())
+    vertices = job.monitor.snapshot().vertices
+    assert vertices[-1].records_in == len(printed.pairs())
     # The view shows each subtask's watermark and load (Flink's busy and back-pressured time).
     from flowmagic.widgets.job_view import JobView
 
     snapshot = job.snapshot()
-    load = snapshot["continuous"]["load"]
-    assert all(figures is not None and 0 < figures[0] <= 1000 for figures in load[vertices[-1]["id"]])
+    load = snapshot.continuous.load
+    assert all(figures is not None and 0 < figures[0] <= 1000 for figures in load[vertices[-1].id])
     view = JobView(job.graph.job_graph)
     view.update(snapshot)
     assert "Busy (ms/s)" in view.to_html() and "Back-pressured (ms/s)" in view.to_html()
@@ -637,7 +637,7 @@ def test_event_time_windows_survive_a_failed_task_and_a_savepoint_at_another_par
             server.send(*first_events[batch : batch + 4])
             # One epoch per batch: the windows' state is restored from snapshots of changes.
             sent = min(batch + 4, len(first_events))
-            wait_for(lambda sent=sent: job.monitor.snapshot()["vertices"][-1]["records_in"] >= sent, job)
+            wait_for(lambda sent=sent: job.monitor.snapshot().vertices[-1].records_in >= sent, job)
         wait_for(lambda: len(records(printed)) >= sum(start < 5000 for _key, start in expected), job)
         savepoint = job.stop_with_savepoint(str(tmp_path / "sp"))
     finally:

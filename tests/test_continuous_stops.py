@@ -80,8 +80,8 @@ def test_a_failed_job_restarts_from_its_last_epoch_and_loses_and_repeats_nothing
     indices = _indices(printed)
     assert sorted(indices) == list(range(len(indices)))
     snapshot = job.snapshot()
-    assert snapshot["continuous"]["restarts"] == job.restarts >= 1
-    assert re.search(r"RuntimeError: failure \d+ at record 150", snapshot["continuous"]["last_failure"])
+    assert snapshot.continuous.restarts == job.restarts >= 1
+    assert re.search(r"RuntimeError: failure \d+ at record 150", snapshot.continuous.last_failure)
     from flowmagic.widgets.job_view import JobView
 
     view = JobView(job.graph.job_graph)
@@ -252,5 +252,5 @@ def test_stop_with_savepoint_that_advances_to_the_end_of_time_fires_event_time_w
     assert job.get_job_status() is JobStatus.FINISHED and os.path.exists(os.path.join(savepoint, "_metadata.json"))
     # The window fired once, with every record the source read before the savepoint.
     (count,) = _indices(printed)
-    source = job.snapshot()["vertices"][0]
-    assert source["name"].startswith("Source: Data Generator") and count == source["records_out"] > 0
+    source = job.snapshot().vertices[0]
+    assert source.name.startswith("Source: Data Generator") and count == source.records_out > 0

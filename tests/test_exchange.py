@@ -127,11 +127,11 @@ def test_a_split_readers_counts_are_live_while_it_reads(tmp_path, spark) -> None
     snapshots = []
     execute(env.get_execution_graph(), echo=False, on_progress=lambda m: snapshots.append(m.snapshot()))
     reader_counts = [
-        s["records_out"]
+        s.records_out
         for snap in snapshots
-        for v in snap["vertices"]
-        if v["name"].startswith("Split Reader")
-        for s in v["subtasks"]
-        if s["state"] == "RUNNING"
+        for v in snap.vertices
+        if v.name.startswith("Split Reader")
+        for s in v.subtasks
+        if s.state == "RUNNING"
     ]
     assert any(0 < count < 1200 for count in reader_counts), reader_counts

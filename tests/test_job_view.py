@@ -7,11 +7,14 @@ reports, as during a run; the times the view sees them at are given explicitly.
 from __future__ import annotations
 
 import base64
+import json
 import re
+from dataclasses import replace
 
 import pytest
 
 import flowmagic
+from flowmagic.runtime.metric_reports import CheckpointsReport, ContinuousReport, SinkFilesReport, SubtaskUpdate
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.widgets import JobView
 from flowmagic.widgets.job_view import RATE_WINDOW
@@ -34,16 +37,17 @@ def job_graph() -> flowmagic.graph.JobGraph:
 
 
 def report(monitor: JobMonitor, vertex: str, subtask: int, **fields) -> None:
-    monitor.update({"vertex": vertex, "subtask": subtask, "attempt": 0, "start": 1000.0, "host": "h", **fields})
+    update = {"vertex": vertex, "subtask": subtask, "attempt": 0, "start": 1000.0, "host": "h", **fields}
+    monitor.update(SubtaskUpdate.from_json(update))
 
 
 def rate_of(view: JobView, vertex: str, subtask: int) -> float | None:
     [entry] = [
         entry
-        for item in view.snapshot["vertices"]
-        if item["id"] == vertex
-        for entry in item["subtasks"]
-        if entry["subtask"] == subtask
+        for item in view.snapshot.vertices
+        if item.id == vertex
+        for entry in item.subtasks
+        if entry.subtask == subtask
     ]
     return view.rates.rate(vertex, entry)
 
@@ -74,9 +78,15 @@ def test_a_running_subtask_has_the_rate_of_the_last_seconds(monitor) -> None:
 def test_a_new_attempt_counts_again(monitor) -> None:
     view = JobView(job_graph())
     for step, (attempt, count) in enumerate([(0, 0), (0, 500), (0, 1000), (1, 0), (1, 100), (1, 200), (1, 300)]):
-        monitor.update(
-            {"vertex": SINK, "subtask": 1, "attempt": attempt, "start": 1000.0 + step, "state": "RUNNING", "in": count}
-        )
+        update = {
+            "vertex": SINK,
+            "subtask": 1,
+            "attempt": attempt,
+            "start": 1000.0 + step,
+            "state": "RUNNING",
+            "in": count,
+        }
+        monitor.update(SubtaskUpdate.from_json(update))
         view.update(monitor.snapshot(), now=float(step))
         if step == 3:
             # Only the new attempt's counters count: one sample, no rate yet.
@@ -113,15 +123,54 @@ def test_the_view_shows_a_picture_and_dashes(monitor) -> None:
 def test_a_continuous_job_with_a_file_sink_shows_its_committed_and_waiting_files() -> None:
     from flowmagic.widgets.job_view import _continuous_html
 
-    continuous = {
-        "epochs": 12,
-        "checkpoints": {"completed": 3, "last_duration_ms": 40.0, "last_completed_at": None,
-                        "last_size_bytes": 2048, "last_savepoint": None},
-        "load": {},
-        "files": {"committed": 1234, "pending": 2},
-        "printed_total": 0,
-        "printed_tail": [],
-    }  # fmt: skip
+    continuous = ContinuousReport(
+        status="RUNNING",
+        epochs=12,
+        restarts=0,
+        restart_strategy="disable",
+        last_failure=None,
+        checkpoints=CheckpointsReport(
+            completed=3, last_duration_ms=40.0, last_completed_at=None, last_size_bytes=2048, last_savepoint=None
+        ),
+        load={},
+        files=SinkFilesReport(committed=1234, pending=2),
+        printed_total=0,
+        printed_tail=[],
+        error=None,
+    )
     shown = _continuous_html(continuous, [])
     assert "1,234 part files committed, 2 rolled and waiting for the next checkpoint" in shown
-    assert "part files" not in _continuous_html({**continuous, "files": None}, [])
+    assert "part files" not in _continuous_html(replace(continuous, files=None), [])
+
+
+def test_reports_travel_as_json_and_read_back_typed(monitor) -> None:
+    update = SubtaskUpdate(
+        SOURCE,
+        0,
+        attempt=1,
+        state="RUNNING",
+        host="h:1",
+        start=1000.0,
+        records_out=7,
+        watermark=5,
+        metrics={"Source.seen": 7},
+        stage=2,
+        task=9,
+        channels={f"{SINK}/0": 7},
+    )
+    wire = json.loads(json.dumps(update.to_json()))
+    assert wire["out"] == 7 and "in" not in wire and "failure" not in wire
+    assert SubtaskUpdate.from_json(wire) == update
+    # A malformed field is left as the driver knew it; a report naming no subtask is none.
+    assert SubtaskUpdate.from_json({**wire, "watermark": "x", "task": True}) == replace(
+        update, watermark=None, task=None
+    )
+    assert SubtaskUpdate.from_json({"vertex": SOURCE, "subtask": "0"}) is None
+    monitor.update(update)
+    report = monitor.snapshot()
+    [source] = [vertex for vertex in report.vertices if vertex.id == SOURCE]
+    assert (source.records_out, source.subtasks[0].attempt, source.subtasks[0].task) == (7, 1, 9)
+    data = json.loads(json.dumps(report.to_json()))
+    assert data["reported_subtasks"] == 1 and "continuous" not in data
+    [shown] = [vertex for vertex in data["vertices"] if vertex["id"] == SOURCE]
+    assert shown["subtasks"][0]["channels"] == {f"{SINK}/0": 7} and shown["subtasks"][0]["watermark"] == 5

@@ -151,7 +151,7 @@ def test_an_unbounded_pipeline_runs_in_the_background_stops_with_a_savepoint_and
         last[key] = int(value)
     # The view the cell showed kept updating after the cell returned, up to the end.
     final_view = job.snapshot()
-    assert final_view["continuous"]["status"] == "FINISHED"
+    assert final_view.continuous.status == "FINISHED"
 
     restored = run(shell, f"%flow run counts --from-savepoint {savepoint}")
     assert restored.success, restored.out

@@ -13,7 +13,8 @@ import pytest
 
 import flowmagic
 from flowmagic.runtime import execute
-from flowmagic.runtime.metrics import MAX_PENDING, JobMonitor, MetricsServer, Reporter
+from flowmagic.runtime.metrics import JobMonitor
+from flowmagic.runtime.metrics_channel import MAX_PENDING, MetricsServer, Reporter
 from flowmagic.runtime.spark import executor as spark_executor
 from flowmagic.runtime.task import SubtaskStats
 from flowmagic.widgets.job_view import JobView
@@ -186,7 +187,7 @@ def test_a_job_whose_executors_cannot_reach_the_driver_runs_at_full_speed_and_sa
     # Eight subtasks on two cores each waiting 2 s to connect took 8 s more; the driver waits
     # 1 s for last reports that never come.
     assert unreachable < reachable + 4
-    assert result.metrics["reported_subtasks"] == 0
+    assert result.metrics.reported_subtasks == 0
     view = JobView(graph.job_graph)
     view.update(result.metrics)
     assert "live metrics unavailable: no report of any subtask reached the notebook" in view.summary()

@@ -31,6 +31,16 @@ def test_a_misspelt_kind_fails_when_the_spec_is_made() -> None:
         OperatorSpec("mpa")  # type: ignore[arg-type]
 
 
+def test_every_kind_has_its_parameters_and_a_spec_with_another_kinds_fails_when_made() -> None:
+    from flowmagic.graph.operator_params import FunctionParams, WindowParams
+    from flowmagic.graph.operators import PARAMETERS
+
+    assert set(PARAMETERS) == set(OperatorKind)
+    with pytest.raises(TypeError, match="operator kind window takes WindowParams, not FunctionParams"):
+        OperatorSpec(OperatorKind.WINDOW, FunctionParams(function=len))
+    assert PARAMETERS[OperatorKind.WINDOW] is WindowParams
+
+
 class _Tagged(flowmagic.CoMapFunction):
     """Tags records with what ``open`` saw; fails if a record comes before ``open``."""
 

@@ -25,6 +25,7 @@ from flowmagic.datastream.state import (
     ValueStateDescriptor,
 )
 from flowmagic.errors import FlowError, ProgramError
+from flowmagic.graph.operator_params import ProcessParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.clock import EpochClock
 from flowmagic.runtime.operator import Operator, TaskInfo
@@ -98,7 +99,8 @@ def test_the_ttl_builder_has_pyflinks_defaults_and_settings() -> None:
 
 def _keyed_operator(function: Any, clock: EpochClock) -> Operator:
     task = TaskInfo("vertex", 0, 1, 128, 0, batch=False, clock=clock)
-    operator = implementation(OperatorKind.KEYED_PROCESS)("op", {"function": function, "key_selector": str}, task)
+    params = ProcessParams(function=function, key_selector=str)
+    operator = implementation(OperatorKind.KEYED_PROCESS)("op", params, task)
     operator.open()
     return operator
 
@@ -285,8 +287,8 @@ def test_user_metrics_are_in_the_final_metrics_per_subtask() -> None:
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     env.from_collection(["a", "bb", "ccc", "dddd"]).rebalance().map(_Measured()).name("Measure").print()
     result = env.execute(executor="local")
-    vertex = next(v for v in result.metrics["vertices"] if v["name"].startswith("Measure"))
-    reported = [subtask["metrics"] for subtask in vertex["subtasks"]]
+    vertex = next(v for v in result.metrics.vertices if v.name.startswith("Measure"))
+    reported = [subtask.metrics for subtask in vertex.subtasks]
     # REBALANCE from one source subtask sends a, ccc to one subtask and bb, dddd to the other.
     assert sorted(metrics["Measure.words.seen"] for metrics in reported) == [2, 2]
     distributions = sorted((m["Measure.words.lengths"] for m in reported), key=lambda d: d["min"])
@@ -440,6 +442,6 @@ def test_user_metrics_reach_the_driver_from_spark_executors(spark) -> None:
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
     env.from_collection(["a", "bb", "ccc", "dddd"]).rebalance().map(_Measured()).name("Measure").print()
     result = env.execute(spark=spark)
-    vertex = next(v for v in result.metrics["vertices"] if v["name"].startswith("Measure"))
+    vertex = next(v for v in result.metrics.vertices if v.name.startswith("Measure"))
     # Sent over the live-metrics socket with each subtask's counters.
-    assert sorted(subtask["metrics"]["Measure.words.seen"] for subtask in vertex["subtasks"]) == [2, 2]
+    assert sorted(subtask.metrics["Measure.words.seen"] for subtask in vertex.subtasks) == [2, 2]

@@ -203,8 +203,8 @@ def test_a_retried_subtask_loses_and_duplicates_nothing(spark) -> None:
 
     clean, retried = run(lambda x: x), run(FailFirstAttempt())
     assert sorted(retried.printed) == sorted(clean.printed)
-    subtask = retried.metrics["vertices"][0]["subtasks"][1]
-    assert subtask["attempt"] == 1 and subtask["state"] == "FINISHED"
+    subtask = retried.metrics.vertices[0].subtasks[1]
+    assert subtask.attempt == 1 and subtask.state == "FINISHED"
 
 
 def test_cancel_stops_the_job_within_a_second_and_a_new_run_works(spark) -> None:
@@ -217,7 +217,7 @@ def test_cancel_stops_the_job_within_a_second_and_a_new_run_works(spark) -> None
     def watch(monitor) -> None:
         snapshot = monitor.snapshot()
         snapshots.append(snapshot)
-        running = any(s["state"] == "RUNNING" for v in snapshot["vertices"] for s in v["subtasks"])
+        running = any(s.state == "RUNNING" for v in snapshot.vertices for s in v.subtasks)
         if running and not cancel.is_set():
             cancel.set()
             cancelled_at.append(time.time())
@@ -225,7 +225,7 @@ def test_cancel_stops_the_job_within_a_second_and_a_new_run_works(spark) -> None
     with pytest.raises(errors.JobCancelledError):
         execute(env.get_execution_graph(), cancel_event=cancel, on_progress=watch)
     assert time.time() - cancelled_at[0] < 1.5
-    assert {s["state"] for v in snapshots[-1]["vertices"] for s in v["subtasks"]} == {"CANCELED"}
+    assert {s.state for v in snapshots[-1].vertices for s in v.subtasks} == {"CANCELED"}
     env2 = flowmagic.StreamExecutionEnvironment(parallelism=2)
     assert sorted(env2.from_sequence(1, 4).execute_and_collect()) == [1, 2, 3, 4]
 
@@ -260,17 +260,13 @@ def test_live_metrics_count_records_before_subtasks_finish(spark) -> None:
     snapshots = []
     result = execute(env.get_execution_graph(), echo=False, on_progress=lambda m: snapshots.append(m.snapshot()))
     running_counts = [
-        s["records_out"]
-        for snap in snapshots
-        for v in snap["vertices"]
-        for s in v["subtasks"]
-        if s["state"] == "RUNNING"
+        s.records_out for snap in snapshots for v in snap.vertices for s in v.subtasks if s.state == "RUNNING"
     ]
     assert any(0 < count < 200 for count in running_counts)
-    final = result.metrics["vertices"][0]
-    assert final["state"] == "FINISHED" and final["records_out"] == 400
-    assert {s["watermark"] for s in final["subtasks"]} == {-(2**63)}  # a source has no input watermark
-    assert all(s["host"] for s in final["subtasks"])
+    final = result.metrics.vertices[0]
+    assert final.state == "FINISHED" and final.records_out == 400
+    assert {s.watermark for s in final.subtasks} == {-(2**63)}  # a source has no input watermark
+    assert all(s.host for s in final.subtasks)
 
 
 def test_text_files_on_other_file_systems_are_read_by_sparks_hadoop_reader(tmp_path, monkeypatch, spark) -> None:

@@ -42,7 +42,7 @@ workers = spark.sparkContext.parallelize(range(1), 1).map(
     lambda _: (sys.prefix, importlib.util.find_spec("mmh3") is not None)).collect()
 files = SparkFiles.getRootDirectory()
 outcome = {"printed": sorted(line for _e, line in result.printed), "workers": workers,
-           "driver_host": spark.conf.get("spark.driver.host"), "metrics": result.metrics["metrics_address"],
+           "driver_host": spark.conf.get("spark.driver.host"), "metrics": result.metrics.metrics_address,
            "shipped": sorted(glob.glob(os.path.join(files, "**", "flowmagic.zip"), recursive=True))}
 spark.stop()
 outcome["files_left"] = os.path.exists(files)
@@ -182,7 +182,7 @@ from pyspark.sql import SparkSession
 spark = SparkSession.getActiveSession()
 print(json.dumps({"printed": [line for _e, line in result.printed], "file": flowmagic.__file__,
                   "master": spark.sparkContext.master,
-                  "attempts": [s["attempt"] for v in result.metrics["vertices"] for s in v["subtasks"]]}))
+                  "attempts": [s.attempt for v in result.metrics.vertices for s in v.subtasks]}))
 spark.stop()
 """
 

@@ -21,6 +21,7 @@ from flowmagic.graph.physical_graph import ChannelKind, PhysicalGraph
 from flowmagic.graph.spark_placement import SparkSubtask, place_on_spark
 from flowmagic.render import dot_to_svg, set_titles, spark_placement_to_dot
 from flowmagic.runtime import execute
+from flowmagic.runtime.metric_reports import JobReport, SubtaskReport, VertexReport
 from flowmagic.widgets.job_view import JobView, spark_placement
 
 
@@ -95,7 +96,7 @@ def test_a_spark_run_says_where_each_subtask_ran_and_what_each_channel_carried(s
         into = [c for c in placement.channels if c.consumer == (aggregation, index)]
         assert len(into) == 2 and any(c.spark is ChannelKind.REMOTE for c in into)
     # The channels' records add up to what their consumers read, subtask by subtask.
-    reads = {(v["id"], s["subtask"]): s["records_in"] for v in result.metrics["vertices"] for s in v["subtasks"]}
+    reads = {(v.id, s.subtask): s.records_in for v in result.metrics.vertices for s in v.subtasks}
     for key in physical.tasks:
         into = [channel.records for channel in placement.channels if channel.consumer == key]
         if into:
@@ -148,8 +149,8 @@ def test_a_continuous_job_says_where_its_subtasks_ran_in_their_last_epoch(spark,
     assert placement is not None and placement.executors == ["driver"]
     assert all(s.process and s.stage is not None and s.task is not None for s in placement.subtasks.values())
     # Every epoch's records add up: what the aggregation read came over its channels.
-    aggregation = snapshot["vertices"][-1]
-    assert sum(c.records or 0 for c in placement.channels) == aggregation["records_in"] > 0
+    aggregation = snapshot.vertices[-1]
+    assert sum(c.records or 0 for c in placement.channels) == aggregation.records_in > 0
 
 
 def _physical() -> PhysicalGraph:
@@ -223,30 +224,47 @@ def test_the_spark_drawing_of_a_large_job_draws_a_node_per_vertex_and_process() 
     assert "20 subtasks" not in svg and "10 subtasks" in svg
 
 
-def _snapshot(physical: PhysicalGraph, state: str, process_of_first: str, records: int, task: int) -> dict:
+def _snapshot(physical: PhysicalGraph, state: str, process_of_first: str, records: int, task: int) -> JobReport:
     source, double = physical.vertex_names
-    subtask = {"attempt": 0, "executor": "driver", "stage": 0}
-    return {
-        "state": state,
-        "vertices": [
-            {
-                "id": source,
-                "subtasks": [
-                    {
-                        **subtask,
-                        "subtask": 0,
-                        "host": process_of_first,
-                        "task": task,
-                        "channels": {f"{double}/0": records},
-                    }
-                ],
-            },
-            {
-                "id": double,
-                "subtasks": [{**subtask, "subtask": i, "host": "vm:2", "task": task + 1 + i} for i in range(2)],
-            },
-        ],
-    }
+
+    def subtask(vertex: str, index: int, host: str, task: int, channels: dict[str, int]) -> SubtaskReport:
+        return SubtaskReport(
+            vertex=vertex,
+            subtask=index,
+            name=f"{vertex} ({index + 1})",
+            state=state,
+            attempt=0,
+            host=host,
+            start_time=None,
+            duration=None,
+            records_in=0,
+            records_out=0,
+            watermark=None,
+            metrics={},
+            reported=True,
+            stage=0,
+            task=task,
+            executor="driver",
+            channels=channels,
+        )
+
+    def vertex(vertex_id: str, subtasks: list[SubtaskReport]) -> VertexReport:
+        return VertexReport(id=vertex_id, name=vertex_id, state=state, records_in=0, records_out=0, subtasks=subtasks)
+
+    vertices = [
+        vertex(source, [subtask(source, 0, process_of_first, task, {f"{double}/0": records})]),
+        vertex(double, [subtask(double, i, "vm:2", task + 1 + i, {}) for i in range(2)]),
+    ]
+    return JobReport(
+        job="job",
+        state=state,
+        elapsed=None,
+        finished_subtasks=0,
+        total_subtasks=3,
+        metrics_address=None,
+        reported_subtasks=3,
+        vertices=vertices,
+    )
 
 
 def test_the_spark_picture_is_redrawn_at_once_when_a_subtask_moves_else_every_few_seconds() -> None:

@@ -109,8 +109,8 @@ _JOB = textwrap.dedent(
         .map(lambda w: (w, 1)).key_by(lambda t: t[0]).sum(1).print())
     graph = env.get_execution_graph()
     result = execute(graph, spark=spark, echo=False)
-    hosts = sorted({s["host"] for v in result.metrics["vertices"] for s in v["subtasks"]})
-    attempts = {s["name"]: s["attempt"] for v in result.metrics["vertices"] for s in v["subtasks"]}
+    hosts = sorted({s.host for v in result.metrics.vertices for s in v.subtasks})
+    attempts = {s.name: s.attempt for v in result.metrics.vertices for s in v.subtasks}
     from flowmagic import compile as passes
     from flowmagic.widgets.job_view import spark_placement
     placement = spark_placement(passes.deploy(graph), result.metrics)

@@ -11,6 +11,7 @@ from typing import Any
 
 from flowmagic.api.functions import KeyedProcessFunction
 from flowmagic.api.state import ValueStateDescriptor
+from flowmagic.graph.operator_params import Aggregation, KeyedAggregationParams, OperatorParams, ProcessParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.continuous.state_store import load_keyed, write_keyed
@@ -21,7 +22,7 @@ from flowmagic.runtime.registry import implementation
 MAX_PARALLELISM = 128
 
 
-def _operator(kind: OperatorKind, params: dict[str, Any]) -> Operator:
+def _operator(kind: OperatorKind, params: OperatorParams) -> Operator:
     task = TaskInfo("vertex", 0, 1, MAX_PARALLELISM, 0, batch=False)
     operator = implementation(kind)("op", params, task)
     operator.open()
@@ -30,7 +31,8 @@ def _operator(kind: OperatorKind, params: dict[str, Any]) -> Operator:
 
 def test_a_keyed_sum_records_the_keys_it_changed_and_snapshots_only_those() -> None:
     operator = _operator(
-        OperatorKind.KEYED_AGGREGATION, {"key_selector": lambda p: p[0], "aggregation": "sum", "position": 1}
+        OperatorKind.KEYED_AGGREGATION,
+        KeyedAggregationParams(key_selector=lambda p: p[0], aggregation=Aggregation.SUM, position=1),
     )
     assert operator.track_changes()
     operator.process_batch([("a", 1), ("b", 1), ("a", 1)])
@@ -55,7 +57,7 @@ class _ClearsOnSecond(KeyedProcessFunction):
 
 def test_keyed_state_reached_through_the_runtime_context_is_recorded_by_its_current_key() -> None:
     function = _ClearsOnSecond()
-    operator = _operator(OperatorKind.KEYED_PROCESS, {"function": function, "key_selector": str})
+    operator = _operator(OperatorKind.KEYED_PROCESS, ProcessParams(function=function, key_selector=str))
     assert operator.track_changes()
     for value in ("x", "y", "x"):
         operator.process(value, None)
@@ -100,7 +102,7 @@ def test_each_subtask_of_a_continuous_job_has_its_own_function_objects() -> None
     # Two subtasks of a vertex run in one Python worker: their functions' open() keeps each
     # subtask's state handles on the function object, so they must not share one.
     functions = [
-        next(node.operator.params["function"] for node in _plan("run", plan.id, index, payload).nodes.values())
+        next(node.operator.params.function for node in _plan("run", plan.id, index, payload).nodes.values())
         for index in (0, 1)
     ]
     assert functions[0] is not functions[1]

@@ -19,6 +19,7 @@ from flowmagic.datastream.window import (
     TimeEvictor,
 )
 from flowmagic.errors import InvalidArgumentError, ProgramError
+from flowmagic.graph.operator_params import WindowFunctionKind, WindowParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.operator import TaskInfo
 from flowmagic.runtime.registry import implementation
@@ -131,16 +132,17 @@ class _CountsFirings(flowmagic.ProcessWindowFunction):
 
 def _window_operator() -> tuple[Any, list]:
     task = TaskInfo("vertex", 0, 1, 128, 0, batch=False)
-    params = {
-        "key_selector": lambda e: e[0],
-        "assigner": GlobalWindows.create(),
-        "trigger": CountTrigger.of(1),
-        "evictor": None,
-        "allowed_lateness": 0,
-        "late_tag": None,
-        "function_kind": "process",
-        "function": _CountsFirings(),
-    }
+    params = WindowParams(
+        key_selector=lambda e: e[0],
+        assigner=GlobalWindows.create(),
+        trigger=CountTrigger.of(1),
+        evictor=None,
+        allowed_lateness=0,
+        late_tag=None,
+        stamps_firing_time=False,
+        function_kind=WindowFunctionKind.PROCESS,
+        function=_CountsFirings(),
+    )
     operator = implementation(OperatorKind.WINDOW)("op", params, task)
     emitted: list = []
     operator.output.targets.append(lambda value, timestamp: emitted.append(value))

@@ -17,6 +17,7 @@ from flowmagic.api.functions import Function
 from flowmagic.api.state import MapStateDescriptor
 from flowmagic.api.types import TypeInformation
 from flowmagic.errors import IncompatibleStreamsError, InvalidTypeError, KeyedStreamRequiredError, ProgramError
+from flowmagic.graph.operator_params import BroadcastProcessParams
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 
 if TYPE_CHECKING:
@@ -169,11 +170,12 @@ class BroadcastConnectedStream:
             raise ProgramError("A BroadcastProcessFunction can only be used on a non-keyed stream.")
         if isinstance(func, KeyedBroadcastProcessFunction) and key is None:
             raise KeyedStreamRequiredError("A KeyedBroadcastProcessFunction can only be used on a keyed stream.")
-        params: dict[str, Any] = {"function": func, "descriptors": tuple(self.broadcast_state_descriptors)}
+        params = BroadcastProcessParams(
+            function=func, descriptors=tuple(self.broadcast_state_descriptors), key_selector=key
+        )
         if key is None:
             name, kind = "Co-Process-Broadcast", OperatorKind.CO_BROADCAST_PROCESS
         else:
             name, kind = "Co-Process-Broadcast-Keyed", OperatorKind.CO_BROADCAST_KEYED_PROCESS
-            params["key_selector"] = key
         connected = ConnectedStreams(self._env, self.non_broadcast_stream, self.broadcast_stream.input_stream)
         return connected._two_input(name, OperatorSpec(kind, params), output_type)

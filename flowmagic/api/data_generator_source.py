@@ -17,6 +17,7 @@ from typing import Any
 from flowmagic.api.sources import Source
 from flowmagic.api.types import TypeInformation, check_type_info
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError
+from flowmagic.graph.operator_params import DatagenSourceParams
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 
 __all__ = ["LONG_MAX", "DataGeneratorSource", "GeneratorFunction", "RateLimiterStrategy", "datagen_operator"]
@@ -33,7 +34,7 @@ def datagen_operator(
     below ``count`` (None: for ever), at most ``rows_per_second`` over all readers."""
     return OperatorSpec(
         OperatorKind.SOURCE_DATAGEN,
-        {"generator": generator, "arity": arity, "count": count, "rows_per_second": rows_per_second, "seed": seed},
+        DatagenSourceParams(generator=generator, arity=arity, count=count, rows_per_second=rows_per_second, seed=seed),
     )
 
 

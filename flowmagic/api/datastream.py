@@ -11,6 +11,7 @@ import os
 import sys
 import types
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, overload
 
 from flowmagic.api.functions import (
@@ -28,6 +29,17 @@ from flowmagic.errors import (
     InvalidTypeError,
     KeyedStreamRequiredError,
     ProgramError,
+)
+from flowmagic.graph.operator_params import (
+    Aggregation,
+    CoFunctionParams,
+    CoProcessParams,
+    FunctionParams,
+    KeyedAggregationParams,
+    KeyedReduceParams,
+    PrintParams,
+    ProcessParams,
+    TimestampsWatermarksParams,
 )
 from flowmagic.graph.operators import ChainingStrategy, OperatorKind, OperatorSpec
 from flowmagic.graph.partitioners import (
@@ -299,20 +311,22 @@ class DataStream:
     def map(self, function: Callable[[Any], Any], output_type: TypeInformation | None = None) -> DataStream:
         """Apply ``function`` to every record; ``output_type`` declares the result's type."""
         _check_callable(function, "map()", "map")
-        return self._one_input("Map", OperatorSpec(OperatorKind.MAP, {"function": function}), output_type=output_type)
+        return self._one_input(
+            "Map", OperatorSpec(OperatorKind.MAP, FunctionParams(function=function)), output_type=output_type
+        )
 
     def flat_map(
         self, function: Callable[[Any], Iterable[Any]], output_type: TypeInformation | None = None
     ) -> DataStream:
         """Apply ``function`` to every record and emit every element of what it returns."""
         _check_callable(function, "flat_map()", "flat_map")
-        spec = OperatorSpec(OperatorKind.FLAT_MAP, {"function": function})
+        spec = OperatorSpec(OperatorKind.FLAT_MAP, FunctionParams(function=function))
         return self._one_input("Flat Map", spec, output_type=output_type)
 
     def filter(self, function: Callable[[Any], bool]) -> DataStream:
         """Keep the records for which ``function`` is true."""
         _check_callable(function, "filter()", "filter")
-        spec = OperatorSpec(OperatorKind.FILTER, {"function": function})
+        spec = OperatorSpec(OperatorKind.FILTER, FunctionParams(function=function))
         return self._one_input("Filter", spec, output_type=self.get_type())
 
     def process(self, function: Any, output_type: TypeInformation | None = None) -> DataStream:
@@ -320,7 +334,7 @@ class DataStream:
         the records to emit, or ``process_element(value, ctx, out)`` calling ``out.collect(v)``;
         ``ctx.output(tag, v)`` emits to a side output."""
         _check_callable(function, "process()", "process_element")
-        spec = OperatorSpec(OperatorKind.PROCESS, {"function": function})
+        spec = OperatorSpec(OperatorKind.PROCESS, ProcessParams(function=function))
         return self._one_input("Process", spec, output_type=output_type)
 
     def assign_timestamps_and_watermarks(self, strategy: WatermarkStrategy) -> DataStream:
@@ -329,7 +343,7 @@ class DataStream:
             raise ProgramError(f"assign_timestamps_and_watermarks() expects a WatermarkStrategy, got {strategy!r}.")
         return self._one_input(
             "Timestamps/Watermarks",
-            OperatorSpec(OperatorKind.TIMESTAMPS_WATERMARKS, {"strategy": strategy}),
+            OperatorSpec(OperatorKind.TIMESTAMPS_WATERMARKS, TimestampsWatermarksParams(strategy=strategy)),
             parallelism=self._transformation.parallelism,
             output_type=self.get_type(),
         )
@@ -528,7 +542,7 @@ class DataStream:
         return DataStreamSink(self._env, t)
 
     def _print(self, name: str, sink_identifier: str | None, stderr: bool) -> DataStreamSink:
-        params = {"identifier": sink_identifier, "stderr": stderr, "type_info": self.get_type()}
+        params = PrintParams(identifier=sink_identifier, stderr=stderr, type_info=self.get_type())
         return self._legacy_sink(name, OperatorSpec(OperatorKind.PRINT, params))
 
     def cache(self) -> CachedDataStream:
@@ -551,7 +565,7 @@ class DataStream:
             name="CacheWrite",
             parallelism=t.parallelism,
             inputs=[t],
-            operator=OperatorSpec(OperatorKind.CACHE_WRITE, {}),
+            operator=OperatorSpec(OperatorKind.CACHE_WRITE),
             chaining_strategy=ChainingStrategy.HEAD,
             call_site=call_site(),
         )
@@ -571,7 +585,7 @@ class DataStream:
     def add_sink(self, function: Callable[[Any], None]) -> DataStreamSink:
         """Call ``function(record)`` (or ``function.invoke(record)``) for every record."""
         _check_callable(function, "add_sink()", "invoke")
-        return self._legacy_sink("Unnamed", OperatorSpec(OperatorKind.SINK_FUNCTION, {"function": function}))
+        return self._legacy_sink("Unnamed", OperatorSpec(OperatorKind.SINK_FUNCTION, FunctionParams(function=function)))
 
     def sink_to(self, sink: Any) -> DataStreamSink:
         """Write to a Sink V2 (e.g. :class:`flowmagic.FileSink`)."""
@@ -627,12 +641,6 @@ class KeyedStream(DataStream):
     def _state_key(self) -> Callable[[Any], Any] | None:
         return self._key_selector
 
-    def _keyed(
-        self, name: str, kind: OperatorKind, output_type: TypeInformation | None = None, **params: Any
-    ) -> DataStream:
-        spec = OperatorSpec(kind, {"key_selector": self._key_selector, **params})
-        return self._one_input(name, spec, output_type=output_type)
-
     def _repartition(self, partitioner: Partitioner) -> DataStream:
         # Flink's KeyedStream overrides setConnectionType: its HASH partitioning is what keyed
         # state relies on. key_by() makes a new KeyedStream and stays allowed.
@@ -647,45 +655,48 @@ class KeyedStream(DataStream):
         ``KeyedProcessFunction`` (or any other callable) a "KeyedProcess" one.
         """
         _check_callable(function, "process()", "process_element")
+        params = ProcessParams(function=function, key_selector=self._key_selector)
         if isinstance(function, ProcessFunction) and not isinstance(function, KeyedProcessFunction):
-            return self._keyed("Process", OperatorKind.PROCESS, output_type, function=function)
-        return self._keyed("KeyedProcess", OperatorKind.KEYED_PROCESS, output_type, function=function)
+            return self._one_input("Process", OperatorSpec(OperatorKind.PROCESS, params), output_type=output_type)
+        return self._one_input(
+            "KeyedProcess", OperatorSpec(OperatorKind.KEYED_PROCESS, params), output_type=output_type
+        )
 
     def reduce(self, function: Callable[[Any, Any], Any]) -> DataStream:
         """Rolling reduce per key: emits the running result for every record (STREAMING)."""
         _check_callable(function, "reduce()", "reduce")
-        return self._keyed("Keyed Reduce", OperatorKind.KEYED_REDUCE, self.get_type(), function=function)
+        params = KeyedReduceParams(key_selector=self._key_selector, function=function)
+        return self._one_input(
+            "Keyed Reduce", OperatorSpec(OperatorKind.KEYED_REDUCE, params), output_type=self.get_type()
+        )
 
-    def _aggregate(self, aggregation: str, position: int | str) -> DataStream:
+    def _aggregate(self, aggregation: Aggregation, position: int | str) -> DataStream:
         if isinstance(position, bool) or not isinstance(position, (int, str)):
             raise ProgramError(f"{aggregation}() expects a field position (int) or name (str), got {position!r}.")
-        return self._keyed(
-            "Keyed Aggregation",
-            OperatorKind.KEYED_AGGREGATION,
-            self.get_type(),
-            aggregation=aggregation,
-            position=position,
+        params = KeyedAggregationParams(key_selector=self._key_selector, aggregation=aggregation, position=position)
+        return self._one_input(
+            "Keyed Aggregation", OperatorSpec(OperatorKind.KEYED_AGGREGATION, params), output_type=self.get_type()
         )
 
     def sum(self, position: int | str = 0) -> DataStream:
         """Rolling sum of field ``position`` per key."""
-        return self._aggregate("sum", position)
+        return self._aggregate(Aggregation.SUM, position)
 
     def min(self, position: int | str = 0) -> DataStream:
         """Rolling minimum of field ``position``; other fields keep the key's first record's values."""
-        return self._aggregate("min", position)
+        return self._aggregate(Aggregation.MIN, position)
 
     def max(self, position: int | str = 0) -> DataStream:
         """Rolling maximum of field ``position``; other fields keep the key's first record's values."""
-        return self._aggregate("max", position)
+        return self._aggregate(Aggregation.MAX, position)
 
     def min_by(self, position: int | str = 0) -> DataStream:
         """The whole record with the smallest field ``position`` so far (first one on ties)."""
-        return self._aggregate("min_by", position)
+        return self._aggregate(Aggregation.MIN_BY, position)
 
     def max_by(self, position: int | str = 0) -> DataStream:
         """The whole record with the largest field ``position`` so far (first one on ties)."""
-        return self._aggregate("max_by", position)
+        return self._aggregate(Aggregation.MAX_BY, position)
 
     def window(self, assigner: WindowAssigner) -> WindowedStream:
         """Group each key's records into windows of ``assigner``."""
@@ -757,7 +768,7 @@ class ConnectedStreams:
         map1/map2 (then, as in PyFlink, the second argument may be the ``output_type``)."""
         function2, output_type = _type_in_second_place(function2, output_type)
         functions = _pair(function1, function2, "map", ("map1", "map2"))
-        spec = OperatorSpec(OperatorKind.CO_MAP, {"functions": functions})
+        spec = OperatorSpec(OperatorKind.CO_MAP, CoFunctionParams(functions=functions))
         return self._two_input("Co-Map", spec, output_type)
 
     def flat_map(
@@ -769,7 +780,7 @@ class ConnectedStreams:
         """Like :meth:`map`, each function returning an iterable of records."""
         function2, output_type = _type_in_second_place(function2, output_type)
         functions = _pair(function1, function2, "flat_map", ("flat_map1", "flat_map2"))
-        spec = OperatorSpec(OperatorKind.CO_FLAT_MAP, {"functions": functions})
+        spec = OperatorSpec(OperatorKind.CO_FLAT_MAP, CoFunctionParams(functions=functions))
         return self._two_input("Co-Flat Map", spec, output_type)
 
     def process(self, function1: Any, function2: Any = None, output_type: TypeInformation | None = None) -> DataStream:
@@ -791,10 +802,11 @@ class ConnectedStreams:
             )
         plain = isinstance(function1, CoProcessFunction) and not isinstance(function1, KeyedCoProcessFunction)
         name = "Co-Process" if plain or not both_keyed else "Co-Keyed-Process"
-        if both_keyed:
-            params = {"functions": functions, "key_selectors": (key1, key2)}
+        if key1 is not None and key2 is not None:
+            params = CoProcessParams(functions=functions, key_selectors=(key1, key2))
             return self._two_input(name, OperatorSpec(OperatorKind.CO_KEYED_PROCESS, params), output_type)
-        return self._two_input(name, OperatorSpec(OperatorKind.CO_PROCESS, {"functions": functions}), output_type)
+        params = CoProcessParams(functions=functions)
+        return self._two_input(name, OperatorSpec(OperatorKind.CO_PROCESS, params), output_type)
 
 
 def _type_in_second_place(function2: Any, output_type: Any) -> tuple[Any, Any]:
@@ -878,4 +890,4 @@ def _typed(operator: OperatorSpec, output_type: TypeInformation | None) -> Opera
     records on as PyFlink does (Rows named by the type; anything else fails the job)."""
     if output_type is None or not (output_type.field_names is not None or is_tuple_type(output_type)):
         return operator
-    return OperatorSpec(operator.kind, {**operator.params, "output_type": output_type})
+    return OperatorSpec(operator.kind, replace(operator.params, output_type=output_type))

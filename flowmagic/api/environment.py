@@ -7,6 +7,7 @@ import copy
 import inspect
 import os
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from flowmagic import compile as passes
@@ -29,6 +30,15 @@ from flowmagic.compile.config import PipelineConfig, RuntimeExecutionMode
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError, ProgramError
 from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.graph.job_graph import JobGraph
+from flowmagic.graph.operator_params import (
+    CollectionSourceParams,
+    FileMonitorSourceParams,
+    FileSplitReaderParams,
+    SequenceSourceParams,
+    SocketSourceParams,
+    SourceParams,
+    SparkSourceParams,
+)
 from flowmagic.graph.operators import ChainingStrategy, DriverSide, OperatorKind, OperatorSpec
 from flowmagic.graph.stream_graph import StreamGraph
 from flowmagic.graph.transformations import (
@@ -374,8 +384,10 @@ class StreamExecutionEnvironment:
             raise InvalidTypeError(f"from_source() source_name must be a string, got {source_name!r}")
         check_type_info(type_info, "from_source() type_info")
         spec = source.operator_spec()
+        params = spec.params
+        assert isinstance(params, SourceParams), f"{type(source).__name__} made no source operator"
         if watermark_strategy.generates_watermarks or watermark_strategy.timestamp_assigner is not None:
-            spec = OperatorSpec(spec.kind, {**spec.params, "watermark_strategy": watermark_strategy})
+            spec = OperatorSpec(spec.kind, replace(params, watermark_strategy=watermark_strategy))
         return self._source(
             source_name,
             spec,
@@ -404,7 +416,7 @@ class StreamExecutionEnvironment:
             data = [as_declared(record, type_info) for record in data]
         return self._source(
             "Collection Source",
-            OperatorSpec(OperatorKind.SOURCE_COLLECTION, {"data": data}),
+            OperatorSpec(OperatorKind.SOURCE_COLLECTION, CollectionSourceParams(data=data)),
             parallelism=1,
             output_type=type_info,
         )
@@ -420,7 +432,7 @@ class StreamExecutionEnvironment:
                 raise ProgramError(f"from_sequence() expects ints, got {value!r}.")
         if start > end:
             raise ProgramError("Start of sequence must not be greater than the end")
-        spec = OperatorSpec(OperatorKind.SOURCE_SEQUENCE, {"start": start, "end": end})
+        spec = OperatorSpec(OperatorKind.SOURCE_SEQUENCE, SequenceSourceParams(start=start, end=end))
         return self._source("Sequence Source", spec, output_type=Types.LONG())
 
     def read_text_file(self, path: str, charset_name: str = "UTF-8") -> DataStream:
@@ -434,7 +446,7 @@ class StreamExecutionEnvironment:
             raise ProgramError("read_text_file() expects a non-empty path.")
         monitor = self._source(
             "Custom File Source",
-            OperatorSpec(OperatorKind.SOURCE_FILE_MONITOR, {"path": path}),
+            OperatorSpec(OperatorKind.SOURCE_FILE_MONITOR, FileMonitorSourceParams(path=path)),
             parallelism=1,
             legacy=True,
             non_parallel=True,
@@ -445,7 +457,9 @@ class StreamExecutionEnvironment:
             name="Split Reader: Custom File Source",
             parallelism=self._parallelism,
             inputs=[monitor.transformation],
-            operator=OperatorSpec(OperatorKind.FILE_SPLIT_READER, {"path": path, "charset": charset_name}),
+            operator=OperatorSpec(
+                OperatorKind.FILE_SPLIT_READER, FileSplitReaderParams(path=path, charset=charset_name)
+            ),
             chaining_strategy=ChainingStrategy.HEAD,
             call_site=call_site(),
         )
@@ -461,7 +475,7 @@ class StreamExecutionEnvironment:
             "Socket Stream",
             OperatorSpec(
                 OperatorKind.SOURCE_SOCKET,
-                {"host": hostname, "port": port, "delimiter": delimiter, "max_retry": max_retry},
+                SocketSourceParams(host=hostname, port=port, delimiter=delimiter, max_retry=max_retry),
             ),
             parallelism=1,
             bounded=False,
@@ -480,7 +494,9 @@ class StreamExecutionEnvironment:
                 "for a static DataFrame use from_collection(frame.collect())."
             )
         return self._source(
-            source_name, OperatorSpec(OperatorKind.SOURCE_SPARK, {"frame": DriverSide(frame)}), bounded=False
+            source_name,
+            OperatorSpec(OperatorKind.SOURCE_SPARK, SparkSourceParams(frame=DriverSide(frame))),
+            bounded=False,
         )
 
     def from_datagen(
@@ -555,7 +571,7 @@ class StreamExecutionEnvironment:
             inputs=[stream.transformation],
             parallelism_configured=True,
             uid=f"dataStreamCollect_{sink_id}",
-            operator=OperatorSpec(OperatorKind.COLLECT, {}),
+            operator=OperatorSpec(OperatorKind.COLLECT),
             call_site=call_site(),
         )
 

@@ -20,6 +20,7 @@ from flowmagic.api.functions import Function, OutputTag, takes_collector
 from flowmagic.api.time import Duration, to_millis
 from flowmagic.api.types import TypeInformation
 from flowmagic.errors import InvalidArgumentError, ProgramError
+from flowmagic.graph.operator_params import IntervalJoinParams
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 
 if TYPE_CHECKING:
@@ -377,13 +378,14 @@ class IntervalJoined:
         if lower > upper:
             raise InvalidArgumentError("lowerBound <= upperBound must be fulfilled")
         connected = self._left.connect(self._right).key_by(self._left.key_selector, self._right.key_selector)
-        params = {
-            "function": function,
-            "lower": lower,
-            "upper": upper,
-            "late_tags": tuple(self._late_tags),
-            "key_selectors": (self._left.key_selector, self._right.key_selector),
-        }
+        late_left, late_right = self._late_tags
+        params = IntervalJoinParams(
+            function=function,
+            lower=lower,
+            upper=upper,
+            late_tags=(late_left, late_right),
+            key_selectors=(self._left.key_selector, self._right.key_selector),
+        )
         return connected._two_input("Interval Join", OperatorSpec(OperatorKind.INTERVAL_JOIN, params), output_type)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from flowmagic.api.time import Duration, to_millis
 from flowmagic.api.types import TypeInformation, Types
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError, UnsupportedFeatureError
+from flowmagic.graph.operator_params import FileSourceParams, SequenceSourceParams
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 
 __all__ = [
@@ -59,7 +60,7 @@ class NumberSequenceSource(Source):
             raise InvalidArgumentError("'from' must be <= 'to'")
 
     def operator_spec(self) -> OperatorSpec:
-        return OperatorSpec(OperatorKind.SOURCE_SEQUENCE, {"start": self.start, "end": self.end})
+        return OperatorSpec(OperatorKind.SOURCE_SEQUENCE, SequenceSourceParams(start=self.start, end=self.end))
 
     def is_bounded(self) -> bool:
         return True
@@ -124,11 +125,11 @@ class FileSource(Source):
     def operator_spec(self) -> OperatorSpec:
         return OperatorSpec(
             OperatorKind.SOURCE_FILE,
-            {
-                "paths": list(self.paths),
-                "charset": self.stream_format.charset_name,
-                "discovery_interval_ms": self.discovery_interval_ms,
-            },
+            FileSourceParams(
+                paths=self.paths,
+                charset=self.stream_format.charset_name,
+                discovery_interval_ms=self.discovery_interval_ms,
+            ),
         )
 
     def is_bounded(self) -> bool:

@@ -8,6 +8,7 @@ described like Flink's ``WindowOperatorBuilder``:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from flowmagic.api.datastream import DataStream, KeyedStream, _check_callable, call_location_name, call_site
@@ -26,6 +27,7 @@ from flowmagic.api.windows import (
     WindowAssigner,
 )
 from flowmagic.errors import InvalidTypeError, ProgramError
+from flowmagic.graph.operator_params import Aggregation, WindowFunctionKind, WindowParams
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.graph.partitioners import HASH, Partitioner
 from flowmagic.graph.transformations import (
@@ -36,12 +38,25 @@ from flowmagic.graph.transformations import (
 __all__ = ["AllWindowedStream", "WindowedStream"]
 
 _PASS_THROUGH = "PassThroughWindowFunction"
+
+
+@dataclass(frozen=True)
+class _WindowFunction:
+    """What a windowed stream's method asked for; :meth:`_Windowed._build` adds the key."""
+
+    kind: WindowFunctionKind
+    function: Any = None
+    window_function: Any = None
+    aggregation: Aggregation | None = None
+    position: int | str | None = None
+
+
 _AGGREGATOR_CLASS = {
-    "sum": "SumAggregator",
-    "min": "ComparableAggregator",
-    "max": "ComparableAggregator",
-    "min_by": "ComparableAggregator",
-    "max_by": "ComparableAggregator",
+    Aggregation.SUM: "SumAggregator",
+    Aggregation.MIN: "ComparableAggregator",
+    Aggregation.MAX: "ComparableAggregator",
+    Aggregation.MIN_BY: "ComparableAggregator",
+    Aggregation.MAX_BY: "ComparableAggregator",
 }
 
 
@@ -122,20 +137,27 @@ class _Windowed:
             parts.append(self._evictor.class_name)
         return f"Window({', '.join(parts + functions)})"
 
-    def _params(self, kind: str, **params: Any) -> dict[str, Any]:
-        """The window operator's parameters but its key selector, which :meth:`_build` adds."""
-        return {
-            "function_kind": kind,
-            "assigner": self._assigner,
-            "trigger": self._trigger,
-            "evictor": self._evictor,
-            "allowed_lateness": self._allowed_lateness,
-            "late_tag": self._late_tag.tag_id if self._late_tag else None,
-            "stamps_firing_time": self._input.get_execution_environment()._pyflink_api,
-            **params,
-        }
+    def _params(
+        self, key_selector: Callable[[Any], Any], window: _WindowFunction, *, all_windows: bool = False
+    ) -> WindowParams:
+        """The window operator's parameters."""
+        return WindowParams(
+            key_selector=key_selector,
+            function_kind=window.kind,
+            assigner=self._assigner,
+            trigger=self._trigger,
+            evictor=self._evictor,
+            allowed_lateness=self._allowed_lateness,
+            late_tag=self._late_tag.tag_id if self._late_tag else None,
+            stamps_firing_time=self._input.get_execution_environment()._pyflink_api,
+            all_windows=all_windows,
+            function=window.function,
+            window_function=window.window_function,
+            aggregation=window.aggregation,
+            position=window.position,
+        )
 
-    def _build(self, params: dict[str, Any], functions: list[str], output_type: TypeInformation | None) -> DataStream:
+    def _build(self, window: _WindowFunction, functions: list[str], output_type: TypeInformation | None) -> DataStream:
         raise NotImplementedError
 
     # -- window functions -----------------------------------------------------------------
@@ -157,8 +179,8 @@ class _Windowed:
         names = [function_name(function), function_name(window_function) if window_function else self._pass_through]
         if window_function is None:
             output_type = self._input.get_type()
-        params = self._params("reduce", function=function, window_function=window_function)
-        return self._build(params, names, output_type)
+        window = _WindowFunction(WindowFunctionKind.REDUCE, function=function, window_function=window_function)
+        return self._build(window, names, output_type)
 
     def aggregate(
         self,
@@ -174,47 +196,49 @@ class _Windowed:
             if not hasattr(function, method):
                 raise ProgramError(f"aggregate() expects an AggregateFunction with {method}(), got {function!r}.")
         names = [function_name(function), function_name(window_function) if window_function else self._pass_through]
-        params = self._params("aggregate", function=function, window_function=window_function)
-        return self._build(params, names, output_type)
+        window = _WindowFunction(WindowFunctionKind.AGGREGATE, function=function, window_function=window_function)
+        return self._build(window, names, output_type)
 
     def process(self, function: Any, output_type: TypeInformation | None = None) -> DataStream:
         """Call ``function.process(key, context, elements)`` once per window firing; it returns
         (or yields) the records to emit, or takes a fourth argument ``out`` and calls
         ``out.collect(v)``. ``context.window()`` is the window."""
         _check_callable(function, "process()", "process")
-        return self._build(self._params("process", function=function), [function_name(function)], output_type)
+        window = _WindowFunction(WindowFunctionKind.PROCESS, function=function)
+        return self._build(window, [function_name(function)], output_type)
 
     def apply(self, function: Any, output_type: TypeInformation | None = None) -> DataStream:
         """Call ``function.apply(key, window, inputs)`` once per window firing; it returns (or
         yields) the records to emit, or takes a fourth argument ``out``."""
         _check_callable(function, "apply()", "apply")
-        return self._build(self._params("apply", function=function), [function_name(function)], output_type)
+        window = _WindowFunction(WindowFunctionKind.APPLY, function=function)
+        return self._build(window, [function_name(function)], output_type)
 
-    def _aggregation(self, aggregation: str, position: int | str) -> DataStream:
+    def _aggregation(self, aggregation: Aggregation, position: int | str) -> DataStream:
         if isinstance(position, bool) or not isinstance(position, (int, str)):
             raise ProgramError(f"{aggregation}() expects a field position (int) or name (str), got {position!r}.")
-        params = self._params("aggregation", aggregation=aggregation, position=position)
-        return self._build(params, [_AGGREGATOR_CLASS[aggregation], self._pass_through], self._input.get_type())
+        window = _WindowFunction(WindowFunctionKind.AGGREGATION, aggregation=aggregation, position=position)
+        return self._build(window, [_AGGREGATOR_CLASS[aggregation], self._pass_through], self._input.get_type())
 
     def sum(self, position: int | str = 0) -> DataStream:
         """Sum of field ``position`` per window."""
-        return self._aggregation("sum", position)
+        return self._aggregation(Aggregation.SUM, position)
 
     def min(self, position: int | str = 0) -> DataStream:
         """Minimum of field ``position`` per window (other fields from the first record)."""
-        return self._aggregation("min", position)
+        return self._aggregation(Aggregation.MIN, position)
 
     def max(self, position: int | str = 0) -> DataStream:
         """Maximum of field ``position`` per window (other fields from the first record)."""
-        return self._aggregation("max", position)
+        return self._aggregation(Aggregation.MAX, position)
 
     def min_by(self, position: int | str = 0) -> DataStream:
         """The record with the smallest field ``position`` per window."""
-        return self._aggregation("min_by", position)
+        return self._aggregation(Aggregation.MIN_BY, position)
 
     def max_by(self, position: int | str = 0) -> DataStream:
         """The record with the largest field ``position`` per window."""
-        return self._aggregation("max_by", position)
+        return self._aggregation(Aggregation.MAX_BY, position)
 
     _pass_through = _PASS_THROUGH
 
@@ -243,9 +267,9 @@ class WindowedStream(_Windowed):
         _check_count(slide, "count window slide")
         return stream.evictor(CountEvictor.of(size)).trigger(CountTrigger.of(slide))
 
-    def _build(self, params: dict[str, Any], functions: list[str], output_type: TypeInformation | None) -> DataStream:
+    def _build(self, window: _WindowFunction, functions: list[str], output_type: TypeInformation | None) -> DataStream:
         keyed: KeyedStream = self._input  # type: ignore[assignment]
-        spec = OperatorSpec(OperatorKind.WINDOW, {**params, "key_selector": keyed.key_selector})
+        spec = OperatorSpec(OperatorKind.WINDOW, self._params(keyed.key_selector, window))
         name = type(self._assigner).__name__
         return keyed._one_input(name, spec, description=self._description(functions), output_type=output_type)
 
@@ -302,7 +326,7 @@ class AllWindowedStream(_Windowed):
             parts.append(self._evictor.class_name)
         return f"TriggerWindow({', '.join(parts + functions)})"
 
-    def _build(self, params: dict[str, Any], functions: list[str], output_type: TypeInformation | None) -> DataStream:
+    def _build(self, window: _WindowFunction, functions: list[str], output_type: TypeInformation | None) -> DataStream:
         env = self._input.get_execution_environment()
         # Flink keys the stream by a constant (NullByteKeySelector) so that one subtask sees all.
         # Java's windowAll then runs at parallelism 1; PyFlink's window_all is a keyed window
@@ -316,8 +340,8 @@ class AllWindowedStream(_Windowed):
             partitioner=Partitioner(HASH, key_selector=_null_byte_key, pyflink_key_type=PICKLED if pyflink else None),
             call_site=call_site(),
         )
-        spec = OperatorSpec(OperatorKind.WINDOW, {**params, "key_selector": _null_byte_key, "all": True})
-        whole_window = params["function_kind"] in ("process", "apply")
+        spec = OperatorSpec(OperatorKind.WINDOW, self._params(_null_byte_key, window, all_windows=True))
+        whole_window = window.kind in (WindowFunctionKind.PROCESS, WindowFunctionKind.APPLY)
         name = self._trigger_window_name() if whole_window else type(self._assigner).__name__
         t = OneInputTransformation(
             id=env._new_id(),

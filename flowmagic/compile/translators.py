@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from flowmagic.errors import GraphError
+from flowmagic.graph.operator_params import SinkParams
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.graph.partitioners import FORWARD, Partitioner
 from flowmagic.graph.transformations import (
@@ -81,7 +82,7 @@ def _sink_v2(gen: StreamGraphGenerator, t: SinkTransformation, inputs: list[list
         group,
         node_id=writer_id,
         uid=t.uid,
-        operator=OperatorSpec(OperatorKind.SINK_WRITER, {"sink": t.sink, "type_info": t.record_type}),
+        operator=OperatorSpec(OperatorKind.SINK_WRITER, SinkParams(sink=t.sink, type_info=t.record_type)),
     )
     for input_id in inputs[0]:
         gen.add_edge(input_id, writer_id, 0)
@@ -102,7 +103,7 @@ def _sink_v2(gen: StreamGraphGenerator, t: SinkTransformation, inputs: list[list
         group,
         node_id=committer_id,
         uid=f"Sink Committer: {t.uid}" if t.uid is not None else None,
-        operator=OperatorSpec(OperatorKind.SINK_COMMITTER, {"sink": t.sink}),
+        operator=OperatorSpec(OperatorKind.SINK_COMMITTER, SinkParams(sink=t.sink)),
     )
     gen.add_edge(committables, committer_id, 0)
     return []

@@ -7,6 +7,7 @@ builds the ExecutionGraph, and names the operator at fault.
 from __future__ import annotations
 
 from flowmagic.errors import MissingTimestampsError
+from flowmagic.graph.operator_params import SourceParams, WindowParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.graph.stream_graph import StreamGraph, StreamNode
 
@@ -19,10 +20,8 @@ _FLINK_NO_TIMESTAMP = (
 
 
 def _uses_event_time(node: StreamNode) -> bool:
-    operator = node.operator
-    if operator is None or operator.kind is not OperatorKind.WINDOW:
-        return False
-    return bool(getattr(operator.get("assigner"), "is_event_time", False))
+    params = node.operator.params if node.operator is not None else None
+    return isinstance(params, WindowParams) and params.assigner.is_event_time
 
 
 def _assigns_timestamps(node: StreamNode) -> bool:
@@ -30,9 +29,10 @@ def _assigns_timestamps(node: StreamNode) -> bool:
     if operator is None:
         return False
     # A from_source() source assigns them itself when its watermark strategy has an assigner.
-    strategy = operator.get("watermark_strategy")
-    return (
-        operator.kind is OperatorKind.TIMESTAMPS_WATERMARKS or getattr(strategy, "timestamp_assigner", None) is not None
+    params = operator.params
+    strategy = params.watermark_strategy if isinstance(params, SourceParams) else None
+    return operator.kind is OperatorKind.TIMESTAMPS_WATERMARKS or (
+        strategy is not None and strategy.timestamp_assigner is not None
     )
 
 

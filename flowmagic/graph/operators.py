@@ -3,7 +3,8 @@
 The graphs only need an operator's chaining strategy and names; the runtime needs its kind
 and the user's functions. :class:`OperatorSpec` carries both without knowing how it runs:
 ``kind`` (an :class:`OperatorKind`) selects the runtime implementation (one registry entry
-per kind) and ``params`` holds the user functions and settings. The kinds are the contract
+per kind) and ``params`` holds the user functions and settings, in the dataclass
+:data:`PARAMETERS` gives for the kind. The kinds and their parameters are the contract
 between the API, which creates them, and the runtime, which implements them.
 """
 
@@ -13,7 +14,9 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ChainingStrategy", "DriverSide", "OperatorKind", "OperatorSpec"]
+from flowmagic.graph import operator_params as op
+
+__all__ = ["PARAMETERS", "ChainingStrategy", "DriverSide", "OperatorKind", "OperatorSpec"]
 
 
 class ChainingStrategy(enum.StrEnum):
@@ -66,22 +69,56 @@ class OperatorKind(enum.StrEnum):
         return self.value
 
 
+#: The parameters of each kind of operator.
+PARAMETERS: dict[OperatorKind, type[op.OperatorParams]] = {
+    OperatorKind.SOURCE_COLLECTION: op.CollectionSourceParams,
+    OperatorKind.SOURCE_SEQUENCE: op.SequenceSourceParams,
+    OperatorKind.SOURCE_DATAGEN: op.DatagenSourceParams,
+    OperatorKind.SOURCE_FILE_MONITOR: op.FileMonitorSourceParams,
+    OperatorKind.SOURCE_SOCKET: op.SocketSourceParams,
+    OperatorKind.SOURCE_SPARK: op.SparkSourceParams,
+    OperatorKind.SOURCE_FILE: op.FileSourceParams,
+    OperatorKind.FILE_SPLIT_READER: op.FileSplitReaderParams,
+    OperatorKind.MAP: op.FunctionParams,
+    OperatorKind.FLAT_MAP: op.FunctionParams,
+    OperatorKind.FILTER: op.FunctionParams,
+    OperatorKind.PROCESS: op.ProcessParams,
+    OperatorKind.KEYED_PROCESS: op.ProcessParams,
+    OperatorKind.KEYED_REDUCE: op.KeyedReduceParams,
+    OperatorKind.KEYED_AGGREGATION: op.KeyedAggregationParams,
+    OperatorKind.TIMESTAMPS_WATERMARKS: op.TimestampsWatermarksParams,
+    OperatorKind.WINDOW: op.WindowParams,
+    OperatorKind.CO_MAP: op.CoFunctionParams,
+    OperatorKind.CO_FLAT_MAP: op.CoFunctionParams,
+    OperatorKind.CO_PROCESS: op.CoProcessParams,
+    OperatorKind.CO_KEYED_PROCESS: op.CoProcessParams,
+    OperatorKind.INTERVAL_JOIN: op.IntervalJoinParams,
+    OperatorKind.CO_BROADCAST_PROCESS: op.BroadcastProcessParams,
+    OperatorKind.CO_BROADCAST_KEYED_PROCESS: op.BroadcastProcessParams,
+    OperatorKind.PRINT: op.PrintParams,
+    OperatorKind.COLLECT: op.OperatorParams,
+    OperatorKind.SINK_FUNCTION: op.FunctionParams,
+    OperatorKind.SINK_WRITER: op.SinkParams,
+    OperatorKind.SINK_COMMITTER: op.SinkParams,
+    OperatorKind.CACHE_WRITE: op.OperatorParams,
+}
+
+
 @dataclass(frozen=True, eq=False)
 class OperatorSpec:
     """A runtime operator: its ``kind`` and parameters, fixed once the API made it."""
 
     kind: OperatorKind
-    params: dict[str, Any] = field(default_factory=dict, repr=False)
+    params: op.OperatorParams = field(default_factory=op.OperatorParams, repr=False)
 
     def __post_init__(self) -> None:
-        # A misspelt kind fails here, where the program is written, not on an executor.
-        object.__setattr__(self, "kind", OperatorKind(self.kind))
-
-    def __getitem__(self, name: str) -> Any:
-        return self.params[name]
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self.params.get(name, default)
+        # A misspelt kind, or parameters of another kind, fail here, where the program is
+        # written, not on an executor.
+        kind = OperatorKind(self.kind)
+        object.__setattr__(self, "kind", kind)
+        expected = PARAMETERS[kind]
+        if type(self.params) is not expected:
+            raise TypeError(f"operator kind {kind} takes {expected.__name__}, not {type(self.params).__name__}")
 
 
 class DriverSide:

@@ -24,6 +24,7 @@ from flowmagic.api.state import (
     ValueStateDescriptor,
 )
 from flowmagic.errors import ProgramError
+from flowmagic.graph.operator_params import BroadcastProcessParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import ProcessContext, RuntimeContext, TimerService, adapt, emit_all, with_collector
 from flowmagic.runtime.keyed_state import KeyedStateBackend
@@ -168,9 +169,9 @@ class CoBroadcastProcessOperator(ProcessOperator):
 
     keyed_timers = True
 
-    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+    def __init__(self, name: str, params: BroadcastProcessParams, task: TaskInfo):
         super().__init__(name, params, task)
-        self.states = _States(params["descriptors"])
+        self.states = _States(params.descriptors)
         self.context = ReadOnlyContext(self._side, self.timers, self.backend, self.states, self.missing_timestamp)
         self.broadcast_function = with_collector(adapt(self.user_function, "process_broadcast_element"), 2)
         self.broadcast_context = BroadcastContext(self)

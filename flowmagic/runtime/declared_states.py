@@ -19,6 +19,7 @@ import contextlib
 import copy
 from dataclasses import dataclass, field
 
+from flowmagic.graph.operator_params import OperatorParams
 from flowmagic.runtime.operator import TaskInfo
 from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.registry import implementation
@@ -68,7 +69,7 @@ def declared_states(plans: dict[str, VertexPlan], operator_ids: dict[int, str]) 
     return declared
 
 
-def _open(kind: type, name: str, params: dict, info: TaskInfo) -> Declared:
+def _open(kind: type, name: str, params: OperatorParams, info: TaskInfo) -> Declared:
     try:
         # A copy: opening binds states to the functions, which the job then ships as they are.
         copied = copy.deepcopy(params)

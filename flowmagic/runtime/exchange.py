@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
+from flowmagic.graph.operator_params import KeyedAggregationParams, KeyedReduceParams
 from flowmagic.graph.partitioners import BROADCAST, CUSTOM, FORWARD, GLOBAL, HASH, REBALANCE, RESCALE, SHUFFLE
 from flowmagic.key_groups import assign_key_to_parallel_operator
 from flowmagic.runtime.context import adapt
@@ -59,7 +61,9 @@ class RecordWriter:
         self.combiner: Operator | None = None
         if edge.combine is not None:
             node = edge.combine
-            params = {**node.operator.params, "key_selector": self.key_of}
+            params = node.operator.params
+            assert isinstance(params, (KeyedReduceParams, KeyedAggregationParams)), f"{node.name!r} cannot combine"
+            params = replace(params, key_selector=self.key_of)
             self.combiner = implementation(node.operator.kind)(node.name, params, owner.task)
             self.combiner.output.batch_targets.append(self.emit_batch)
             self.combiner.output.seal()

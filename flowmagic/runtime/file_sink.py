@@ -30,6 +30,7 @@ from typing import Any, BinaryIO
 
 from flowmagic.api.rolling_policy import PartFileInfo
 from flowmagic.errors import JobError
+from flowmagic.graph.operator_params import SinkParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.records import java_to_string
@@ -97,11 +98,11 @@ class FileSinkWriter(Operator):
 
     splits_operator_state = True
 
-    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+    def __init__(self, name: str, params: SinkParams, task: TaskInfo):
         super().__init__(name, params, task)
-        sink = params["sink"]
+        sink = params.sink
         self.base_path: str = sink.base_path
-        self.type_info = params.get("type_info")
+        self.type_info = params.type_info
         self.charset: str = sink.encoder.charset
         self.assigner = sink.bucket_assigner
         self.names = sink.output_file_config
@@ -261,9 +262,9 @@ class FileSinkWriter(Operator):
 class FileSinkCommitter(Sink):
     """Passes committables to the driver, which publishes them once it is safe."""
 
-    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+    def __init__(self, name: str, params: SinkParams, task: TaskInfo):
         super().__init__(name, params, task)
-        self.base_path = params["sink"].base_path
+        self.base_path = params.sink.base_path
 
     @staticmethod
     def deliver(result: JobResult, node_id: int, payload: Any) -> None:
@@ -310,8 +311,10 @@ def sink_directories(nodes: Iterable[Any]) -> list[str]:
     """The base paths of the file sinks among a job's stream nodes."""
     return sorted(
         {
-            node.operator.params["sink"].base_path
+            node.operator.params.sink.base_path
             for node in nodes
-            if node.operator is not None and implementation(node.operator.kind) is FileSinkWriter
+            if node.operator is not None
+            and implementation(node.operator.kind) is FileSinkWriter
+            and isinstance(node.operator.params, SinkParams)
         }
     )

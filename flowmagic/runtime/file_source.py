@@ -10,11 +10,13 @@ at each discovery interval and logs the lines of new files (see
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from flowmagic.errors import UnsupportedSourceError
+from flowmagic.graph.operator_params import FileSourceParams
 from flowmagic.graph.operators import OperatorKind
+from flowmagic.runtime.operator import TaskInfo
 from flowmagic.runtime.records import BATCH_SIZE
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.sources import Source, local_path
@@ -27,7 +29,7 @@ def _hidden(name: str) -> bool:
     return name.startswith((".", "_"))
 
 
-def list_files(paths: list[str]) -> list[str]:
+def list_files(paths: Iterable[str]) -> list[str]:
     """Every visible file under ``paths`` (files, or directories read recursively), in order."""
     files: list[str] = []
     for path in paths:
@@ -73,11 +75,16 @@ def read_lines(path: str, charset: str) -> Iterator[list[str]]:
 class FileSourceReader(Source):
     """The reader of a bounded FileSource's subtask."""
 
+    def __init__(self, params: FileSourceParams, task: TaskInfo):
+        super().__init__(params, task)
+        self.paths, self.charset = params.paths, params.charset
+        self.discovery_interval_ms = params.discovery_interval_ms
+
     def batches(self) -> Iterator[list[Any]]:
-        if self.params["discovery_interval_ms"] is not None:
+        if self.discovery_interval_ms is not None:
             raise UnsupportedSourceError(
                 f"{self.task.vertex_name!r} monitors its paths continuously: it runs in the continuous mode only"
             )
-        files = list_files(self.params["paths"])
+        files = list_files(self.paths)
         for file in files[self.task.index :: self.task.parallelism]:
-            yield from read_lines(file, self.params["charset"])
+            yield from read_lines(file, self.charset)

@@ -16,6 +16,7 @@ from typing import Any
 
 from flowmagic.api.functions import OutputTag
 from flowmagic.api.joins import ProcessJoinFunction
+from flowmagic.graph.operator_params import IntervalJoinParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt, emit_all, with_collector
 from flowmagic.runtime.operator import Operator, TaskInfo
@@ -67,15 +68,15 @@ class IntervalJoinOperator(Operator):
 
     keyed = True
 
-    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+    def __init__(self, name: str, params: IntervalJoinParams, task: TaskInfo):
         super().__init__(name, params, task)
-        self.user_function = params["function"]
+        self.user_function = params.function
         self.user_functions = (self.user_function,)
         self.function = with_collector(adapt(self.user_function, "process_element"), 3)
-        self.lower: int = params["lower"]
-        self.upper: int = params["upper"]
-        self.late_tags: tuple[str | None, str | None] = params["late_tags"]
-        self.key_selectors = tuple(adapt(selector, "get_key") for selector in params["key_selectors"])
+        self.lower = params.lower
+        self.upper = params.upper
+        self.late_tags = params.late_tags
+        self.key_selectors = tuple(adapt(selector, "get_key") for selector in params.key_selectors)
         self.watermark = MIN_WATERMARK
         # side -> key -> timestamp -> records of that input, in arrival order.
         self.buffers: dict[int, dict[Any, dict[int, list[Any]]]] = {_LEFT: {}, _RIGHT: {}}

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from flowmagic.api.types import Row
+from flowmagic.graph.operator_params import Aggregation, KeyedAggregationParams, KeyedReduceParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt
 from flowmagic.runtime.failures import check_field_reference
@@ -52,7 +53,7 @@ def with_field(value: Any, position: Any, new: Any) -> Any:
     return new
 
 
-def aggregation_function(aggregation: str, position: int | str) -> Callable[[Any, Any], Any]:
+def aggregation_function(aggregation: Aggregation, position: int | str) -> Callable[[Any, Any], Any]:
     """Flink's SumAggregator / ComparableAggregator as a reduce function ``(acc, value)``."""
     folder = _Aggregation(aggregation, position)
 
@@ -69,12 +70,10 @@ class _Aggregation:
     so folding never copies a record (the hot loop of keyed aggregations).
     """
 
-    def __init__(self, aggregation: str, position: int | str):
-        if aggregation not in ("sum", "min", "max", "min_by", "max_by"):
-            raise ValueError(f"unknown aggregation {aggregation!r}")
+    def __init__(self, aggregation: Aggregation, position: int | str):
         self.aggregation = aggregation
         self.position = position
-        self.by = aggregation.endswith("_by")
+        self.by = aggregation in (Aggregation.MIN_BY, Aggregation.MAX_BY)
 
     def start(self, value: Any) -> Any:
         return value if self.by else [value, field_of(value, self.position)]
@@ -111,8 +110,8 @@ class KeyedFolder:
     #: When a set, the folds add the keys whose state they changed (incremental snapshots).
     touched: set[Any] | None = None
 
-    def __init__(self, params: dict[str, Any]):
-        self.key_of = adapt(params["key_selector"], "get_key")
+    def __init__(self, params: KeyedReduceParams | KeyedAggregationParams):
+        self.key_of = adapt(params.key_selector, "get_key")
 
     def fold(self, value: Any) -> Any:
         """Fold ``value`` into its key's state; return the key's current result."""
@@ -156,17 +155,17 @@ class KeyedFolder:
 class ReduceFolder(KeyedFolder):
     """A reduce function, or min/max/min_by/max_by: one state per key."""
 
-    def __init__(self, params: dict[str, Any]):
+    def __init__(self, params: KeyedReduceParams | KeyedAggregationParams):
         super().__init__(params)
         self.states: dict[Any, Any] = {}
         self.start: Callable[[Any], Any]
         self.combine: Callable[[Any, Any], Any]
         self.record: Callable[[Any], Any]
-        if "aggregation" in params:
-            aggregation = _Aggregation(params["aggregation"], params["position"])
+        if isinstance(params, KeyedAggregationParams):
+            aggregation = _Aggregation(params.aggregation, params.position)
             self.start, self.combine, self.record = aggregation.start, aggregation.combine, aggregation.record
         else:
-            self.combine = adapt(params["function"], "reduce")
+            self.combine = adapt(params.function, "reduce")
             self.start = self.record = _identity
 
     def fold(self, value: Any) -> Any:
@@ -209,9 +208,9 @@ class SumFolder(KeyedFolder):
     with no per-key state object to reach through.
     """
 
-    def __init__(self, params: dict[str, Any]):
+    def __init__(self, params: KeyedAggregationParams):
         super().__init__(params)
-        self.position = params["position"]
+        self.position = params.position
         self.totals: dict[Any, Any] = {}
         self.firsts: dict[Any, Any] = {}
 
@@ -261,9 +260,9 @@ class SumUpdater(KeyedFolder):
     """``sum(position)`` in STREAMING: as in Flink, a key's state is its latest result, the
     first record with the running total in its field, and each record makes the next one."""
 
-    def __init__(self, params: dict[str, Any]):
+    def __init__(self, params: KeyedAggregationParams):
         super().__init__(params)
-        self.position = params["position"]
+        self.position = params.position
         self.latest: dict[Any, Any] = {}
 
     def fold(self, value: Any) -> Any:
@@ -319,10 +318,10 @@ class SumUpdater(KeyedFolder):
         self.latest.update(states)
 
 
-def keyed_folder(params: dict[str, Any], updates: bool) -> KeyedFolder:
+def keyed_folder(params: KeyedReduceParams | KeyedAggregationParams, updates: bool) -> KeyedFolder:
     """The folder of a keyed reduce or aggregation operator's ``params``; ``updates`` when
     every record's new result is wanted (STREAMING), not only the final ones (BATCH)."""
-    if params.get("aggregation") != "sum":
+    if not isinstance(params, KeyedAggregationParams) or params.aggregation is not Aggregation.SUM:
         return ReduceFolder(params)
     return SumUpdater(params) if updates else SumFolder(params)
 
@@ -362,18 +361,22 @@ class KeyedReduceOperator(Operator):
     combinable = True
     tracks_changes = True
 
-    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+    def __init__(self, name: str, params: KeyedReduceParams | KeyedAggregationParams, task: TaskInfo):
         super().__init__(name, params, task)
         self.folder = keyed_folder(params, updates=not task.batch)
-        if params.get("function") is not None:
-            self.user_functions = (params["function"],)
+        self.position: int | str | None = None
+        if isinstance(params, KeyedAggregationParams):
+            self.position = params.position
+        else:
+            self.user_functions = (params.function,)
         # Aggregations check their field on the first record (Flink checks the type).
-        self.unchecked = "position" in params
+        self.unchecked = self.position is not None
 
     def _check_first(self, value: Any) -> None:
         self.unchecked = False
+        assert self.position is not None, "only aggregations check their field"
         try:
-            check_field_reference(value, self.params["position"])
+            check_field_reference(value, self.position)
         except Exception as error:
             raise self.fail(error, value) from error
 

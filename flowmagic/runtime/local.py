@@ -23,6 +23,7 @@ from flowmagic.errors import JobCancelledError, JobError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
 from flowmagic.runtime.failures import unpicklable_records, user_failure
 from flowmagic.runtime.lifecycle import run_job
+from flowmagic.runtime.metric_reports import SubtaskUpdate
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.operator import UserFunctionError
 from flowmagic.runtime.plan import VertexPlan, build_plans, channel_orders, pickle_plan
@@ -116,23 +117,21 @@ class _LocalJob:
         def report(state: str | None = None, failure: dict[str, Any] | None = None) -> None:
             if state is not None:
                 stats.state = state
-            update = {
-                "vertex": vertex_id,
-                "subtask": index,
-                "attempt": 0,
-                "host": self.host,
-                "state": stats.state,
-                "in": stats.records_in,
-                "out": stats.records_out,
-                "watermark": stats.watermark,
-                "start": stats.started,
-                "metrics": stats.user_metrics(),
-            }
-            if state is not None:
-                update["end"] = time.time()
-            if failure is not None:
-                update["failure"] = failure
-            self.monitor.update(update)
+            self.monitor.update(
+                SubtaskUpdate(
+                    vertex_id,
+                    index,
+                    host=self.host,
+                    state=stats.state,
+                    records_in=stats.records_in,
+                    records_out=stats.records_out,
+                    watermark=stats.watermark,
+                    start=stats.started,
+                    metrics=stats.user_metrics(),
+                    end=time.time() if state is not None else None,
+                    failure=failure,
+                )
+            )
 
         return report
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from flowmagic.graph.operator_params import OperatorParams
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.context import KeyedStateBackend, RuntimeContext
 from flowmagic.runtime.failures import call_site_frame, describe
@@ -170,9 +171,8 @@ class Operator:
     #: chain short against it.
     wall_clock_interval: float | None = None
 
-    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+    def __init__(self, name: str, params: OperatorParams, task: TaskInfo):
         self.name = name
-        self.params = params
         self.task = task
         self.output = Output()
         self.backend = KeyedStateBackend() if self.keyed else None

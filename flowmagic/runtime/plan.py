@@ -14,7 +14,8 @@ from typing import Any
 from flowmagic.errors import GraphError, IncompatibleStreamsError, NotSerializableError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionJobVertex
 from flowmagic.graph.job_graph import JobEdge
-from flowmagic.graph.operators import OperatorKind, OperatorSpec
+from flowmagic.graph.operator_params import FileSplitReaderParams
+from flowmagic.graph.operators import OperatorSpec
 from flowmagic.graph.partitioners import HASH
 from flowmagic.graph.stream_graph import StreamGraph, StreamNode
 from flowmagic.key_groups import java_hash_code
@@ -260,9 +261,10 @@ def _sorted_inputs(batch: bool, state_keys: tuple) -> dict[int, Any]:
 
 
 def _remote_text_path(operator: OperatorSpec | None) -> str | None:
-    if operator is None or operator.kind is not OperatorKind.FILE_SPLIT_READER:
+    params = operator.params if operator is not None else None
+    if not isinstance(params, FileSplitReaderParams):
         return None
-    return None if local_path(operator["path"]) is not None else operator["path"]
+    return None if local_path(params.path) is not None else params.path
 
 
 def _emits_results(operator: OperatorSpec | None) -> bool:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from flowmagic.api.time_domain import TimeDomain
+from flowmagic.graph.operator_params import ProcessParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import ProcessContext, TimerService, emit_all, with_collector
 from flowmagic.runtime.operator import TaskInfo
@@ -45,11 +46,11 @@ class ProcessOperator(FunctionOperator):
     #: Keyed state and timers change only for the current key (records' and timers').
     tracks_changes = True
 
-    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
-        self.keyed = "key_selector" in params
+    def __init__(self, name: str, params: ProcessParams, task: TaskInfo):
+        self.keyed = params.key_selector is not None
         super().__init__(name, params, task)
         self.missing_timestamp = MIN_WATERMARK if task.pyflink_api else None
-        self.key_selector = params.get("key_selector")
+        self.key_selector = params.key_selector
         # Every function may read the time; registering timers needs a keyed timer service.
         self.timers = TimerService(self.backend if self.keyed_timers else None, task.clock)
         self.context = ProcessContext(self._side, self.timers, self.backend, missing_timestamp=self.missing_timestamp)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flowmagic.api.job_execution_result import JobExecutionResult
+from flowmagic.runtime.metric_reports import JobReport
 
 __all__ = ["JobResult"]
 
@@ -27,7 +28,8 @@ class JobResult(JobExecutionResult):
     printed: list[tuple[bool, str]] = field(default_factory=list, repr=False)
     #: Files the file sinks committed.
     committed: list[str] = field(default_factory=list, repr=False)
-    metrics: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: Its progress when it ended (None until it did).
+    metrics: JobReport | None = field(default=None, repr=False)
     job_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def collected(self, node_id: int) -> list[Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flowmagic.graph.operator_params import FunctionParams, PrintParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt
 from flowmagic.runtime.operator import Operator, TaskInfo
@@ -40,14 +41,14 @@ class Sink(Operator):
 class PrintSink(Sink):
     """Flink's PrintSinkOutputWriter format: ``[identifier[:]][subtask+1]> record``."""
 
-    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+    def __init__(self, name: str, params: PrintParams, task: TaskInfo):
         super().__init__(name, params, task)
-        prefix = params.get("identifier") or ""
+        prefix = params.identifier or ""
         if task.parallelism > 1:
             prefix = f"{prefix}:{task.index + 1}" if prefix else str(task.index + 1)
         self.prefix = f"{prefix}> " if prefix else ""
-        self.stderr = bool(params.get("stderr"))
-        self.type_info = params.get("type_info")
+        self.stderr = params.stderr
+        self.type_info = params.type_info
 
     @staticmethod
     def deliver(result: JobResult, node_id: int, payload: Any) -> None:
@@ -79,9 +80,9 @@ class CollectSink(Sink):
 class SinkFunctionOperator(Sink):
     """``add_sink(function)``: ``function(value)`` or ``function.invoke(value, context)``."""
 
-    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+    def __init__(self, name: str, params: FunctionParams, task: TaskInfo):
         super().__init__(name, params, task)
-        self.user_function = params["function"]
+        self.user_function = params.function
         self.user_functions = (self.user_function,)
         invoke = getattr(self.user_function, "invoke", None)
         self.invoke = (lambda value: invoke(value, None)) if callable(invoke) else adapt(self.user_function, "invoke")

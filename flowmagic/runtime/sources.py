@@ -9,11 +9,19 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlparse
 
 from flowmagic.errors import UnsupportedSourceError
+from flowmagic.graph.operator_params import (
+    CollectionSourceParams,
+    DatagenSourceParams,
+    FileMonitorSourceParams,
+    FileSplitReaderParams,
+    SequenceSourceParams,
+    SourceParams,
+)
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.records import BATCH_SIZE
@@ -33,8 +41,7 @@ class Source:
     emits_results = False
     combinable = False
 
-    def __init__(self, params: dict[str, Any], task: TaskInfo):
-        self.params = params
+    def __init__(self, params: SourceParams, task: TaskInfo):
         self.task = task
 
     def batches(self) -> Iterator[list[Any]]:
@@ -60,39 +67,51 @@ def chunks(values: Any) -> Iterator[list[Any]]:
 
 @register(OperatorKind.SOURCE_COLLECTION)
 class CollectionSource(Source):
+    def __init__(self, params: CollectionSourceParams, task: TaskInfo):
+        super().__init__(params, task)
+        self.data = params.data
+
     def batches(self) -> Iterator[list[Any]]:
-        data = self.params["data"]
+        data = self.data
         share = _share(len(data), self.task.index, self.task.parallelism)
         yield from chunks(data[share.start : share.stop])
 
 
 @register(OperatorKind.SOURCE_SEQUENCE)
 class SequenceSource(Source):
+    def __init__(self, params: SequenceSourceParams, task: TaskInfo):
+        super().__init__(params, task)
+        self.start, self.end = params.start, params.end
+
     def batches(self) -> Iterator[list[Any]]:
-        start, end = self.params["start"], self.params["end"]
+        start, end = self.start, self.end
         share = _share(end - start + 1, self.task.index, self.task.parallelism)
         for first in range(share.start, share.stop, BATCH_SIZE):
             yield list(range(start + first, start + min(first + BATCH_SIZE, share.stop)))
 
 
-def generate(params: dict[str, Any], index: int) -> Any:
+def generate(params: DatagenSourceParams, index: int) -> Any:
     """Record ``index`` of a data generator: ``generator(index)``, or ``generator(index, rng)``
     with an ``rng`` seeded by the seed and the index, so it is the same on every run."""
-    generator: Callable[..., Any] | None = params["generator"]
+    generator = params.generator
     if generator is None:
         return index
-    if params["arity"] >= 2:
-        return generator(index, random.Random(f"{params['seed']}:{index}"))
+    if params.arity >= 2:
+        return generator(index, random.Random(f"{params.seed}:{index}"))
     return generator(index)
 
 
 @register(OperatorKind.SOURCE_DATAGEN)
 class DatagenSource(Source):
+    def __init__(self, params: DatagenSourceParams, task: TaskInfo):
+        super().__init__(params, task)
+        self.params = params
+
     def batches(self) -> Iterator[list[Any]]:
-        count = self.params["count"]
+        count = self.params.count
         if count is None:
             raise UnsupportedSourceError("unbounded data generator")
-        rate = self.params["rows_per_second"]
+        rate = self.params.rows_per_second
         share = _share(count, self.task.index, self.task.parallelism)
         per_subtask_rate = rate / self.task.parallelism if rate else None
         started = time.monotonic()
@@ -163,8 +182,12 @@ def split_file(path: str) -> list[tuple[str, int, int]]:
 class FileMonitorSource(Source):
     """Flink 1.x's ContinuousFileMonitoringFunction (PROCESS_ONCE): lists the splits."""
 
+    def __init__(self, params: FileMonitorSourceParams, task: TaskInfo):
+        super().__init__(params, task)
+        self.path = params.path
+
     def batches(self) -> Iterator[list[Any]]:
-        local = local_path(self.params["path"])
+        local = local_path(self.path)
         # Remote file systems are read by Spark's Hadoop reader straight into the split readers.
         if local is not None:
             yield split_file(local)
@@ -178,10 +201,14 @@ class FileSplitReader(Operator):
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
         self.process_batch([value])
 
+    def __init__(self, name: str, params: FileSplitReaderParams, task: TaskInfo):
+        super().__init__(name, params, task)
+        self.charset = params.charset
+
     def read_split(self, split: tuple[str, int, int]) -> Iterator[list[str]]:
         """The lines of ``split``, in batches."""
         path, start, end = split
-        encoding = self.params.get("charset", "UTF-8")
+        encoding = self.charset
         with open(path, "rb") as file:
             if start > 0:
                 file.seek(start - 1)

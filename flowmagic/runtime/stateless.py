@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flowmagic.graph.operator_params import FunctionParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt
 from flowmagic.runtime.operator import Operator, TaskInfo, UserFunctionError
@@ -17,9 +18,9 @@ class FunctionOperator(Operator):
 
     method = ""
 
-    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+    def __init__(self, name: str, params: FunctionParams, task: TaskInfo):
         super().__init__(name, params, task)
-        self.user_function = params["function"]
+        self.user_function = params.function
         self.user_functions = (self.user_function,)
         self.function = adapt(self.user_function, self.method)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flowmagic.graph.execution_graph import ExecutionState
+from flowmagic.graph.operator_params import SourceParams, TimestampsWatermarksParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.exchange import RecordWriter
@@ -87,19 +88,21 @@ class _Chain:
         for node in plan.nodes.values():
             spec = node.operator
             if node.is_source:
-                self.source = implementation(spec.kind)(spec.params, info)
-                strategy = spec.params.get("watermark_strategy")
+                params = spec.params
+                assert isinstance(params, SourceParams), f"source {node.name!r} has no source parameters"
+                self.source = implementation(spec.kind)(params, info)
+                strategy = params.watermark_strategy
                 if strategy is None:
-                    operator = Operator(node.name, spec.params, info)
+                    operator = Operator(node.name, params, info)
                 else:
                     # from_source(): Flink's SourceOperator applies the strategy itself, with
                     # no operator of its own in the graphs.
                     assigner = implementation(OperatorKind.TIMESTAMPS_WATERMARKS)
-                    operator = assigner(node.name, {"strategy": strategy}, info)
+                    operator = assigner(node.name, TimestampsWatermarksParams(strategy=strategy), info)
             else:
                 operator = implementation(spec.kind)(node.name, spec.params, info)
-                if spec.params.get("output_type") is not None:
-                    operator.output.convert = typed_output(spec.params["output_type"], operator)
+                if spec.params.output_type is not None:
+                    operator.output.convert = typed_output(spec.params.output_type, operator)
             self.operators[node.id] = operator
             if operator.emits_results:
                 operator.emit_result = self._result_emitter(node.id, info.index)

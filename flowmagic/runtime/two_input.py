@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flowmagic.graph.operator_params import CoFunctionParams, CoProcessParams, ProcessParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import emit_all, with_collector
 from flowmagic.runtime.operator import Operator, TaskInfo
@@ -27,9 +28,9 @@ def owners(*functions: Any) -> tuple[Any, ...]:
 class _TwoInputOperator(Operator):
     """Two-input operators: one function per input side (1 and 2)."""
 
-    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+    def __init__(self, name: str, params: CoFunctionParams, task: TaskInfo):
         super().__init__(name, params, task)
-        first, second = params["functions"]
+        first, second = params.functions
         # Indexed by input side, 1 and 2.
         self.functions: tuple[Any, ...] = (None, first, second)
         self.user_functions = owners(first, second)
@@ -63,15 +64,15 @@ class CoProcessOperator(ProcessOperator):
 
     keyed_timers = True
 
-    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
-        first, second = params["functions"]
-        params = {**params, "function": first}
-        if "key_selectors" in params:
-            params["key_selector"] = params["key_selectors"][0]
-        super().__init__(name, params, task)
+    def __init__(self, name: str, params: CoProcessParams, task: TaskInfo):
+        first, second = params.functions
+        key_selectors = params.key_selectors
+        # The process operator of the first input, keyed by its key when both inputs are keyed.
+        first_input = ProcessParams(function=first, key_selector=key_selectors[0] if key_selectors else None)
+        super().__init__(name, first_input, task)
         self.functions: tuple[Any, ...] = (None, with_collector(first, 2), with_collector(second, 2))
         self.user_functions = owners(first, second)
-        self.key_selectors = params.get("key_selectors", (None, None))
+        self.key_selectors: tuple[Any, ...] = key_selectors or (None, None)
         owner = getattr(first, "__self__", None)
         self.on_timer = self._timer_function(getattr(owner, "on_timer", None) if owner is not None else None)
 

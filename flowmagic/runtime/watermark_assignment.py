@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from flowmagic.api.watermarks import BoundedOutOfOrdernessWatermarks, Watermark, WatermarkGenerator
+from flowmagic.graph.operator_params import TimestampsWatermarksParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt
 from flowmagic.runtime.operator import Operator, TaskInfo
@@ -60,9 +61,9 @@ class TimestampsAndWatermarksOperator(Operator):
     job's processing time moves while input is missing; a bounded job never goes idle.
     """
 
-    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+    def __init__(self, name: str, params: TimestampsWatermarksParams, task: TaskInfo):
         super().__init__(name, params, task)
-        strategy = params["strategy"]
+        strategy = params.strategy
         self.assigner = adapt(strategy.timestamp_assigner, "extract_timestamp") if strategy.timestamp_assigner else None
         # BATCH ignores watermarks until the end of input, so none are generated.
         self.generator: WatermarkGenerator | None = None

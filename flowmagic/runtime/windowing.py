@@ -16,6 +16,7 @@ from flowmagic.api import functions
 from flowmagic.api.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
 from flowmagic.api.windows import TriggerResult
 from flowmagic.errors import ProgramError
+from flowmagic.graph.operator_params import WindowFunctionKind, WindowParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import (
     KeyedStateBackend,
@@ -167,6 +168,12 @@ class _ListCollector:
         self.records.append(value)
 
 
+#: The window functions that fold each element into the window's state as it comes.
+_INCREMENTAL = frozenset({WindowFunctionKind.REDUCE, WindowFunctionKind.AGGREGATE, WindowFunctionKind.AGGREGATION})
+#: The window functions that get the window's elements, all at once, when it fires.
+_WHOLE_WINDOW = frozenset({WindowFunctionKind.PROCESS, WindowFunctionKind.APPLY})
+
+
 @register(OperatorKind.WINDOW)
 class WindowOperator(Operator):
     """Keyed (or, for ``window_all``, keyed by a constant) windows."""
@@ -176,23 +183,23 @@ class WindowOperator(Operator):
     #: one of its timers (see :meth:`process` and :meth:`_on_timer`).
     tracks_changes = True
 
-    def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
+    def __init__(self, name: str, params: WindowParams, task: TaskInfo):
         super().__init__(name, params, task)
-        self.key_selector = params["key_selector"]
-        self.assigner = params["assigner"]
-        self.trigger = params["trigger"]
-        self.evictor = params["evictor"]
-        self.lateness = params["allowed_lateness"]
-        self.late_tag = params["late_tag"]
-        self.all_windows = params.get("all", False)
-        self.kind = params["function_kind"]
-        self.function: Any = params.get("function")
-        self.window_function: Any = params.get("window_function")
+        self.key_selector = params.key_selector
+        self.assigner = params.assigner
+        self.trigger = params.trigger
+        self.evictor = params.evictor
+        self.lateness = params.allowed_lateness
+        self.late_tag = params.late_tag
+        self.all_windows = params.all_windows
+        self.kind = params.function_kind
+        self.function: Any = params.function
+        self.window_function: Any = params.window_function
         self.event_time = self.assigner.is_event_time
         #: PyFlink's Python window operator stamps a window's results with the time of what
         #: fired it (the element's timestamp, or the timer's time); Java's with the window's
         #: max timestamp.
-        self.stamps_firing_time = params.get("stamps_firing_time", False)
+        self.stamps_firing_time = params.stamps_firing_time
         self.watermark = MIN_WATERMARK
         # (key, window) -> contents: a list of (value, timestamp) or an accumulator.
         self.contents: dict[tuple[Any, Any], Any] = {}
@@ -216,17 +223,18 @@ class WindowOperator(Operator):
         self.context = WindowContext(self)
         # The element's key's state, for assigners that keep some (PyFlink's count windows).
         self.assigner_state = KeyedStateStore(self.keyed_state, task.clock)
-        self.incremental = self.evictor is None and self.kind in ("reduce", "aggregate", "aggregation")
-        if self.kind == "aggregation":
-            self.reduce = aggregation_function(params["aggregation"], params["position"])
-        elif self.kind == "reduce":
+        self.incremental = self.evictor is None and self.kind in _INCREMENTAL
+        if self.kind is WindowFunctionKind.AGGREGATION:
+            assert params.aggregation is not None and params.position is not None, "an aggregation names its field"
+            self.reduce = aggregation_function(params.aggregation, params.position)
+        elif self.kind is WindowFunctionKind.REDUCE:
             self.reduce = adapt(self.function, "reduce")
         self.late_records_dropped = 0
         self.user_functions = tuple(f for f in (self.function, self.window_function) if f is not None)
         # Which window functions take an ``out`` (Java's style) after their arguments
         # (window_all's have no key), by function: decided once, not per firing.
         arguments = 2 if self.all_windows else 3
-        window_functions = [self.window_function, self.function if self.kind in ("process", "apply") else None]
+        window_functions = [self.window_function, self.function if self.kind in _WHOLE_WINDOW else None]
         #: The functions that get a window and its context (not reduce or aggregate functions).
         self.window_functions = [f for f in window_functions if f is not None]
         self.collector_style = {
@@ -296,7 +304,7 @@ class WindowOperator(Operator):
         try:
             if not self.incremental:
                 self.contents.setdefault(slot, []).append((value, timestamp))
-            elif self.kind == "aggregate":
+            elif self.kind is WindowFunctionKind.AGGREGATE:
                 accumulator = self.contents[slot] if slot in self.contents else self.function.create_accumulator()
                 self.contents[slot] = self.function.add(value, accumulator)
             elif slot in self.contents:
@@ -351,7 +359,7 @@ class WindowOperator(Operator):
             self.contents[target] = moved
         elif not self.incremental:
             self.contents[target] = self.contents[target] + moved
-        elif self.kind == "aggregate":
+        elif self.kind is WindowFunctionKind.AGGREGATE:
             self.contents[target] = self.function.merge(self.contents[target], moved)
         else:
             self.contents[target] = self.reduce(self.contents[target], moved)
@@ -441,24 +449,24 @@ class WindowOperator(Operator):
         self.context.bind(key, window)
         try:
             if self.incremental:
-                result = self.function.get_result(contents) if self.kind == "aggregate" else contents
+                result = self.function.get_result(contents) if self.kind is WindowFunctionKind.AGGREGATE else contents
                 if self.window_function is None:
                     collect(result, timestamp)
                     return
                 results = self._call_window_function(self.window_function, key, window, [result])
             else:
                 values = [value for value, _ts in contents]
-                if self.kind in ("reduce", "aggregation"):
+                if self.kind in (WindowFunctionKind.REDUCE, WindowFunctionKind.AGGREGATION):
                     accumulated = values[0]
                     for value in values[1:]:
                         accumulated = self.reduce(accumulated, value)
                     values = [accumulated]
-                elif self.kind == "aggregate":
+                elif self.kind is WindowFunctionKind.AGGREGATE:
                     accumulator = self.function.create_accumulator()
                     for value in values:
                         accumulator = self.function.add(value, accumulator)
                     values = [self.function.get_result(accumulator)]
-                if self.kind in ("process", "apply"):
+                if self.kind in _WHOLE_WINDOW:
                     results = self._call_window_function(self.function, key, window, values)
                 elif self.window_function is not None:
                     results = self._call_window_function(self.window_function, key, window, values)
@@ -486,7 +494,7 @@ class WindowOperator(Operator):
             return False
         if hasattr(function, "process") and callable(function.process):
             return False
-        return hasattr(function, "apply") or (self.kind == "apply" and function is self.function)
+        return hasattr(function, "apply") or (self.kind is WindowFunctionKind.APPLY and function is self.function)
 
     # -- time -------------------------------------------------------------------------------
 

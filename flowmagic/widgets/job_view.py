@@ -31,6 +31,7 @@ from flowmagic.render import (
     set_titles,
     spark_placement_to_dot,
 )
+from flowmagic.runtime.metric_reports import ContinuousReport, JobReport, SubtaskReport, VertexReport
 from flowmagic.runtime.records import MIN_WATERMARK
 
 __all__ = ["RATE_SPAN", "RATE_WINDOW", "SPARK_REDRAW", "JobView", "RateWindow", "SparkPicture", "spark_placement"]
@@ -76,12 +77,12 @@ def _clock(timestamp: float | None) -> str:
     return time.strftime("%H:%M:%S", time.localtime(timestamp)) if timestamp else ""
 
 
-def _missing_metrics(snapshot: dict[str, Any]) -> str:
+def _missing_metrics(snapshot: JobReport) -> str:
     """Why some counters are unknown, once the job ended; empty when all subtasks reported."""
-    if snapshot["state"] not in ("FINISHED", "FAILED", "CANCELED") or "metrics_address" not in snapshot:
+    if snapshot.state not in ("FINISHED", "FAILED", "CANCELED"):
         return ""
-    address, total = snapshot["metrics_address"], snapshot["total_subtasks"]
-    missing = total - snapshot.get("reported_subtasks", total)
+    address, total = snapshot.metrics_address, snapshot.total_subtasks
+    missing = total - snapshot.reported_subtasks
     if missing == 0:
         return ""
     if address is None:
@@ -105,20 +106,20 @@ def _metric_value(value: Any) -> str:
     return html.escape(printable(str(value)))
 
 
-def _user_metrics_html(vertex: dict[str, Any]) -> str:
+def _user_metrics_html(vertex: VertexReport) -> str:
     """The user metrics (``get_metrics_group()``) of a vertex's subtasks: one row per subtask,
     one column per metric; nothing when its operators registered none."""
-    names = sorted({name for subtask in vertex["subtasks"] for name in subtask.get("metrics", {})})
+    names = sorted({name for subtask in vertex.subtasks for name in subtask.metrics})
     if not names:
         return ""
     header = "<tr><th>Subtask</th>" + "".join(f"<th>{html.escape(printable(name))}</th>" for name in names) + "</tr>"
     rows = [header]
-    for subtask in vertex["subtasks"]:
-        metrics = subtask.get("metrics", {})
+    for subtask in vertex.subtasks:
+        metrics = subtask.metrics
         cells = "".join(
             f"<td class='n'>{_metric_value(metrics[name]) if name in metrics else _UNKNOWN}</td>" for name in names
         )
-        rows.append(f"<tr><td>{html.escape(printable(subtask['name']))}</td>{cells}</tr>")
+        rows.append(f"<tr><td>{html.escape(printable(subtask.name))}</td>{cells}</tr>")
     return f"<table class='user-metrics'>{''.join(rows)}</table>"
 
 
@@ -137,56 +138,56 @@ def _bytes(size: int | None) -> str:
     return "-"
 
 
-def _load_html(vertices: list[dict[str, Any]], load: dict[str, list[Any]]) -> str:
+def _load_html(vertices: list[VertexReport], load: dict[str, list[tuple[float, float] | None]]) -> str:
     """Per subtask of a continuous job: its watermark, and its busy and back-pressured time
     per second in its last epoch (Flink's BackPressure tab)."""
     rows = ["<tr><th>Subtask</th><th>Watermark</th><th>Busy (ms/s)</th><th>Back-pressured (ms/s)</th></tr>"]
     for vertex in vertices:
-        for subtask, figures in zip(vertex["subtasks"], load.get(vertex["id"], []), strict=False):
-            watermark = subtask.get("watermark")
+        for subtask, figures in zip(vertex.subtasks, load.get(vertex.id, []), strict=False):
+            watermark = subtask.watermark
             shown = "-" if watermark is None or watermark <= MIN_WATERMARK else _number(watermark)
             busy, pressured = ("-", "-") if figures is None else (f"{figures[0]:.0f}", f"{figures[1]:.0f}")
             rows.append(
-                f"<tr><td>{html.escape(printable(subtask['name']))}</td><td class='n'>{shown}</td>"
+                f"<tr><td>{html.escape(printable(subtask.name))}</td><td class='n'>{shown}</td>"
                 f"<td class='n'>{busy}</td><td class='n'>{pressured}</td></tr>"
             )
     return f"<table>{''.join(rows)}</table>"
 
 
-def _continuous_html(continuous: dict[str, Any], vertices: list[dict[str, Any]]) -> str:
+def _continuous_html(continuous: ContinuousReport, vertices: list[VertexReport]) -> str:
     """A continuous job's epochs and checkpoints (Flink's Checkpoints tab), its subtasks' load
     and watermarks, and its newest output."""
-    checkpoints = continuous["checkpoints"]
-    last = checkpoints["last_duration_ms"]
+    checkpoints = continuous.checkpoints
+    last = checkpoints.last_duration_ms
     rows = [
         "<tr><th>Epochs</th><th>Restarts</th><th>Checkpoints completed</th><th>Last checkpoint</th><th>Duration</th>"
         "<th>State size</th><th>Last savepoint</th></tr>",
         "<tr>"
-        f"<td class='n'>{_number(continuous['epochs'])}</td><td class='n'>{_number(continuous.get('restarts', 0))}</td>"
-        f"<td class='n'>{_number(checkpoints['completed'])}</td>"
-        f"<td>{_clock(checkpoints['last_completed_at'])}</td>"
+        f"<td class='n'>{_number(continuous.epochs)}</td><td class='n'>{_number(continuous.restarts)}</td>"
+        f"<td class='n'>{_number(checkpoints.completed)}</td>"
+        f"<td>{_clock(checkpoints.last_completed_at)}</td>"
         f"<td class='n'>{'-' if last is None else _duration(last / 1000)}</td>"
-        f"<td class='n'>{_bytes(checkpoints['last_size_bytes'])}</td>"
-        f"<td>{html.escape(printable(checkpoints['last_savepoint'] or '-'))}</td>"
+        f"<td class='n'>{_bytes(checkpoints.last_size_bytes)}</td>"
+        f"<td>{html.escape(printable(checkpoints.last_savepoint or '-'))}</td>"
         "</tr>",
     ]
-    parts = [f"<table>{''.join(rows)}</table>", _load_html(vertices, continuous.get("load", {}))]
-    files = continuous.get("files")
+    parts = [f"<table>{''.join(rows)}</table>", _load_html(vertices, continuous.load)]
+    files = continuous.files
     if files is not None:
         parts.append(
-            f"<div class='progress'>FileSink: {files['committed']:,} part files committed, "
-            f"{files['pending']:,} rolled and waiting for the next checkpoint</div>"
+            f"<div class='progress'>FileSink: {files.committed:,} part files committed, "
+            f"{files.pending:,} rolled and waiting for the next checkpoint</div>"
         )
-    if continuous.get("error"):
-        parts.append(f'<pre class="missing">{html.escape(printable(continuous["error"]))}</pre>')
-    elif continuous.get("last_failure"):
+    if continuous.error:
+        parts.append(f'<pre class="missing">{html.escape(printable(continuous.error))}</pre>')
+    elif continuous.last_failure:
         # Flink's Exceptions tab: what the job last restarted after.
         parts.append(
-            f"<div class='progress'>Restarted after (restart {continuous['restarts']}, "
-            f"{html.escape(continuous['restart_strategy'])}):</div>"
-            f'<pre class="missing">{html.escape(printable(continuous["last_failure"]))}</pre>'
+            f"<div class='progress'>Restarted after (restart {continuous.restarts}, "
+            f"{html.escape(continuous.restart_strategy)}):</div>"
+            f'<pre class="missing">{html.escape(printable(continuous.last_failure))}</pre>'
         )
-    total, tail = continuous["printed_total"], continuous["printed_tail"]
+    total, tail = continuous.printed_total, continuous.printed_tail
     if total:
         shown = f"the last {len(tail)} of {total:,} printed lines" if total > len(tail) else f"{total:,} printed lines"
         lines = html.escape("\n".join(printable(line) for line in tail))
@@ -200,27 +201,27 @@ def _continuous_html(continuous: dict[str, Any], vertices: list[dict[str, Any]])
 SPARK_REDRAW = 2.0
 
 
-def spark_placement(physical_graph: PhysicalGraph, snapshot: dict[str, Any]) -> SparkPlacement | None:
+def spark_placement(physical_graph: PhysicalGraph, snapshot: JobReport) -> SparkPlacement | None:
     """Where ``snapshot``'s subtasks ran on Spark, on ``physical_graph``; None when none ran
     as a Spark task (a local run, or none reported yet)."""
     subtasks = []
-    for vertex in snapshot["vertices"]:
-        for subtask in vertex["subtasks"]:
-            if subtask.get("task") is None:
+    for vertex in snapshot.vertices:
+        for subtask in vertex.subtasks:
+            if subtask.task is None:
                 continue
             channels: dict[tuple[str, int], int] = {}
-            for key, count in subtask.get("channels", {}).items():
+            for key, count in subtask.channels.items():
                 consumer, _, index = key.rpartition("/")
                 channels[(consumer, int(index))] = count
             subtasks.append(
                 SparkSubtask(
-                    vertex["id"],
-                    subtask["subtask"],
-                    subtask["attempt"],
-                    executor=subtask.get("executor"),
-                    process=subtask["host"] or None,
-                    stage=subtask.get("stage"),
-                    task=subtask["task"],
+                    vertex.id,
+                    subtask.subtask,
+                    subtask.attempt,
+                    executor=subtask.executor,
+                    process=subtask.host or None,
+                    stage=subtask.stage,
+                    task=subtask.task,
                     channels=channels,
                 )
             )
@@ -269,7 +270,7 @@ class SparkPicture:
         self._drawn_at = 0.0
         self._html = ""
 
-    def html(self, snapshot: dict[str, Any], now: float) -> str:
+    def html(self, snapshot: JobReport, now: float) -> str:
         placement = spark_placement(self.physical_graph, snapshot)
         self.placement = placement
         if placement is None:
@@ -278,7 +279,7 @@ class SparkPicture:
         # counts, are redrawn every SPARK_REDRAW seconds; a subtask changing process at once.
         where = tuple((key, s.executor, s.process) for key, s in placement.subtasks.items())
         shown = (tuple(s.task for s in placement.subtasks.values()), tuple(c.records for c in placement.channels))
-        ended = snapshot["state"] in _TERMINAL
+        ended = snapshot.state in _TERMINAL
         if (
             self._drawn is None
             or self._drawn[0] != where
@@ -319,29 +320,29 @@ class RateWindow:
         self._samples: dict[tuple[str, int], deque[tuple[float, int]]] = {}
         self._attempts: dict[tuple[str, int], int] = {}
 
-    def add(self, snapshot: dict[str, Any], now: float) -> None:
+    def add(self, snapshot: JobReport, now: float) -> None:
         """Record the counters of ``snapshot``, taken at ``now`` (seconds, monotonic)."""
-        for vertex in snapshot["vertices"]:
-            for subtask in vertex["subtasks"]:
-                key = (vertex["id"], subtask["subtask"])
-                if self._attempts.get(key) != subtask["attempt"]:
+        for vertex in snapshot.vertices:
+            for subtask in vertex.subtasks:
+                key = (vertex.id, subtask.subtask)
+                if self._attempts.get(key) != subtask.attempt:
                     # A new attempt counts from zero again.
-                    self._attempts[key] = subtask["attempt"]
+                    self._attempts[key] = subtask.attempt
                     self._samples[key] = deque()
                 samples = self._samples[key]
-                samples.append((now, max(subtask["records_in"], subtask["records_out"])))
+                samples.append((now, max(subtask.records_in, subtask.records_out)))
                 while len(samples) > 2 and now - samples[1][0] >= RATE_WINDOW:
                     samples.popleft()
 
-    def rate(self, vertex_id: str, subtask: dict[str, Any]) -> float | None:
+    def rate(self, vertex_id: str, subtask: SubtaskReport) -> float | None:
         """Records/s of ``subtask`` (an entry of a snapshot vertex's ``subtasks``), or None."""
-        count = max(subtask["records_in"], subtask["records_out"])
-        if subtask["state"] in _TERMINAL:
-            duration = subtask["duration"]
+        count = max(subtask.records_in, subtask.records_out)
+        if subtask.state in _TERMINAL:
+            duration = subtask.duration
             return count / duration if duration is not None and duration >= RATE_SPAN else None
-        if subtask["state"] != "RUNNING":
+        if subtask.state != "RUNNING":
             return None
-        samples = self._samples.get((vertex_id, subtask["subtask"]))
+        samples = self._samples.get((vertex_id, subtask.subtask))
         if not samples:
             return None
         (first_time, first_count), (last_time, last_count) = samples[0], samples[-1]
@@ -354,7 +355,7 @@ class JobView:
 
     def __init__(self, job_graph: JobGraph, physical_graph: PhysicalGraph | None = None):
         self.job_graph = job_graph
-        self.snapshot: dict[str, Any] | None = None
+        self.snapshot: JobReport | None = None
         self.rates = RateWindow()
         #: The physical graph as it runs on Spark (none without a physical graph).
         self.spark = SparkPicture(physical_graph) if physical_graph is not None else None
@@ -369,7 +370,7 @@ class JobView:
 
         self._handle = display(self._bundle(), raw=True, display_id=True)
 
-    def update(self, snapshot: dict[str, Any], now: float | None = None) -> None:
+    def update(self, snapshot: JobReport, now: float | None = None) -> None:
         """Show ``snapshot``, taken at ``now`` (``time.monotonic()`` if not given)."""
         self.snapshot = snapshot
         self._now = time.monotonic() if now is None else now
@@ -387,8 +388,8 @@ class JobView:
             return f"<Job {self.job_graph.name!r}: CREATED>"
         missing = _missing_metrics(snapshot)
         return (
-            f"<Job {snapshot['job']!r}: {snapshot['state']}, "
-            f"{snapshot['finished_subtasks']}/{snapshot['total_subtasks']} subtasks finished"
+            f"<Job {snapshot.job!r}: {snapshot.state}, "
+            f"{snapshot.finished_subtasks}/{snapshot.total_subtasks} subtasks finished"
             + (f"; {missing}>" if missing else ">")
         )
 
@@ -405,14 +406,14 @@ class JobView:
         snapshot = self.snapshot
         if snapshot is None:
             return f'<div class="flowmagic-job">{_STYLE}<div class="progress">CREATED</div></div>'
-        states = {vertex["id"]: vertex["state"] for vertex in snapshot["vertices"]}
+        states = {vertex.id: vertex.state for vertex in snapshot.vertices}
         progress = (
-            f"{_state(snapshot['state'])} {snapshot['finished_subtasks']}/{snapshot['total_subtasks']} "
-            f"subtasks finished · {_duration(snapshot['elapsed'])}"
+            f"{_state(snapshot.state)} {snapshot.finished_subtasks}/{snapshot.total_subtasks} "
+            f"subtasks finished · {_duration(snapshot.elapsed)}"
         )
         parts = [
             f'<div class="flowmagic-job tex2jax_ignore mathjax_ignore">{_STYLE}',
-            f'<div class="progress">Job {html.escape(printable(snapshot["job"]))}: {progress}</div>',
+            f'<div class="progress">Job {html.escape(printable(snapshot.job))}: {progress}</div>',
         ]
         missing = _missing_metrics(snapshot)
         if missing:
@@ -422,41 +423,41 @@ class JobView:
             "<tr><th>Subtask</th><th>State</th><th>Attempt</th><th>Executor</th><th>Start</th>"
             "<th>Duration</th><th>Records in</th><th>Records out</th><th>Records/s</th></tr>"
         )
-        for vertex in snapshot["vertices"]:
+        for vertex in snapshot.vertices:
             rows = [header]
-            for subtask in vertex["subtasks"]:
-                counted = not missing or subtask.get("reported", True)
+            for subtask in vertex.subtasks:
+                counted = not missing or subtask.reported
                 counts = (
                     [
-                        _number(subtask["records_in"]),
-                        _number(subtask["records_out"]),
-                        _rate(self.rates.rate(vertex["id"], subtask)),
+                        _number(subtask.records_in),
+                        _number(subtask.records_out),
+                        _rate(self.rates.rate(vertex.id, subtask)),
                     ]
                     if counted
                     else [_UNKNOWN] * 3
                 )
                 rows.append(
                     "<tr>"
-                    f"<td>{html.escape(printable(subtask['name']))}</td><td>{_state(subtask['state'])}</td>"
-                    f"<td class='n'>{subtask['attempt']}</td><td>{html.escape(subtask['host'])}</td>"
-                    f"<td>{_clock(subtask['start_time'])}</td><td class='n'>{_duration(subtask['duration'])}</td>"
+                    f"<td>{html.escape(printable(subtask.name))}</td><td>{_state(subtask.state)}</td>"
+                    f"<td class='n'>{subtask.attempt}</td><td>{html.escape(subtask.host)}</td>"
+                    f"<td>{_clock(subtask.start_time)}</td><td class='n'>{_duration(subtask.duration)}</td>"
                     + "".join(f"<td class='n'>{count}</td>" for count in counts)
                     + "</tr>"
                 )
-            complete = not missing or all(subtask.get("reported", True) for subtask in vertex["subtasks"])
-            totals = [_number(vertex["records_in"]), _number(vertex["records_out"])] if complete else [_UNKNOWN] * 2
+            complete = not missing or all(subtask.reported for subtask in vertex.subtasks)
+            totals = [_number(vertex.records_in), _number(vertex.records_out)] if complete else [_UNKNOWN] * 2
             rows.append(
                 "<tr class='total'>"
-                f"<td>{html.escape(printable(vertex['name']))}</td><td>{_state(vertex['state'])}</td>"
+                f"<td>{html.escape(printable(vertex.name))}</td><td>{_state(vertex.state)}</td>"
                 "<td></td><td></td><td></td><td></td>"
                 + "".join(f"<td class='n'>{total}</td>" for total in totals)
                 + "<td></td></tr>"
             )
             parts.append(f"<table>{''.join(rows)}</table>")
             parts.append(_user_metrics_html(vertex))
-        continuous = snapshot.get("continuous")
+        continuous = snapshot.continuous
         if continuous is not None:
-            parts.append(_continuous_html(continuous, snapshot["vertices"]))
+            parts.append(_continuous_html(continuous, snapshot.vertices))
         if self.spark is not None:
             parts.append(self.spark.html(snapshot, self._now))
         parts.append("</div>")

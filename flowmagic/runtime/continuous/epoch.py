@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowmagic.graph.operators import OperatorKind
+from flowmagic.graph.operator_params import DatagenSourceParams, FileSourceParams
+from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.key_groups import assign_to_key_group, compute_key_group_range
 from flowmagic.runtime.clock import EpochClock
 from flowmagic.runtime.continuous.state_store import (
@@ -244,7 +245,7 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
 def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) -> Iterator[list[Any]]:
     spec = subtask.plan.nodes[subtask.plan.head].operator
     kind, params = spec.kind, spec.params
-    if kind is OperatorKind.SOURCE_DATAGEN and params["count"] is None:
+    if isinstance(params, DatagenSourceParams) and params.count is None:
         for start, end in inputs:
             yield from chunks(generate(params, index) for index in range(start, end))
     elif kind in (OperatorKind.SOURCE_SOCKET, OperatorKind.SOURCE_SPARK) or _monitored(spec):
@@ -259,13 +260,13 @@ def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) 
 def is_bounded_source(plan: VertexPlan) -> bool:
     """Whether the source heading ``plan`` ends by itself (read whole in a job's first epoch)."""
     spec = plan.nodes[plan.head].operator
-    if spec.kind is OperatorKind.SOURCE_DATAGEN:
-        return spec.params["count"] is not None
+    if isinstance(spec.params, DatagenSourceParams):
+        return spec.params.count is not None
     return spec.kind not in (OperatorKind.SOURCE_SOCKET, OperatorKind.SOURCE_SPARK) and not _monitored(spec)
 
 
-def _monitored(spec: Any) -> bool:
-    return spec.kind is OperatorKind.SOURCE_FILE and spec.params["discovery_interval_ms"] is not None
+def _monitored(spec: OperatorSpec) -> bool:
+    return isinstance(spec.params, FileSourceParams) and spec.params.discovery_interval_ms is not None
 
 
 class _Load:

@@ -63,6 +63,7 @@ from typing import Any
 from flowmagic.api.restart_strategy import RestartStrategy
 from flowmagic.errors import InvalidTypeError, JobCancelledError, JobError, JobFailedError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
+from flowmagic.graph.operator_params import DatagenSourceParams, FileSourceParams, SocketSourceParams, SparkSourceParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction, is_bounded_source
@@ -96,6 +97,13 @@ from flowmagic.runtime.continuous.state_store import (
 from flowmagic.runtime.continuous.storage import Storage, s3a_options
 from flowmagic.runtime.failures import failure_message
 from flowmagic.runtime.file_sink import sink_directories
+from flowmagic.runtime.metric_reports import (
+    CheckpointsReport,
+    ContinuousReport,
+    JobReport,
+    SinkFilesReport,
+    SubtaskUpdate,
+)
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.plan import VertexPlan, build_plans, pickle_plan
 from flowmagic.runtime.result import JobResult
@@ -375,7 +383,8 @@ class ContinuousJob:
             spec = plan.nodes[plan.head].operator
             node_id = plan.head
             ranges_dir = os.path.join(self.local_dir, "sources", "ranges", str(node_id))
-            if spec.kind is OperatorKind.SOURCE_DATAGEN and spec.params["count"] is None:
+            params = spec.params
+            if isinstance(params, DatagenSourceParams) and params.count is None:
                 self._ranges_dirs[node_id] = (ranges_dir, plan.parallelism)
                 frames.append(
                     source_frame(
@@ -384,18 +393,17 @@ class ContinuousJob:
                             "datagen",
                             node_id,
                             plan.parallelism,
-                            rows_per_second=spec.params["rows_per_second"],
+                            rows_per_second=params.rows_per_second,
                             max_per_epoch=MAX_RECORDS_PER_EPOCH,
                             ranges_dir=ranges_dir,
                             start=self._read_up_to.get(node_id, 0),
                         ),
                     )
                 )
-            elif spec.kind is OperatorKind.SOURCE_SOCKET:
+            elif isinstance(params, SocketSourceParams):
                 log_dir = os.path.join(self.local_dir, "sources", str(node_id))
                 self._restore_unread_lines(node_id, plan, log_dir)
-                params = spec.params
-                log = SocketLog(params["host"], params["port"], params["delimiter"], params["max_retry"], log_dir)
+                log = SocketLog(params.host, params.port, params.delimiter, params.max_retry, log_dir)
                 self._sockets[node_id] = log
                 self._source_logs[node_id] = log_dir
                 self._ranges_dirs[node_id] = (ranges_dir, 1)
@@ -403,13 +411,12 @@ class ContinuousJob:
                     "socket", node_id, 1, max_per_epoch=MAX_RECORDS_PER_EPOCH, log_dir=log_dir, ranges_dir=ranges_dir
                 )
                 frames.append(source_frame(session, descriptor))
-            elif spec.kind is OperatorKind.SOURCE_FILE and spec.params["discovery_interval_ms"] is not None:
+            elif isinstance(params, FileSourceParams) and params.discovery_interval_ms is not None:
                 log_dir = os.path.join(self.local_dir, "sources", str(node_id))
-                params = spec.params
                 monitor = FileMonitor(
-                    params["paths"],
-                    params["charset"],
-                    params["discovery_interval_ms"],
+                    list(params.paths),
+                    params.charset,
+                    params.discovery_interval_ms,
                     log_dir,
                     self._restored_sources.get(node_id),
                 )
@@ -425,8 +432,8 @@ class ContinuousJob:
                     ranges_dir=ranges_dir,
                 )
                 frames.append(source_frame(session, descriptor))
-            elif spec.kind is OperatorKind.SOURCE_SPARK:
-                frame = spec.params["frame"].value
+            elif isinstance(params, SparkSourceParams):
+                frame = params.frame.value
                 if frame is None or not frame.isStreaming:
                     raise JobError(f"{plan.name!r}: from_spark() needs a streaming DataFrame (spark.readStream...).")
                 self._spark_frames[node_id] = list(frame.columns)
@@ -822,18 +829,22 @@ class ContinuousJob:
                     min(payload["busy_ms"] / period, 1000.0),
                     min(payload["backpressured_ms"] / period, 1000.0),
                 )
+                stage, task = payload["spark_task"] if payload["spark_task"] is not None else (None, None)
                 self.monitor.update(
-                    {
-                        "vertex": vertex_id,
-                        "subtask": index,
-                        "attempt": 0,
-                        "state": ExecutionState.RUNNING,
-                        "in": payload["records_in"],
-                        "out": payload["records_out"],
-                        "watermark": payload["watermark"],
-                        "metrics": payload["metrics"],
-                        **_placement(payload),
-                    }
+                    SubtaskUpdate(
+                        vertex_id,
+                        index,
+                        state=ExecutionState.RUNNING,
+                        records_in=payload["records_in"],
+                        records_out=payload["records_out"],
+                        watermark=payload["watermark"],
+                        metrics=payload["metrics"],
+                        # Where it ran, and the records it handed on per channel.
+                        host=payload["host"],
+                        stage=stage,
+                        task=task,
+                        channels_added=payload["channels_added"],
+                    )
                 )
                 continue
             node_id, _subtask = key
@@ -1040,40 +1051,39 @@ class ContinuousJob:
 
     # -- the client ---------------------------------------------------------------------------
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> JobReport:
         """The monitor's snapshot, with what a continuous job adds: its status, epochs,
         restarts, checkpoints and the newest printed lines (the total counted)."""
         snapshot = self.monitor.snapshot()
-        if self.status is JobStatus.RESTARTING:
-            snapshot["state"] = str(self.status)
-        snapshot["continuous"] = {
-            "status": str(self.status),
-            "epochs": self.epochs,
-            # Flink's numRestarts, the strategy, and the failure the job last restarted after.
-            "restarts": self.restarts,
-            "restart_strategy": self.restart_strategy.type,
-            "last_failure": self.last_failure,
-            "checkpoints": {
-                "completed": self.checkpoints.completed,
-                "last_duration_ms": self.checkpoints.last_duration_ms,
-                "last_size_bytes": self.checkpoints.last_size_bytes,
-                "last_completed_at": self.checkpoints.last_completed_at,
-                "last_savepoint": self.checkpoints.last_savepoint,
+        checkpoints = self.checkpoints
+        continuous = ContinuousReport(
+            status=str(self.status),
+            epochs=self.epochs,
+            restarts=self.restarts,
+            restart_strategy=self.restart_strategy.type,
+            last_failure=self.last_failure,
+            checkpoints=CheckpointsReport(
+                completed=checkpoints.completed,
+                last_duration_ms=checkpoints.last_duration_ms,
+                last_size_bytes=checkpoints.last_size_bytes,
+                last_completed_at=checkpoints.last_completed_at,
+                last_savepoint=checkpoints.last_savepoint,
+            ),
+            load={
+                vertex.id: [self.load.get((vertex.id, index)) for index in range(len(vertex.subtasks))]
+                for vertex in snapshot.vertices
             },
-            "load": {
-                vertex["id"]: [self.load.get((vertex["id"], index)) for index in range(len(vertex["subtasks"]))]
-                for vertex in snapshot["vertices"]
-            },
-            "files": (
-                {"committed": len(self.committed), "pending": len(self._commits.pending)}
+            files=(
+                SinkFilesReport(committed=len(self.committed), pending=len(self._commits.pending))
                 if self._commits.directories
                 else None
             ),
-            "printed_total": self.printed_total,
-            "printed_tail": list(self.printed_tail),
-            "error": str(self.error) if self.error is not None else None,
-        }
-        return snapshot
+            printed_total=self.printed_total,
+            printed_tail=list(self.printed_tail),
+            error=str(self.error) if self.error is not None else None,
+        )
+        state = str(self.status) if self.status is JobStatus.RESTARTING else snapshot.state
+        return replace(snapshot, state=state, continuous=continuous)
 
     def get_job_id(self) -> str:
         return self.job_id
@@ -1300,12 +1310,3 @@ class CollectedRecords:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _placement(payload: dict[str, Any]) -> dict[str, Any]:
-    """Where an epoch's subtask ran, for the monitor: its process, Spark stage and task, and
-    the records it handed on per channel."""
-    placement: dict[str, Any] = {"host": payload["host"], "channels_added": payload["channels_added"]}
-    if payload["spark_task"] is not None:
-        placement["stage"], placement["task"] = payload["spark_task"]
-    return placement

@@ -9,7 +9,8 @@ from typing import Any
 
 from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.runtime.lifecycle import run_job
-from flowmagic.runtime.metrics import JobMonitor, MetricsServer
+from flowmagic.runtime.metrics import JobMonitor
+from flowmagic.runtime.metrics_channel import MetricsServer
 from flowmagic.runtime.plan import build_plans
 from flowmagic.runtime.spark.placement import executor_lookup
 from flowmagic.runtime.spark.rdd_graph import build_rdds

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from flowmagic.graph.execution_graph import ExecutionGraph
-from flowmagic.runtime.metrics import MetricsServer
+from flowmagic.runtime.metrics_channel import MetricsServer
 from flowmagic.runtime.plan import VertexPlan, channel_orders
 from flowmagic.runtime.spark.shuffle import Frames, exchange, lines_as_items, sink_results
 from flowmagic.runtime.spark.subtask import SubtaskFunction

@@ -1,0 +1,291 @@
+"""The live metrics as typed reports: what a subtask sends the driver, and what views read.
+
+A :class:`SubtaskUpdate` travels from a subtask to the driver's
+:class:`~flowmagic.runtime.metrics.JobMonitor` (as a JSON line over the metrics channel, or
+in process); a :class:`JobReport` is the monitor's picture of the whole job at one moment,
+which the job view draws and a finished job keeps as ``JobResult.metrics``. Each has
+``to_json()``: the plain data of the wire, or of a notebook's export.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "CheckpointsReport",
+    "ContinuousReport",
+    "JobReport",
+    "SinkFilesReport",
+    "SubtaskReport",
+    "SubtaskUpdate",
+    "VertexReport",
+]
+
+
+def _optional(value: Any, kind: type) -> Any:
+    """``value`` when it is a ``kind`` (bools are not ints), else None: a report's field
+    that is missing or malformed is left as the driver last knew it."""
+    if isinstance(value, bool) and kind is not bool:
+        return None
+    return value if isinstance(value, kind) else None
+
+
+#: The fields a report names otherwise on the wire.
+_WIRE_NAMES = {"records_in": "in", "records_out": "out"}
+
+
+@dataclass(frozen=True)
+class SubtaskUpdate:
+    """What one subtask attempt reports: its state and counters so far. A field left None
+    leaves what the driver knows of it unchanged."""
+
+    vertex: str
+    subtask: int
+    attempt: int = 0
+    state: str | None = None
+    #: The process it runs in (``host:pid``).
+    host: str | None = None
+    #: When the attempt started and ended (seconds since the epoch).
+    start: float | None = None
+    end: float | None = None
+    records_in: int | None = None
+    records_out: int | None = None
+    watermark: int | None = None
+    #: The user metrics of its operators, by identifier.
+    metrics: dict[str, Any] | None = None
+    #: The Spark stage and task it runs as.
+    stage: int | None = None
+    task: int | None = None
+    #: Records handed to each consumer subtask (``"<vertex id>/<subtask>"``) so far, or (a
+    #: continuous subtask, whose restored writers count from zero) in this epoch.
+    channels: dict[str, int] | None = None
+    channels_added: dict[str, int] | None = None
+    #: Why the attempt failed (see :func:`flowmagic.runtime.failures.failure_details`).
+    failure: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as a JSON object, without the fields left None."""
+        data: dict[str, Any] = {"vertex": self.vertex, "subtask": self.subtask, "attempt": self.attempt}
+        for name in (
+            "state",
+            "host",
+            "start",
+            "end",
+            "records_in",
+            "records_out",
+            "watermark",
+            "metrics",
+            "stage",
+            "task",
+            "channels",
+            "channels_added",
+            "failure",
+        ):
+            value = getattr(self, name)
+            if value is not None:
+                data[_WIRE_NAMES.get(name, name)] = value
+        return data
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> SubtaskUpdate | None:
+        """The report a JSON object holds; None when it names no subtask. Counters that are
+        not numbers raise (:class:`ValueError` or :class:`TypeError`)."""
+        subtask = data.get("subtask")
+        if not isinstance(subtask, int):
+            return None
+        channels, added = data.get("channels"), data.get("channels_added")
+        return SubtaskUpdate(
+            vertex=str(data.get("vertex")),
+            subtask=subtask,
+            attempt=int(data.get("attempt", 0)),
+            state=None if data.get("state") is None else str(data["state"]),
+            host=None if data.get("host") is None else str(data["host"]),
+            start=None if data.get("start") is None else float(data["start"]),
+            end=None if data.get("end") is None else float(data["end"]),
+            records_in=None if data.get("in") is None else int(data["in"]),
+            records_out=None if data.get("out") is None else int(data["out"]),
+            watermark=_optional(data.get("watermark"), int),
+            metrics=_optional(data.get("metrics"), dict),
+            stage=_optional(data.get("stage"), int),
+            task=_optional(data.get("task"), int),
+            channels=(
+                {str(key): int(count) for key, count in channels.items()} if isinstance(channels, dict) else None
+            ),
+            channels_added=(
+                {str(key): int(count) for key, count in added.items()} if isinstance(added, dict) else None
+            ),
+            failure=_optional(data.get("failure"), dict),
+        )
+
+
+@dataclass(frozen=True)
+class SubtaskReport:
+    """One ExecutionVertex (its latest attempt), as the web UI shows it."""
+
+    vertex: str
+    subtask: int
+    name: str
+    state: str
+    attempt: int
+    host: str
+    start_time: float | None
+    duration: float | None
+    records_in: int
+    records_out: int
+    watermark: int | None
+    #: The user metrics of its operators (``get_metrics_group()``), by identifier.
+    metrics: dict[str, Any]
+    #: Whether any report of it reached the driver (else its counters are unknown).
+    reported: bool
+    #: The Spark stage and task its latest attempt ran as, and the executor that ran it.
+    stage: int | None
+    task: int | None
+    executor: str | None
+    #: Records it handed each consumer subtask, by ``"<vertex id>/<subtask>"``.
+    channels: dict[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "vertex": self.vertex,
+            "subtask": self.subtask,
+            "name": self.name,
+            "state": self.state,
+            "attempt": self.attempt,
+            "host": self.host,
+            "start_time": self.start_time,
+            "duration": self.duration,
+            "records_in": self.records_in,
+            "records_out": self.records_out,
+            "watermark": self.watermark,
+            "metrics": dict(self.metrics),
+            "reported": self.reported,
+            "stage": self.stage,
+            "task": self.task,
+            "executor": self.executor,
+            "channels": dict(self.channels),
+        }
+
+
+@dataclass(frozen=True)
+class VertexReport:
+    """One JobVertex: its subtasks and their totals."""
+
+    id: str
+    name: str
+    state: str
+    records_in: int
+    records_out: int
+    subtasks: list[SubtaskReport]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "state": self.state,
+            "records_in": self.records_in,
+            "records_out": self.records_out,
+            "subtasks": [subtask.to_json() for subtask in self.subtasks],
+        }
+
+
+@dataclass(frozen=True)
+class CheckpointsReport:
+    """A continuous job's checkpoints (Flink's Checkpoints tab)."""
+
+    completed: int
+    last_duration_ms: float | None
+    last_size_bytes: int | None
+    #: When the last one completed (seconds since the epoch).
+    last_completed_at: float | None
+    last_savepoint: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "completed": self.completed,
+            "last_duration_ms": self.last_duration_ms,
+            "last_size_bytes": self.last_size_bytes,
+            "last_completed_at": self.last_completed_at,
+            "last_savepoint": self.last_savepoint,
+        }
+
+
+@dataclass(frozen=True)
+class SinkFilesReport:
+    """A continuous job's FileSink part files: committed, and rolled but not yet committed."""
+
+    committed: int
+    pending: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"committed": self.committed, "pending": self.pending}
+
+
+@dataclass(frozen=True)
+class ContinuousReport:
+    """What a continuous job adds: its status, epochs, restarts, checkpoints, load and
+    newest output."""
+
+    status: str
+    epochs: int
+    #: Flink's numRestarts, the strategy, and the failure the job last restarted after.
+    restarts: int
+    restart_strategy: str
+    last_failure: str | None
+    checkpoints: CheckpointsReport
+    #: Per vertex id, per subtask: busy and backpressured milliseconds per second (None:
+    #: not measured yet).
+    load: dict[str, list[tuple[float, float] | None]]
+    files: SinkFilesReport | None
+    printed_total: int
+    #: The newest printed lines.
+    printed_tail: list[str]
+    error: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "epochs": self.epochs,
+            "restarts": self.restarts,
+            "restart_strategy": self.restart_strategy,
+            "last_failure": self.last_failure,
+            "checkpoints": self.checkpoints.to_json(),
+            "load": {vertex: list(figures) for vertex, figures in self.load.items()},
+            "files": self.files.to_json() if self.files is not None else None,
+            "printed_total": self.printed_total,
+            "printed_tail": list(self.printed_tail),
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class JobReport:
+    """A job's progress at one moment: per vertex its subtasks and totals."""
+
+    job: str
+    state: str
+    #: Seconds since it started (None: not started).
+    elapsed: float | None
+    finished_subtasks: int
+    total_subtasks: int
+    #: Where subtasks report to (``host:port``); None when the live metrics are off.
+    metrics_address: str | None
+    reported_subtasks: int
+    vertices: list[VertexReport] = field(default_factory=list)
+    #: Set for a continuous job.
+    continuous: ContinuousReport | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "job": self.job,
+            "state": self.state,
+            "elapsed": self.elapsed,
+            "finished_subtasks": self.finished_subtasks,
+            "total_subtasks": self.total_subtasks,
+            "metrics_address": self.metrics_address,
+            "reported_subtasks": self.reported_subtasks,
+            "vertices": [vertex.to_json() for vertex in self.vertices],
+        }
+        if self.continuous is not None:
+            data["continuous"] = self.continuous.to_json()
+        return data
