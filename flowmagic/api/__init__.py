@@ -1,4 +1,6 @@
-"""The DataStream API: environment, streams, windows, time, watermarks, sinks."""
+"""The DataStream API: the program builder (environment, streams, windowed, joined and
+broadcast streams, sources and sinks), with the vocabulary programs are written in
+(:mod:`flowmagic.vocabulary`: functions, windows, time, watermarks, state) under its names."""
 
 from flowmagic.api.broadcast import BroadcastConnectedStream, BroadcastStream
 from flowmagic.api.datastream import (
