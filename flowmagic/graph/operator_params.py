@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from flowmagic.api.sinks import FileSink
-    from flowmagic.api.state import MapStateDescriptor
-    from flowmagic.api.types import TypeInformation
-    from flowmagic.api.watermarks import WatermarkStrategy
-    from flowmagic.api.windows import Evictor, Trigger, WindowAssigner
     from flowmagic.graph.operators import DriverSide
+    from flowmagic.vocabulary.state import MapStateDescriptor
+    from flowmagic.vocabulary.types import TypeInformation
+    from flowmagic.vocabulary.watermarks import WatermarkStrategy
+    from flowmagic.vocabulary.windows import Evictor, Trigger, WindowAssigner
 
 __all__ = [
     "Aggregation",

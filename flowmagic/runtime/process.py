@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from flowmagic.api.time_domain import TimeDomain
 from flowmagic.graph.operator_params import ProcessParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import ProcessContext, TimerService, emit_all, with_collector
@@ -18,6 +17,7 @@ from flowmagic.runtime.operator import TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.stateless import FunctionOperator
+from flowmagic.vocabulary.time_domain import TimeDomain
 
 __all__ = ["Collector", "KeyedProcessOperator", "ProcessOperator"]
 
@@ -49,7 +49,7 @@ class ProcessOperator(FunctionOperator):
     def __init__(self, name: str, params: ProcessParams, task: TaskInfo):
         self.keyed = params.key_selector is not None
         super().__init__(name, params, task)
-        self.missing_timestamp = MIN_WATERMARK if task.pyflink_api else None
+        self.missing_timestamp = task.dialect.missing_timestamp
         self.key_selector = params.key_selector
         # Every function may read the time; registering timers needs a keyed timer service.
         self.timers = TimerService(self.backend if self.keyed_timers else None, task.clock)

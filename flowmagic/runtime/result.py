@@ -7,8 +7,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowmagic.api.job_execution_result import JobExecutionResult
 from flowmagic.runtime.metric_reports import JobReport
+from flowmagic.vocabulary.job_execution_result import JobExecutionResult
 
 __all__ = ["JobResult"]
 

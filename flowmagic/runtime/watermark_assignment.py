@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from flowmagic.api.watermarks import BoundedOutOfOrdernessWatermarks, Watermark, WatermarkGenerator
 from flowmagic.graph.operator_params import TimestampsWatermarksParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt
@@ -13,6 +12,7 @@ from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.user_metrics import MetricGroup
+from flowmagic.vocabulary.watermarks import BoundedOutOfOrdernessWatermarks, Watermark, WatermarkGenerator
 
 __all__ = ["TimestampsAndWatermarksOperator"]
 
