@@ -291,6 +291,7 @@ def test_the_private_use_check_finds_a_planted_one(tmp_path: Path) -> None:
 def test_a_second_front_end_writes_a_program_with_the_builder_protocol() -> None:
     from flowmagic import datastream as pyflink_datastream
     from flowmagic.api.datastream import DataStream
+    from flowmagic.graph.operator_params import FunctionParams
     from flowmagic.graph.operators import OperatorKind, OperatorSpec
     from flowmagic.graph.transformations import OneInputTransformation
     from flowmagic.vocabulary.dialect import JAVA, PYFLINK
@@ -302,7 +303,7 @@ def test_a_second_front_end_writes_a_program_with_the_builder_protocol() -> None
         name="Twice",
         parallelism=1,
         inputs=[source.transformation],
-        operator=OperatorSpec(OperatorKind.MAP, {"function": lambda x: 2 * x}),
+        operator=OperatorSpec(OperatorKind.MAP, FunctionParams(function=lambda x: 2 * x)),
     )
     env.add_operator(doubled)
     env.declare_type(doubled, flowmagic.Types.LONG())

@@ -651,7 +651,7 @@ def test_pyflinks_windowing_examples_run_with_only_their_imports_changed(spark, 
     [
         ("flowmagic.datastream.connectors.kafka", "pyflink.datastream.connectors.kafka", "format('kafka')"),
         ("flowmagic.datastream.formats.csv", "pyflink.datastream.formats", "parse records in map()"),
-        ("flowmagic.table", "pyflink.table", "the Table API and SQL are not supported"),
+        ("flowmagic.table.udf", "pyflink.table.udf", "flowmagic.table plans Flink SQL"),
     ],
 )
 def test_pyflink_modules_flowmagic_lacks_say_what_to_use_instead(module, missing, advice) -> None:

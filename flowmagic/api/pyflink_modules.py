@@ -30,7 +30,10 @@ _ADVICE = {
         "read text (FileSource with StreamFormat.text_line_format(), or env.from_spark with Spark's csv, json or "
         "parquet reader) and parse records in map()"
     ),
-    "table": "the Table API and SQL are not supported: flowmagic runs PyFlink's DataStream API",
+    "table": (
+        "flowmagic.table plans Flink SQL (TableEnvironment, StreamTableEnvironment, EnvironmentSettings, "
+        "execute_sql, sql_query, explain_sql); write the query in SQL"
+    ),
 }
 
 
@@ -41,7 +44,7 @@ def missing_module_error(name: str) -> UnsupportedFeatureError:
     advice = next(
         (text for prefix, text in _ADVICE.items() if relative == prefix or relative.startswith(prefix + ".")),
         "flowmagic runs PyFlink's DataStream API (pyflink.datastream and its connectors, functions, state and "
-        "window modules; pyflink.common), not the Table API or Java gateways",
+        "window modules; pyflink.common) and Flink SQL through pyflink.table's TableEnvironment, not Java gateways",
     )
     return UnsupportedFeatureError(f"pyflink.{relative} has no flowmagic counterpart: {advice}.")
 
