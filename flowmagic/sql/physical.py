@@ -142,10 +142,9 @@ class Exchange(PhysicalNode):
 
 
 def agg_call(call: AggCall, names: list[str]) -> str:
-    if not call.args:
-        return f"{call.function}(*)"
-    inner = ", ".join(names[a] for a in call.args)
-    return f"{call.function}({'DISTINCT ' if call.distinct else ''}{inner})"
+    inner = ", ".join(names[a] for a in call.args) if call.args else "*"
+    text = f"{call.function}({'DISTINCT ' if call.distinct else ''}{inner})"
+    return text if call.filter is None else f"{text} FILTER {names[call.filter]}"
 
 
 @dataclass(eq=False)
@@ -454,6 +453,27 @@ class BatchAggregate(PhysicalNode):
             return [("isMerge", "false"), *_group_by(self.grouping, names), ("select", ", ".join(select))]
         select = keys + [f"Final_{c.function}({local_name(c, i)}) AS {c.name}" for i, c in enumerate(self.calls)]
         return [("isMerge", "true"), *_group_by(self.grouping, names), ("select", ", ".join(select))]
+
+
+@dataclass(eq=False)
+class Expand(PhysicalNode):
+    """Every input row once per projection list (Calcite's expand-distinct rewrite), the
+    projection's number in the expand-id field ``$e``."""
+
+    projects: list[list[Rex]] = field(default_factory=list)
+
+    def terms(self, style: str) -> list[tuple[str, str]]:
+        # Flink prints a projection's NULL untyped (``null AS k``), unlike other expressions.
+        rows = []
+        for projects in self.projects:
+            items = [
+                f"null AS {name}"
+                if isinstance(rex, Literal) and rex.value is None
+                else select_list([rex], [name], self.input_names(), style)
+                for rex, name in zip(projects, self.names, strict=True)
+            ]
+            rows.append("{" + ", ".join(items) + "}")
+        return [("projects", ", ".join(rows))]
 
 
 @dataclass(eq=False)

@@ -27,7 +27,7 @@ from flowmagic.sql.logical import (
     join_fields,
 )
 from flowmagic.sql.rex import Call, InputRef, Literal, Rex, conjunctions, shift
-from flowmagic.sql.rules import collation
+from flowmagic.sql.rules import aggregate_expand_distinct, collation
 from flowmagic.sql.types import SqlType
 
 _BATCH_LATER = "The batch planner's {} comes with a later flowmagic step; plan this query in streaming mode."
@@ -106,6 +106,9 @@ class ToPhysical:
         """Two phases around the exchange. Flink's cost model sorts an input whose rows it knows
         (VALUES) and hashes one it does not (a table); flowmagic takes the same choice by that
         rule, without costing."""
+        if aggregate_expand_distinct.applies(node):
+            strategy = "Sort" if _rows_known(node.inputs[0]) and node.group else "Hash"
+            return aggregate_expand_distinct.rewrite(node, self.convert(node.inputs[0]), self._exchange, strategy)
         if any(c.distinct or c.function not in ph.LOCAL_NAMES for c in node.calls):
             raise TableException(_BATCH_LATER.format("aggregation of DISTINCT and AVG calls (Expand)"))
         child = self.convert(node.inputs[0])
