@@ -29,15 +29,8 @@ _VALUES_EXPRESSIONS = "VALUES rows with expressions (a UNION of projections over
 #: (case, mode, field) the planner does not plan yet, and why. The r* entries are cases the
 #: sql-cases branch records; their texts were checked against Flink 2.3's planner.
 NOT_YET: dict[tuple[str, str, str], str] = {
-    ("s04_multi_aggregates", "batch", "explain"): _BATCH_PHYSICAL,
     ("s10_interval_join", "batch", "explain"): _BATCH_PHYSICAL,
-    **{
-        (case, "batch", "explain"): _BATCH_PHYSICAL
-        for case in (
-            "r09_interval_join_strict_bounds",
-            "r14_having_count_distinct",
-        )
-    },
+    **{(case, "batch", "explain"): _BATCH_PHYSICAL for case in ("r09_interval_join_strict_bounds",)},
     **{
         ("r15_type_derivation", mode, field): _VALUES_EXPRESSIONS
         for mode, field in (

@@ -28,16 +28,10 @@ _BOOL = SqlType("BOOLEAN", nullable=False)
 
 
 def applies(node: LogicalAggregate) -> bool:
-    """Whether ``node`` has DISTINCT calls over one argument set and plain calls whose types
-    survive the upper ``MIN`` (a NOT NULL result needs a cast above, which comes later)."""
+    """Whether ``node`` has DISTINCT calls over one argument set beside plain calls."""
     distinct = {c.args for c in node.calls if c.distinct}
     plain = [c for c in node.calls if not c.distinct]
-    return (
-        len(distinct) == 1
-        and bool(plain)
-        and all(c.function in ph.LOCAL_NAMES for c in node.calls)
-        and all(c.type.nullable for c in plain)
-    )
+    return len(distinct) == 1 and bool(plain) and all(c.function in ph.LOCAL_NAMES for c in node.calls)
 
 
 def rewrite(
@@ -130,6 +124,15 @@ def rewrite(
     if upper_strategy == "Sort" and upper_keys:
         merged = ph.Sort([merged], list(merged.fields), keys=sorted_keys)
     out_fields = [calc_fields[k] for k in upper_keys] + [Field(c.name, c.type) for c in upper_calls]
-    return ph.BatchAggregate(
+    upper = ph.BatchAggregate(
         [merged], out_fields, strategy=upper_strategy, grouping=tuple(range(len(upper_keys))), calls=upper_calls
     )
+    if [f.type for f in out_fields] == [f.type for f in node.fields]:
+        return upper
+    # Calcite converts back to the aggregate's row type; its casts take their operand's
+    # nullability (``makeCast`` matching nullability), so they print as the operand's type.
+    converted: list[Rex] = [
+        InputRef(f.type, i) if f.type == want.type else Call(f.type, "CAST", (InputRef(f.type, i),))
+        for i, (f, want) in enumerate(zip(out_fields, node.fields, strict=True))
+    ]
+    return ph.Calc([upper], out_fields, projects=converted)

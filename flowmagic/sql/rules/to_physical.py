@@ -34,11 +34,30 @@ _BATCH_LATER = "The batch planner's {} comes with a later flowmagic step; plan t
 
 
 def calc(child: ph.PhysicalNode, fields: list[Field], projects: list[Rex], condition: Rex | None) -> ph.PhysicalNode:
-    if isinstance(child, ph.Calc) and child.condition is None and condition is None:
+    if isinstance(child, ph.Calc) and child.condition is None:
         inner = child
-        merged = [shift(p, lambda i: inner.projects[i]) for p in projects]
-        return ph.Calc(inner.inputs, fields, projects=merged)
+
+        def through(rex: Rex) -> Rex:
+            return _nullability(shift(rex, lambda i: inner.projects[i]))
+
+        merged = [through(p) for p in projects]
+        where = None if condition is None else through(condition)
+        return ph.Calc(inner.inputs, fields, projects=merged, condition=where)
     return ph.Calc([child], fields, projects=projects, condition=condition)
+
+
+_STRICT = {"CAST", "+", "-", "*", "/"}
+
+
+def _nullability(rex: Rex) -> Rex:
+    """``rex`` with casts and arithmetic nullable where an operand now is (Calcite's casts match
+    their operand's nullability when a program is rebuilt over new inputs)."""
+    if not isinstance(rex, Call):
+        return rex
+    operands = tuple(_nullability(o) for o in rex.operands)
+    nullable = rex.operator in _STRICT and any(o.type.nullable for o in operands)
+    kind = rex.type.with_nullable(True) if nullable else rex.type
+    return Call(kind, rex.operator, operands)
 
 
 class ToPhysical:
