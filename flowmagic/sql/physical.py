@@ -514,6 +514,32 @@ class NestedLoopJoin(PhysicalNode):
 
 
 @dataclass(eq=False)
+class HashJoin(PhysicalNode):
+    """Batch join hashing its ``build`` side, both inputs hashed on the join keys. ``adaptive``:
+    Flink's AdaptiveJoinProcessor left it for the runtime to turn into a broadcast join, so the
+    execution plan prints it as an AdaptiveJoin of the original shuffle hash join."""
+
+    join_type: str = "inner"
+    condition: Rex | None = None
+    build: str = "left"
+    adaptive: bool = False
+
+    def name(self, exec_plan: bool) -> str:
+        return "AdaptiveJoin" if exec_plan and self.adaptive else "HashJoin"
+
+    def terms(self, style: str) -> list[tuple[str, str]]:
+        where = "true" if self.condition is None else expression(self.condition, self.names, style)
+        original = [("originalJoin", "ShuffleHashJoin")] if style == "exec" and self.adaptive else []
+        return [
+            *original,
+            ("joinType", _JOIN_TYPES[self.join_type]),
+            ("where", where),
+            ("select", ", ".join(self.names)),
+            ("build", self.build),
+        ]
+
+
+@dataclass(eq=False)
 class OverAggregate(PhysicalNode):
     """Batch OVER aggregation over partitions sorted by their keys."""
 
