@@ -22,22 +22,14 @@ HERE = Path(__file__).parent / "conformance" / "sql"
 FIELDS = ("explain", "explain_changelog_mode", "job_name")
 _SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.I | re.S)
 
-_BATCH_PHYSICAL = "batch rules for DISTINCT (Expand) and joins of tables (MultipleInput) come next"
+_BATCH_PHYSICAL = "batch joins of tables fused with a Calc into a MultipleInput come next"
 
 _VALUES_EXPRESSIONS = "VALUES rows with expressions (a UNION of projections over one-row Values) come next"
 
 #: (case, mode, field) the planner does not plan yet, and why. The r* entries are cases the
 #: sql-cases branch records; their texts were checked against Flink 2.3's planner.
 NOT_YET: dict[tuple[str, str, str], str] = {
-    ("s04_multi_aggregates", "batch", "explain"): _BATCH_PHYSICAL,
     ("s10_interval_join", "batch", "explain"): _BATCH_PHYSICAL,
-    **{
-        (case, "batch", "explain"): _BATCH_PHYSICAL
-        for case in (
-            "r09_interval_join_strict_bounds",
-            "r14_having_count_distinct",
-        )
-    },
     **{
         ("r15_type_derivation", mode, field): _VALUES_EXPRESSIONS
         for mode, field in (

@@ -46,6 +46,8 @@ def _batch_type(node: ph.PhysicalNode) -> str:
         return "batch-exec-rank_1"
     if isinstance(node, ph.NestedLoopJoin):
         return "batch-exec-nested-loop-join_1"
+    if isinstance(node, ph.HashJoin):
+        return "batch-exec-adaptive-join_1" if node.adaptive else "batch-exec-hash-join_1"
     return STREAM_TYPES.get(type(node), "").replace("stream-exec-", "batch-exec-")
 
 

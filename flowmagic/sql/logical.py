@@ -27,6 +27,8 @@ class AggCall:
     distinct: bool
     type: SqlType
     name: str
+    #: The boolean input field that admits a row to this call (``FILTER (WHERE ...)``).
+    filter: int | None = None
 
     def digest(self, names: list[str] | None = None) -> str:
         refs = [f"${a}" if names is None else names[a] for a in self.args]

@@ -142,10 +142,9 @@ class Exchange(PhysicalNode):
 
 
 def agg_call(call: AggCall, names: list[str]) -> str:
-    if not call.args:
-        return f"{call.function}(*)"
-    inner = ", ".join(names[a] for a in call.args)
-    return f"{call.function}({'DISTINCT ' if call.distinct else ''}{inner})"
+    inner = ", ".join(names[a] for a in call.args) if call.args else "*"
+    text = f"{call.function}({'DISTINCT ' if call.distinct else ''}{inner})"
+    return text if call.filter is None else f"{text} FILTER {names[call.filter]}"
 
 
 @dataclass(eq=False)
@@ -457,6 +456,27 @@ class BatchAggregate(PhysicalNode):
 
 
 @dataclass(eq=False)
+class Expand(PhysicalNode):
+    """Every input row once per projection list (Calcite's expand-distinct rewrite), the
+    projection's number in the expand-id field ``$e``."""
+
+    projects: list[list[Rex]] = field(default_factory=list)
+
+    def terms(self, style: str) -> list[tuple[str, str]]:
+        # Flink prints a projection's NULL untyped (``null AS k``), unlike other expressions.
+        rows = []
+        for projects in self.projects:
+            items = [
+                f"null AS {name}"
+                if isinstance(rex, Literal) and rex.value is None
+                else select_list([rex], [name], self.input_names(), style)
+                for rex, name in zip(projects, self.names, strict=True)
+            ]
+            rows.append("{" + ", ".join(items) + "}")
+        return [("projects", ", ".join(rows))]
+
+
+@dataclass(eq=False)
 class Sort(PhysicalNode):
     keys: list[tuple[int, bool, bool]] = field(default_factory=list)
 
@@ -486,6 +506,32 @@ class NestedLoopJoin(PhysicalNode):
     def terms(self, style: str) -> list[tuple[str, str]]:
         where = "true" if self.condition is None else expression(self.condition, self.names, style)
         return [
+            ("joinType", _JOIN_TYPES[self.join_type]),
+            ("where", where),
+            ("select", ", ".join(self.names)),
+            ("build", self.build),
+        ]
+
+
+@dataclass(eq=False)
+class HashJoin(PhysicalNode):
+    """Batch join hashing its ``build`` side, both inputs hashed on the join keys. ``adaptive``:
+    Flink's AdaptiveJoinProcessor left it for the runtime to turn into a broadcast join, so the
+    execution plan prints it as an AdaptiveJoin of the original shuffle hash join."""
+
+    join_type: str = "inner"
+    condition: Rex | None = None
+    build: str = "left"
+    adaptive: bool = False
+
+    def name(self, exec_plan: bool) -> str:
+        return "AdaptiveJoin" if exec_plan and self.adaptive else "HashJoin"
+
+    def terms(self, style: str) -> list[tuple[str, str]]:
+        where = "true" if self.condition is None else expression(self.condition, self.names, style)
+        original = [("originalJoin", "ShuffleHashJoin")] if style == "exec" and self.adaptive else []
+        return [
+            *original,
             ("joinType", _JOIN_TYPES[self.join_type]),
             ("where", where),
             ("select", ", ".join(self.names)),

@@ -27,18 +27,37 @@ from flowmagic.sql.logical import (
     join_fields,
 )
 from flowmagic.sql.rex import Call, InputRef, Literal, Rex, conjunctions, shift
-from flowmagic.sql.rules import collation
+from flowmagic.sql.rules import aggregate_expand_distinct, collation
 from flowmagic.sql.types import SqlType
 
 _BATCH_LATER = "The batch planner's {} comes with a later flowmagic step; plan this query in streaming mode."
 
 
 def calc(child: ph.PhysicalNode, fields: list[Field], projects: list[Rex], condition: Rex | None) -> ph.PhysicalNode:
-    if isinstance(child, ph.Calc) and child.condition is None and condition is None:
+    if isinstance(child, ph.Calc) and child.condition is None:
         inner = child
-        merged = [shift(p, lambda i: inner.projects[i]) for p in projects]
-        return ph.Calc(inner.inputs, fields, projects=merged)
+
+        def through(rex: Rex) -> Rex:
+            return _nullability(shift(rex, lambda i: inner.projects[i]))
+
+        merged = [through(p) for p in projects]
+        where = None if condition is None else through(condition)
+        return ph.Calc(inner.inputs, fields, projects=merged, condition=where)
     return ph.Calc([child], fields, projects=projects, condition=condition)
+
+
+_STRICT = {"CAST", "+", "-", "*", "/"}
+
+
+def _nullability(rex: Rex) -> Rex:
+    """``rex`` with casts and arithmetic nullable where an operand now is (Calcite's casts match
+    their operand's nullability when a program is rebuilt over new inputs)."""
+    if not isinstance(rex, Call):
+        return rex
+    operands = tuple(_nullability(o) for o in rex.operands)
+    nullable = rex.operator in _STRICT and any(o.type.nullable for o in operands)
+    kind = rex.type.with_nullable(True) if nullable else rex.type
+    return Call(kind, rex.operator, operands)
 
 
 class ToPhysical:
@@ -106,6 +125,9 @@ class ToPhysical:
         """Two phases around the exchange. Flink's cost model sorts an input whose rows it knows
         (VALUES) and hashes one it does not (a table); flowmagic takes the same choice by that
         rule, without costing."""
+        if aggregate_expand_distinct.applies(node):
+            strategy = "Sort" if _rows_known(node.inputs[0]) and node.group else "Hash"
+            return aggregate_expand_distinct.rewrite(node, self.convert(node.inputs[0]), self._exchange, strategy)
         if any(c.distinct or c.function not in ph.LOCAL_NAMES for c in node.calls):
             raise TableException(_BATCH_LATER.format("aggregation of DISTINCT and AVG calls (Expand)"))
         child = self.convert(node.inputs[0])
@@ -243,10 +265,9 @@ class ToPhysical:
     def _batch_join(self, node: LogicalJoin) -> ph.PhysicalNode:
         """Joins of inputs whose rows the planner knows (VALUES) loop over the smaller side,
         broadcast; an outer join builds its null-padded side; a full outer join gathers both.
-        Flink's cost model picks these for such inputs; joins of tables (HashJoin, SortMergeJoin
-        in a MultipleInput) come later."""
+        Flink's cost model picks these for such inputs."""
         if not all(_rows_known(i) for i in node.inputs):
-            raise TableException(_BATCH_LATER.format("joins of tables (HashJoin/SortMergeJoin, MultipleInput)"))
+            return self._hash_join(node)
         left, right = (self.convert(i) for i in node.inputs)
         fields = join_fields(left.fields, right.fields, node.join_type)
         if node.join_type == "full":
@@ -267,24 +288,34 @@ class ToPhysical:
             inputs = [left, ph.Exchange([right], list(right.fields), distribution="broadcast")]
         return ph.NestedLoopJoin(inputs, fields, join_type=node.join_type, condition=node.condition, build=build)
 
+    def _hash_join(self, node: LogicalJoin) -> ph.PhysicalNode:
+        """A join of tables hashes both inputs on its keys and builds a hash table of one side.
+        Flink's cost model on tables of unknown size (the same default row count on both
+        sides) prefers this to a sort-merge join (no sorts) and to a broadcast (the build side
+        is above ``table.optimizer.join.broadcast-threshold``), and builds the left side of the
+        tie. Its AdaptiveJoinProcessor (``table.optimizer.adaptive-broadcast-join.strategy``
+        ``auto``) then leaves the choice of broadcasting to the runtime: an AdaptiveJoin in the
+        execution plan. A join whose input ends in a Calc above its exchange joins that Calc
+        into a MultipleInput, which flowmagic does not build yet."""
+        left, right = (self.convert(i) for i in node.inputs)
+        parts = conjunctions(node.condition) if node.condition is not None else []
+        left_keys, right_keys = _equi_keys(parts, len(left.fields))
+        if not left_keys or node.join_type != "inner":
+            raise TableException(_BATCH_LATER.format("joins of tables without keys or outer (SortMergeJoin)"))
+        inputs = [self._exchange(left, tuple(left_keys)), self._exchange(right, tuple(right_keys))]
+        if not all(isinstance(i, ph.Exchange) for i in inputs):
+            raise TableException(_BATCH_LATER.format("joins of tables in a MultipleInput"))
+        fields = join_fields(left.fields, right.fields, node.join_type)
+        return ph.HashJoin(
+            inputs, fields, join_type=node.join_type, condition=node.condition, build="left", adaptive=True
+        )
+
     def _LogicalJoin(self, node: LogicalJoin) -> ph.PhysicalNode:
         if not self.streaming:
             return self._batch_join(node)
         left, right = (self.convert(i) for i in node.inputs)
-        width = len(left.fields)
         parts = conjunctions(node.condition) if node.condition is not None else []
-        left_keys: list[int] = []
-        right_keys: list[int] = []
-        for part in parts:
-            if isinstance(part, Call) and part.operator == "=":
-                a, b = part.operands
-                if isinstance(a, InputRef) and isinstance(b, InputRef):
-                    if a.index < width <= b.index:
-                        left_keys.append(a.index)
-                        right_keys.append(b.index - width)
-                    elif b.index < width <= a.index:
-                        left_keys.append(b.index)
-                        right_keys.append(a.index - width)
+        left_keys, right_keys = _equi_keys(parts, len(left.fields))
         fields = join_fields(left.fields, right.fields, node.join_type)
         inputs = [self._exchange(left, tuple(left_keys)), self._exchange(right, tuple(right_keys))]
         bounds = _interval_bounds(parts, left, right) if node.join_type == "inner" else None
@@ -412,6 +443,23 @@ def _computed_keys(node: LogicalAggregate) -> bool:
     if not isinstance(source, LogicalCalc) or not isinstance(source.inputs[0], LogicalTableScan):
         return False
     return all(not isinstance(source.projects[g], InputRef) for g in node.group)
+
+
+def _equi_keys(parts: list[Rex], width: int) -> tuple[list[int], list[int]]:
+    """The left and right key fields of a join condition's ``left = right`` conjunctions."""
+    left_keys: list[int] = []
+    right_keys: list[int] = []
+    for part in parts:
+        if isinstance(part, Call) and part.operator == "=":
+            a, b = part.operands
+            if isinstance(a, InputRef) and isinstance(b, InputRef):
+                if a.index < width <= b.index:
+                    left_keys.append(a.index)
+                    right_keys.append(b.index - width)
+                elif b.index < width <= a.index:
+                    left_keys.append(b.index)
+                    right_keys.append(a.index - width)
+    return left_keys, right_keys
 
 
 def _rows_known(node: RelNode) -> bool:
