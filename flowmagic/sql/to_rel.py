@@ -49,6 +49,30 @@ from flowmagic.sql.types import (
     least_restrictive,
 )
 
+
+def _is_literal(node: exp.Expr) -> bool:
+    """A literal as the parser sees it (a signed number included): Calcite keeps a VALUES of
+    such rows a Values, any other expression makes it a union of projections."""
+    if isinstance(node, exp.Neg):
+        node = node.this
+    return isinstance(node, exp.Literal | exp.Null | exp.Boolean)
+
+
+def _cast_literal(target: SqlType, operand: Rex) -> Literal | None:
+    """A cast of a NULL, or of an exact number that fits a DECIMAL, is made a literal of the
+    target type while converting (Calcite's RexBuilder.makeCast, canRemoveCastFromLiteral)."""
+    if not isinstance(operand, Literal):
+        return None
+    if operand.value is None:
+        return Literal(target.with_nullable(True), None)
+    if target.name == "DECIMAL" and operand.type.name in ("DECIMAL", "INTEGER", "BIGINT", "SMALLINT", "TINYINT"):
+        value = Decimal(str(operand.value))
+        precision, scale = target.precision or 10, target.scale or 0
+        if len(value.as_tuple().digits) + min(value.as_tuple().exponent, 0) <= precision - scale:  # type: ignore[operator]
+            return Literal(target.with_nullable(False), str(value.quantize(Decimal(1).scaleb(-scale))))
+    return None
+
+
 _INTERVAL_MILLIS = {"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
 _INTERVAL_MONTHS = {"MONTH": 1, "YEAR": 12}
 _COMPARISONS: dict[type[exp.Expr], str] = {
@@ -484,26 +508,38 @@ class SqlToRel:
 
     def _values(self, node: exp.Values) -> tuple[RelNode, str]:
         alias = node.args.get("alias")
-        rows = []
+        rows: list[list[Rex]] = []
         texts = []
         for row in node.expressions:
             items = list(row.expressions) if isinstance(row, exp.Tuple) else [row]
-            literals = []
-            for item in items:
-                rex = self.rex(item, Scope([]))
-                if not isinstance(rex, Literal):
-                    raise ValidationException("VALUES holds literals only in flowmagic")
-                literals.append(rex)
-            rows.append(literals)
+            rows.append([self.rex(item, Scope([])) for item in items])
             texts.append("ROW(" + ", ".join(self.sql(i, Scope([])) for i in items) + ")")
         width = len(rows[0])
         names = [c.name for c in alias.columns] if alias is not None and alias.columns else []
-        names = names or [f"EXPR${i}" for i in range(width)]
-        fields = [Field(names[i], least_restrictive([r[i].type for r in rows])) for i in range(width)]
         sql = "(VALUES " + ", ".join(texts) + ")"
         if alias is not None and alias.name:
             sql += f" AS {quote(alias.name)} (" + ", ".join(quote(n) for n in names) + ")"
-        return LogicalValues([], fields, rows=rows), sql
+        generated = [f"EXPR${i}" for i in range(width)]
+        if all(
+            _is_literal(item)
+            for row in node.expressions
+            for item in (row.expressions if isinstance(row, exp.Tuple) else [row])
+        ):
+            fields = [
+                Field((names or generated)[i], least_restrictive([r[i].type for r in rows])) for i in range(width)
+            ]
+            return LogicalValues([], fields, rows=rows), sql  # type: ignore[arg-type]
+        # Rows holding expressions: Calcite projects each row over a one-row Values and unions them.
+        branches: list[RelNode] = []
+        for row in rows:
+            one = LogicalValues([], [Field("ZERO", INTEGER.with_nullable(False))], rows=[[Literal(INTEGER, 0)]])
+            branches.append(LogicalProject([one], [Field(n, r.type) for n, r in zip(generated, row, strict=True)], row))
+        fields = [Field(generated[i], least_restrictive([r[i].type for r in rows])) for i in range(width)]
+        rel: RelNode = branches[0] if len(branches) == 1 else LogicalUnion(branches, fields)
+        if names:
+            refs: list[Rex] = [InputRef(f.type, i) for i, f in enumerate(fields)]
+            rel = LogicalProject([rel], [Field(n, f.type) for n, f in zip(names, fields, strict=True)], refs)
+        return rel, sql
 
     # --- FROM ------------------------------------------------------------------------------
 
@@ -969,7 +1005,7 @@ class SqlToRel:
         if isinstance(node, exp.Cast):
             operand = sub(node.this)
             target = sql_type(node.to, operand.type.nullable)
-            return Call(target, "CAST", (operand,))
+            return _cast_literal(target, operand) or Call(target, "CAST", (operand,))
         if isinstance(node, exp.Case):
             return self._case(node, sub)
         if isinstance(node, exp.Coalesce):
