@@ -24,8 +24,6 @@ _SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.I | re.S)
 
 _BATCH_PHYSICAL = "batch rules for DISTINCT (Expand) and joins of tables (MultipleInput) come next"
 
-_VALUES_EXPRESSIONS = "VALUES rows with expressions (a UNION of projections over one-row Values) come next"
-
 #: (case, mode, field) the planner does not plan yet, and why. The r* entries are cases the
 #: sql-cases branch records; their texts were checked against Flink 2.3's planner.
 NOT_YET: dict[tuple[str, str, str], str] = {
@@ -36,17 +34,6 @@ NOT_YET: dict[tuple[str, str, str], str] = {
         for case in (
             "r09_interval_join_strict_bounds",
             "r14_having_count_distinct",
-        )
-    },
-    **{
-        ("r15_type_derivation", mode, field): _VALUES_EXPRESSIONS
-        for mode, field in (
-            ("streaming", "explain"),
-            ("streaming", "explain_changelog_mode"),
-            ("streaming", "job_name"),
-            ("batch", "explain"),
-            ("batch", "job_name"),
-            ("streaming", "compiled_plan"),
         )
     },
 }

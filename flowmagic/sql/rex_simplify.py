@@ -1,0 +1,138 @@
+"""Calcite's RexSimplify as merging two Calcs applies it (RexProgramBuilder normalizes the merged
+program): it folds what it can decide without evaluating functions.
+
+- A call that is null whenever any operand is (Calcite's ``Strong`` policy ANY: arithmetic,
+  comparisons, TRIM) with a NULL literal operand is a NULL literal of the call's type.
+- A comparison of two numeric literals is TRUE or FALSE; ``IS [NOT] NULL`` of a literal too.
+- CASE drops the branches whose condition is FALSE and stops at the first TRUE one.
+- A CAST of a literal is a literal of the target type when the value fits it (the executor
+  reduces casts of constants), and a CAST that only makes its operand nullable is dropped.
+
+Other calls stay as they are, constant or not: ``*(10, 1.5)`` or ``UPPER('a')`` are left to
+the ReduceExpressionsRule, which Flink runs before projections are pushed into a union's inputs,
+so the constants that pushing creates stay unfolded. Each top-level expression keeps its type,
+inside a CAST if simplifying changed it (``simplifyPreservingType``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal, InvalidOperation
+
+from flowmagic.sql.rex import Call, Literal, Rex
+from flowmagic.sql.types import SqlType
+
+#: Calls that are NULL when any operand is (Strong.Policy.ANY by SqlKind).
+_STRONG = {"+", "-", "*", "/", "MOD", "=", "<>", "<", ">", "<=", ">=", "TRIM"}
+_COMPARE = {
+    "=": lambda a, b: a == b,
+    "<>": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    ">": lambda a, b: a > b,
+    "<=": lambda a, b: a <= b,
+    ">=": lambda a, b: a >= b,
+}
+_INTEGER_BOUNDS = {"TINYINT": 2**7, "SMALLINT": 2**15, "INTEGER": 2**31, "BIGINT": 2**63}
+
+
+def simplify_preserving_type(rex: Rex) -> Rex:
+    """``rex`` simplified, cast back to its type if simplifying changed it."""
+    simplified = simplify(rex)
+    if simplified.type == rex.type or (isinstance(simplified, Literal) and _same_sans_nullability(simplified, rex)):
+        return simplified
+    return Call(rex.type, "CAST", (simplified,))
+
+
+def _same_sans_nullability(a: Rex, b: Rex) -> bool:
+    return a.type.with_nullable(True) == b.type.with_nullable(True) and (a.type.nullable or not b.type.nullable)
+
+
+def simplify(rex: Rex) -> Rex:
+    """``rex`` with what RexSimplify decides folded."""
+    if not isinstance(rex, Call):
+        return rex
+    operands = tuple(simplify(o) for o in rex.operands)
+    if rex.operator in _STRONG and any(_is_null(o) for o in operands):
+        return Literal(rex.type.with_nullable(True), None)
+    if rex.operator in _COMPARE and len(operands) == 2:
+        decided = _compare(rex.operator, *operands)
+        if decided is not None:
+            return Literal(rex.type.with_nullable(False), decided)
+    if rex.operator in ("IS NULL", "IS NOT NULL") and isinstance(operands[0], Literal):
+        return Literal(rex.type, (operands[0].value is None) == (rex.operator == "IS NULL"))
+    if rex.operator == "CASE":
+        return _case(rex, operands)
+    if rex.operator == "CAST" and len(operands) == 1:
+        return _cast(rex, operands[0])
+    return replace(rex, operands=operands)
+
+
+def _is_null(rex: Rex) -> bool:
+    return isinstance(rex, Literal) and rex.value is None and rex.type.name != "SYMBOL"
+
+
+def _number(rex: Rex) -> Decimal | None:
+    if not (isinstance(rex, Literal) and rex.type.is_numeric and rex.value is not None):
+        return None
+    try:
+        return Decimal(str(rex.value))
+    except InvalidOperation:
+        return None
+
+
+def _compare(operator: str, left: Rex, right: Rex) -> bool | None:
+    a, b = _number(left), _number(right)
+    if a is None or b is None:
+        return None
+    return bool(_COMPARE[operator](a, b))
+
+
+def _case(rex: Call, operands: tuple[Rex, ...]) -> Rex:
+    kept: list[Rex] = []
+    for i in range(0, len(operands) - 1, 2):
+        condition, value = operands[i], operands[i + 1]
+        if isinstance(condition, Literal) and condition.value is not True:
+            continue  # FALSE or UNKNOWN: this branch is never taken
+        if isinstance(condition, Literal):
+            return _typed(value, rex) if not kept else replace(rex, operands=(*kept, value))
+        kept += [condition, value]
+    otherwise = operands[-1]
+    return _typed(otherwise, rex) if not kept else replace(rex, operands=(*kept, otherwise))
+
+
+def _typed(value: Rex, case: Call) -> Rex:
+    """The one value a CASE reduces to, of the CASE's type."""
+    if value.type == case.type or _same_sans_nullability(value, case):
+        return value
+    return simplify(Call(case.type, "CAST", (value,)))
+
+
+def _cast(rex: Call, operand: Rex) -> Rex:
+    target = rex.type
+    if operand.type == target.with_nullable(operand.type.nullable) and (target.nullable or not operand.type.nullable):
+        return operand  # only the nullability widens
+    if not isinstance(operand, Literal):
+        return replace(rex, operands=(operand,))
+    if operand.value is None:
+        return Literal(target.with_nullable(True), None)
+    value = _cast_value(operand, target)
+    if value is None:
+        return replace(rex, operands=(operand,))
+    return Literal(target.with_nullable(operand.type.nullable), value)
+
+
+def _cast_value(literal: Literal, target: SqlType) -> object | None:
+    number = _number(literal)
+    if target.name in _INTEGER_BOUNDS and number is not None and number == number.to_integral_value():
+        bound = _INTEGER_BOUNDS[target.name]
+        return int(number) if -bound <= number < bound else None
+    if target.name == "DECIMAL" and number is not None and literal.type.name != "DOUBLE":
+        precision, scale = target.precision or 10, target.scale or 0
+        quantized = number.quantize(Decimal(1).scaleb(-scale))
+        return str(quantized) if len(quantized.as_tuple().digits) <= precision else None
+    if target.name == "VARCHAR" and (number is not None and literal.type.name != "DOUBLE"):
+        return str(literal.value)
+    if target.name == "VARCHAR" and literal.type.is_character:
+        text = str(literal.value)
+        return text if target.precision is None or len(text) <= target.precision else None
+    return None
