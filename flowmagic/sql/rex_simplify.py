@@ -3,12 +3,14 @@ program): it folds what it can decide without evaluating functions.
 
 - A call that is null whenever any operand is (Calcite's ``Strong`` policy ANY: arithmetic,
   comparisons, TRIM) with a NULL literal operand is a NULL literal of the call's type.
-- A comparison of two numeric literals is TRUE or FALSE; ``IS [NOT] NULL`` of a literal too.
+- A comparison of two numeric literals of one type is TRUE or FALSE (of two types, it is made
+  again, NOT NULL); ``IS [NOT] NULL`` of a literal is TRUE or FALSE.
+- ``x * 1``, ``x / 1``, ``x + 0``, ``x - 0`` are ``x`` (of the call's type).
 - CASE drops the branches whose condition is FALSE and stops at the first TRUE one.
 - A CAST of a literal is a literal of the target type when the value fits it (the executor
   reduces casts of constants), and a CAST that only makes its operand nullable is dropped.
 
-Other calls stay as they are, constant or not: ``*(10, 1.5)`` or ``UPPER('a')`` are left to
+Other calls stay as they are, constant or not: ``*(10, 1.5)``, ``+(1, 2)`` or ``UPPER('a')`` are left to
 the ReduceExpressionsRule, which Flink runs before projections are pushed into a union's inputs,
 so the constants that pushing creates stay unfolded. Each top-level expression keeps its type,
 inside a CAST if simplifying changed it (``simplifyPreservingType``).
@@ -58,6 +60,15 @@ def simplify(rex: Rex) -> Rex:
         decided = _compare(rex.operator, *operands)
         if decided is not None:
             return Literal(rex.type.with_nullable(False), decided)
+        if all(isinstance(o, Literal) for o in operands):
+            # Literals of different types are not compared; the call is made again, its
+            # nullability derived from theirs.
+            return Call(rex.type.with_nullable(any(o.type.nullable for o in operands)), rex.operator, operands)
+    # The identities look at the operands as they were: a literal that simplifying an operand
+    # made (``CAST(1):BIGINT``) does not count.
+    kept = _arithmetic_identity(rex.operator, rex.operands)
+    if kept is not None:
+        return _typed(operands[kept], rex)
     if rex.operator in ("IS NULL", "IS NOT NULL") and isinstance(operands[0], Literal):
         return Literal(rex.type, (operands[0].value is None) == (rex.operator == "IS NULL"))
     if rex.operator == "CASE":
@@ -81,10 +92,28 @@ def _number(rex: Rex) -> Decimal | None:
 
 
 def _compare(operator: str, left: Rex, right: Rex) -> bool | None:
+    """Two literals of one type (nullability aside) compared; others are not decided."""
     a, b = _number(left), _number(right)
-    if a is None or b is None:
+    if a is None or b is None or left.type.with_nullable(True) != right.type.with_nullable(True):
         return None
     return bool(_COMPARE[operator](a, b))
+
+
+def _arithmetic_identity(operator: str, operands: tuple[Rex, ...]) -> int | None:
+    """The operand ``x`` that ``x * 1``, ``1 * x``, ``x / 1``, ``x + 0``, ``0 + x`` or ``x - 0``
+    is."""
+    if len(operands) != 2:
+        return None
+    left, right = (_number(o) for o in operands)
+    if operator == "*":
+        return 1 if left == 1 else 0 if right == 1 else None
+    if operator == "/":
+        return 0 if right == 1 else None
+    if operator == "+":
+        return 1 if left == 0 else 0 if right == 0 else None
+    if operator == "-":
+        return 0 if right == 0 else None
+    return None
 
 
 def _case(rex: Call, operands: tuple[Rex, ...]) -> Rex:
