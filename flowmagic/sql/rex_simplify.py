@@ -6,9 +6,12 @@ program): it folds what it can decide without evaluating functions.
 - A comparison of two numeric literals of one type is TRUE or FALSE (of two types, it is made
   again, NOT NULL); ``IS [NOT] NULL`` of a literal is TRUE or FALSE.
 - ``x * 1``, ``x / 1``, ``x + 0``, ``x - 0`` are ``x`` (of the call's type).
+- NOT, AND and OR of literals are decided.
 - CASE drops the branches whose condition is FALSE and stops at the first TRUE one.
-- A CAST of a literal is a literal of the target type when the value fits it (the executor
-  reduces casts of constants), and a CAST that only makes its operand nullable is dropped.
+- A CAST of a literal: a DECIMAL that fits a DECIMAL, a string that fits a VARCHAR keep their
+  value and take the target type; integers, numbers to strings and truncated strings are
+  evaluated (the executor), NOT NULL, inside a CAST when the target is nullable. A CAST that only
+  makes its operand nullable is dropped. MOD, UPPER, CHAR_LENGTH... are not null-strict here.
 
 Other calls stay as they are, constant or not: ``*(10, 1.5)``, ``+(1, 2)`` or ``UPPER('a')`` are left to
 the ReduceExpressionsRule, which Flink runs before projections are pushed into a union's inputs,
@@ -25,7 +28,7 @@ from flowmagic.sql.rex import Call, Literal, Rex
 from flowmagic.sql.types import SqlType
 
 #: Calls that are NULL when any operand is (Strong.Policy.ANY by SqlKind).
-_STRONG = {"+", "-", "*", "/", "MOD", "=", "<>", "<", ">", "<=", ">=", "TRIM"}
+_STRONG = {"+", "-", "*", "/", "=", "<>", "<", ">", "<=", ">=", "TRIM"}
 _COMPARE = {
     "=": lambda a, b: a == b,
     "<>": lambda a, b: a != b,
@@ -71,6 +74,9 @@ def simplify(rex: Rex) -> Rex:
         return _typed(operands[kept], rex)
     if rex.operator in ("IS NULL", "IS NOT NULL") and isinstance(operands[0], Literal):
         return Literal(rex.type, (operands[0].value is None) == (rex.operator == "IS NULL"))
+    decided = _logic(rex, operands)
+    if decided is not None:
+        return decided
     if rex.operator == "CASE":
         return _case(rex, operands)
     if rex.operator == "CAST" and len(operands) == 1:
@@ -92,11 +98,31 @@ def _number(rex: Rex) -> Decimal | None:
 
 
 def _compare(operator: str, left: Rex, right: Rex) -> bool | None:
-    """Two literals of one type (nullability aside) compared; others are not decided."""
+    """Two literals of one type name compared (DECIMALs of any precision, character strings);
+    others are not decided."""
+    if not (isinstance(left, Literal) and isinstance(right, Literal)) or left.type.name != right.type.name:
+        return None
+    if left.type.is_character and left.value is not None and right.value is not None:
+        return bool(_COMPARE[operator](str(left.value), str(right.value)))
     a, b = _number(left), _number(right)
-    if a is None or b is None or left.type.with_nullable(True) != right.type.with_nullable(True):
+    if a is None or b is None:
         return None
     return bool(_COMPARE[operator](a, b))
+
+
+def _logic(rex: Call, operands: tuple[Rex, ...]) -> Rex | None:
+    """NOT, AND and OR of literals: decided where the literals decide them."""
+    if rex.operator == "NOT" and isinstance(operands[0], Literal) and operands[0].value is not None:
+        return Literal(rex.type, not operands[0].value)
+    if rex.operator not in ("AND", "OR") or not all(isinstance(o, Literal) for o in operands):
+        return None
+    values = [o.value for o in operands]  # type: ignore[attr-defined]
+    decisive = rex.operator == "OR"
+    if decisive in values:
+        return Literal(rex.type.with_nullable(False), decisive)
+    if None in values:
+        return Literal(rex.type.with_nullable(True), None)
+    return Literal(rex.type.with_nullable(False), not decisive)
 
 
 def _arithmetic_identity(operator: str, operands: tuple[Rex, ...]) -> int | None:
@@ -144,24 +170,41 @@ def _cast(rex: Call, operand: Rex) -> Rex:
         return replace(rex, operands=(operand,))
     if operand.value is None:
         return Literal(target.with_nullable(True), None)
+    kept = _value_kept(operand, target)
+    if kept:
+        # The cast removed from the literal (RexBuilder.canRemoveCastFromLiteral): the value as
+        # it is, of the target type.
+        return Literal(target, operand.value)
     value = _cast_value(operand, target)
     if value is None:
         return replace(rex, operands=(operand,))
-    return Literal(target.with_nullable(operand.type.nullable), value)
+    # Evaluated (the executor): a NOT NULL value, cast back to a nullable target.
+    folded = Literal(target.with_nullable(False), value)
+    return Call(target, "CAST", (folded,)) if target.nullable else folded
+
+
+def _value_kept(literal: Literal, target: SqlType) -> bool:
+    if target.name == "DECIMAL" and literal.type.name == "DECIMAL":
+        number = _number(literal)
+        assert number is not None
+        digits, exponent = len(number.as_tuple().digits), number.as_tuple().exponent
+        integral = digits + min(int(exponent), 0)
+        return integral <= (target.precision or 10) - (target.scale or 0)
+    if target.name == "VARCHAR" and literal.type.is_character:
+        return target.precision is None or len(str(literal.value)) <= target.precision
+    return False
 
 
 def _cast_value(literal: Literal, target: SqlType) -> object | None:
     number = _number(literal)
-    if target.name in _INTEGER_BOUNDS and number is not None and number == number.to_integral_value():
+    exact = number is not None and literal.type.name != "DOUBLE"
+    if target.name in _INTEGER_BOUNDS and exact and number == number.to_integral_value():  # type: ignore[union-attr]
         bound = _INTEGER_BOUNDS[target.name]
-        return int(number) if -bound <= number < bound else None
-    if target.name == "DECIMAL" and number is not None and literal.type.name != "DOUBLE":
-        precision, scale = target.precision or 10, target.scale or 0
-        quantized = number.quantize(Decimal(1).scaleb(-scale))
-        return str(quantized) if len(quantized.as_tuple().digits) <= precision else None
-    if target.name == "VARCHAR" and (number is not None and literal.type.name != "DOUBLE"):
+        return int(number) if -bound <= number < bound else None  # type: ignore[arg-type, operator]
+    if target.name == "DECIMAL" and exact and literal.type.name in _INTEGER_BOUNDS:
+        return str(number) if len(str(abs(int(number)))) <= (target.precision or 10) - (target.scale or 0) else None  # type: ignore[arg-type]
+    if target.name == "VARCHAR" and exact:
         return str(literal.value)
     if target.name == "VARCHAR" and literal.type.is_character:
-        text = str(literal.value)
-        return text if target.precision is None or len(text) <= target.precision else None
+        return str(literal.value)[: target.precision]
     return None

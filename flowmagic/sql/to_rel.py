@@ -59,17 +59,21 @@ def _is_literal(node: exp.Expr) -> bool:
 
 
 def _cast_literal(target: SqlType, operand: Rex) -> Literal | None:
-    """A cast of a NULL, or of an exact number that fits a DECIMAL, is made a literal of the
-    target type while converting (Calcite's RexBuilder.makeCast, canRemoveCastFromLiteral)."""
+    """A cast of a NULL, or of an exact number that fits an integer or DECIMAL type, is made a
+    literal of the target type while converting (Calcite's RexBuilder.makeCast, canRemoveCastFromLiteral)."""
     if not isinstance(operand, Literal):
         return None
     if operand.value is None:
         return Literal(target.with_nullable(True), None)
+    bounds = {"TINYINT": 2**7, "SMALLINT": 2**15, "INTEGER": 2**31, "BIGINT": 2**63}
+    if target.name in bounds and operand.type.name in bounds and isinstance(operand.value, int):
+        fits = -bounds[target.name] <= operand.value < bounds[target.name]
+        return Literal(target.with_nullable(False), operand.value) if fits else None
     if target.name == "DECIMAL" and operand.type.name in ("DECIMAL", "INTEGER", "BIGINT", "SMALLINT", "TINYINT"):
         value = Decimal(str(operand.value))
         precision, scale = target.precision or 10, target.scale or 0
         if len(value.as_tuple().digits) + min(value.as_tuple().exponent, 0) <= precision - scale:  # type: ignore[operator]
-            return Literal(target.with_nullable(False), str(value.quantize(Decimal(1).scaleb(-scale))))
+            return Literal(target.with_nullable(False), str(value))
     return None
 
 
@@ -1053,7 +1057,12 @@ class SqlToRel:
     def _case(self, node: exp.Case, sub: Callable[[exp.Expr], Rex]) -> Rex:
         """CASE WHEN ... as Calcite's CASE(c1, v1, ..., else): values of the least restrictive
         type (character literals retyped), NULL when there is no ELSE."""
-        conditions = [sub(branch.this) for branch in node.args.get("ifs") or []]
+        subject = node.this
+        # A simple CASE (``CASE x WHEN v ...``) compares its subject with each value.
+        conditions = [
+            sub(branch.this if subject is None else exp.EQ(this=subject.copy(), expression=branch.this.copy()))
+            for branch in node.args.get("ifs") or []
+        ]
         values = [sub(branch.args["true"]) for branch in node.args.get("ifs") or []]
         default = node.args.get("default")
         otherwise = sub(default) if default is not None else None
