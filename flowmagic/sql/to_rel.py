@@ -39,6 +39,7 @@ from flowmagic.sql.logical import (
     unique_names,
 )
 from flowmagic.sql.rex import Call, InputRef, Literal, OrderKey, Over, Rex, conjunctions, inputs_used, shift
+from flowmagic.sql.rex_simplify import simplify_preserving_type
 from flowmagic.sql.types import (
     BIGINT,
     BOOLEAN,
@@ -791,7 +792,8 @@ class SqlToRel:
             if having is not None:
                 sql_lines.append(f"HAVING {self.sql(having.this, scope)}")
         else:
-            exprs = [self.rex(node, scope) for node, _, _ in items]
+            # RelBuilder.project simplifies what it projects.
+            exprs = [simplify_preserving_type(self.rex(node, scope)) for node, _, _ in items]
             rel = LogicalProject([rel], [Field(n, e.type) for n, e in zip(names, exprs, strict=True)], exprs)
         order = select.args.get("order")
         limit = select.args.get("limit")
