@@ -74,9 +74,9 @@ def simplify(rex: Rex) -> Rex:
         return _typed(operands[kept], rex)
     if rex.operator in ("IS NULL", "IS NOT NULL") and isinstance(operands[0], Literal):
         return Literal(rex.type, (operands[0].value is None) == (rex.operator == "IS NULL"))
-    decided = _logic(rex, operands)
-    if decided is not None:
-        return decided
+    logic = _logic(rex, operands)
+    if logic is not None:
+        return logic
     if rex.operator == "CASE":
         return _case(rex, operands)
     if rex.operator == "CAST" and len(operands) == 1:
@@ -196,14 +196,14 @@ def _value_kept(literal: Literal, target: SqlType) -> bool:
 
 
 def _cast_value(literal: Literal, target: SqlType) -> object | None:
-    number = _number(literal)
-    exact = number is not None and literal.type.name != "DOUBLE"
-    if target.name in _INTEGER_BOUNDS and exact and number == number.to_integral_value():  # type: ignore[union-attr]
+    number = _number(literal) if literal.type.name != "DOUBLE" else None
+    if number is not None and target.name in _INTEGER_BOUNDS and number == number.to_integral_value():
         bound = _INTEGER_BOUNDS[target.name]
-        return int(number) if -bound <= number < bound else None  # type: ignore[arg-type, operator]
-    if target.name == "DECIMAL" and exact and literal.type.name in _INTEGER_BOUNDS:
-        return str(number) if len(str(abs(int(number)))) <= (target.precision or 10) - (target.scale or 0) else None  # type: ignore[arg-type]
-    if target.name == "VARCHAR" and exact:
+        return int(number) if -bound <= number < bound else None
+    if number is not None and target.name == "DECIMAL" and literal.type.name in _INTEGER_BOUNDS:
+        fits = len(str(abs(int(number)))) <= (target.precision or 10) - (target.scale or 0)
+        return str(number) if fits else None
+    if number is not None and target.name == "VARCHAR":
         return str(literal.value)
     if target.name == "VARCHAR" and literal.type.is_character:
         return str(literal.value)[: target.precision]
