@@ -81,7 +81,7 @@ def simplify(rex: Rex) -> Rex:
         return _case(rex, operands)
     if rex.operator == "CAST" and len(operands) == 1:
         return _cast(rex, operands[0])
-    return replace(rex, operands=operands)
+    return rex if operands == rex.operands else replace(rex, operands=operands)
 
 
 def _is_null(rex: Rex) -> bool:
