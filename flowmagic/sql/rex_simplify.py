@@ -8,9 +8,10 @@ program): it folds what it can decide without evaluating functions.
 - ``x * 1``, ``x / 1``, ``x + 0``, ``x - 0`` are ``x`` (of the call's type).
 - NOT, AND and OR of literals are decided.
 - CASE drops the branches whose condition is FALSE and stops at the first TRUE one.
-- A CAST of a literal: a DECIMAL that fits a DECIMAL, a string that fits a VARCHAR keep their
-  value and take the target type; integers, numbers to strings and truncated strings are
-  evaluated (the executor), NOT NULL, inside a CAST when the target is nullable. A CAST that only
+- A CAST of a literal: a DECIMAL that fits a DECIMAL (rescaled), an integer that fits an integer
+  type, a string that fits a VARCHAR take the target type (NOT NULL, as the literal is); integers
+  to DECIMAL, numbers to strings and truncated strings are evaluated (the executor), NOT NULL,
+  inside a CAST when the target is nullable. A CAST that only
   makes its operand nullable is dropped. MOD, UPPER, CHAR_LENGTH... are not null-strict here.
 
 Other calls stay as they are, constant or not: ``*(10, 1.5)``, ``+(1, 2)`` or ``UPPER('a')`` are left to
@@ -165,22 +166,29 @@ def _typed(value: Rex, case: Call) -> Rex:
 def _cast(rex: Call, operand: Rex) -> Rex:
     target = rex.type
     if operand.type == target.with_nullable(operand.type.nullable) and (target.nullable or not operand.type.nullable):
-        return operand  # only the nullability widens
+        # Only the nullability widens; a DECIMAL literal is made again, at its type's scale.
+        if isinstance(operand, Literal) and operand.value is not None and target.name == "DECIMAL":
+            return Literal(operand.type, _rescaled(operand.value, target))
+        return operand
     if not isinstance(operand, Literal):
         return replace(rex, operands=(operand,))
     if operand.value is None:
         return Literal(target.with_nullable(True), None)
-    kept = _value_kept(operand, target)
-    if kept:
+    if _value_kept(operand, target):
         # The cast removed from the literal (RexBuilder.canRemoveCastFromLiteral): the value as
-        # it is, of the target type.
-        return Literal(target, operand.value)
+        # it is, of the target type, NOT NULL as the literal is.
+        value = _rescaled(operand.value, target) if target.name == "DECIMAL" else operand.value
+        return Literal(target.with_nullable(False), value)
     value = _cast_value(operand, target)
     if value is None:
         return replace(rex, operands=(operand,))
     # Evaluated (the executor): a NOT NULL value, cast back to a nullable target.
     folded = Literal(target.with_nullable(False), value)
     return Call(target, "CAST", (folded,)) if target.nullable else folded
+
+
+def _rescaled(value: object, target: SqlType) -> str:
+    return str(Decimal(str(value)).quantize(Decimal(1).scaleb(-(target.scale or 0))))
 
 
 def _value_kept(literal: Literal, target: SqlType) -> bool:
@@ -192,6 +200,9 @@ def _value_kept(literal: Literal, target: SqlType) -> bool:
         return integral <= (target.precision or 10) - (target.scale or 0)
     if target.name == "VARCHAR" and literal.type.is_character:
         return target.precision is None or len(str(literal.value)) <= target.precision
+    if target.name in _INTEGER_BOUNDS and literal.type.name in _INTEGER_BOUNDS and isinstance(literal.value, int):
+        bound = _INTEGER_BOUNDS[target.name]
+        return -bound <= literal.value < bound
     return False
 
 

@@ -109,6 +109,7 @@ _PRECEDENCE = {
     "-": 5,
     "*": 6,
     "/": 6,
+    "||": 6,
     "%": 6,
 }
 _WINDOW_SIZES = {"TUMBLE": 1, "HOP": 2, "CUMULATE": 2, "SESSION": 1}
@@ -1131,6 +1132,8 @@ class SqlToRel:
             operator = _ARITHMETIC[type(node)]
         elif isinstance(node, exp.Mod):
             operator = "%"
+        elif isinstance(node, exp.DPipe):
+            operator = "||"
         elif type(node) in _COMPARISONS:
             operator = _COMPARISONS[type(node)]
         elif isinstance(node, exp.And):
@@ -1162,8 +1165,10 @@ class SqlToRel:
             target = "STRING" if node.to.this == exp.DataType.Type.TEXT else sql_type(node.to).full(charset=False)
             return f"CAST({self.sql(node.this, scope)} AS {target})"
         if isinstance(node, exp.Case):
+            # The validator writes a simple CASE as the comparisons it makes.
+            subject = f"{self.sql(node.this, scope, 5)} = " if node.this is not None else ""
             branches = "".join(
-                f" WHEN {self.sql(b.this, scope)} THEN {self.sql(b.args['true'], scope)}"
+                f" WHEN {subject}{self.sql(b.this, scope, 5 if subject else 0)} THEN {self.sql(b.args['true'], scope)}"
                 for b in node.args.get("ifs") or []
             )
             default = node.args.get("default")
