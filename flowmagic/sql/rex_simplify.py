@@ -28,8 +28,9 @@ from decimal import Decimal, InvalidOperation
 from flowmagic.sql.rex import Call, Literal, Rex
 from flowmagic.sql.types import SqlType
 
-#: Calls that are NULL when any operand is (Strong.Policy.ANY by SqlKind).
-_STRONG = {"+", "-", "*", "/", "=", "<>", "<", ">", "<=", ">=", "TRIM"}
+#: Calls that are NULL when any operand is (Policy.ANY in Calcite's Strong; MOD, UPPER,
+#: CHAR_LENGTH, SUBSTRING, CONCAT_WS are AS_IS there and stay).
+_STRONG = {"+", "-", "*", "/", "=", "<>", "<", ">", "<=", ">=", "NOT", "LIKE", "TRIM", "CEIL", "FLOOR"}
 _COMPARE = {
     "=": lambda a, b: a == b,
     "<>": lambda a, b: a != b,
