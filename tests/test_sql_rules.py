@@ -153,6 +153,19 @@ def test_scalar_expressions_as_flink_plans_them(query: str) -> None:
     assert t_env.explain_sql(query) == SCALARS["explain"][query]
 
 
+VALUES_SIMPLIFIED = json.loads((Path(__file__).parent / "conformance" / "sql_values_simplification.json").read_text())
+
+
+@pytest.mark.parametrize("query", sorted(VALUES_SIMPLIFIED["explain"]))
+def test_values_of_expressions_simplified_as_flink_plans_them(query: str) -> None:
+    """VALUES rows with expressions: a union of one-row projections, the outer projection
+    pushed into each and simplified as Calcite's RexSimplify does (NULLs through strict calls,
+    literal comparisons, CASE, casts of literals, x * 1), other constant calls left unfolded:
+    EXPLAIN as Flink 2.3 printed."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    assert t_env.explain_sql(query) == VALUES_SIMPLIFIED["explain"][query]
+
+
 AGGREGATES = json.loads((Path(__file__).parent / "conformance" / "sql_aggregate_shapes.json").read_text())
 
 

@@ -116,7 +116,7 @@ class ExecGraphBuilder:
     def __init__(self, next_id: int, streaming: bool = True) -> None:
         self.next_id = next_id
         self.streaming = streaming
-        # Identical sub-plans become one ExecNode (Flink's SubplanReuser, streaming here).
+        # Identical sub-plans become one ExecNode (Flink's SubplanReuser).
         self._built: dict[tuple[str, str, tuple[int, ...]], ExecNode] = {}
         self._forwards: list[ExecNode] = []
 
@@ -187,7 +187,7 @@ class ExecGraphBuilder:
         name = node.name(True)
         description = tree.call(name, node.exec_terms())
         key = (exec_type, description, tuple(i.id for i in inputs))
-        if self.streaming and key in self._built:
+        if key in self._built:
             return self._built[key]
         self.next_id += 1
         properties = [_input_property(node)] if isinstance(node, ph.Exchange) else [InputProperty() for _ in inputs]

@@ -11,6 +11,7 @@ from flowmagic.sql.rules import (
     calc_conversion,
     calc_merge,
     calc_remove,
+    calc_union_transpose,
     changelog,
     filter_aggregate_transpose,
     filter_into_join,
@@ -50,6 +51,7 @@ def optimize(logical: RelNode, streaming: bool, configuration: dict[str, str]) -
     rel = project_push_down.apply(rel)
     rel = calc_merge.apply(rel)
     rel = reduce_expressions.apply(rel)
+    rel = calc_union_transpose.apply(rel)
     rel = calc_remove.apply(rel)
     physical = to_physical.convert(rel, streaming)
     return changelog.apply(physical) if streaming else physical

@@ -39,6 +39,7 @@ from flowmagic.sql.logical import (
     unique_names,
 )
 from flowmagic.sql.rex import Call, InputRef, Literal, OrderKey, Over, Rex, conjunctions, inputs_used, shift
+from flowmagic.sql.rex_simplify import simplify_preserving_type
 from flowmagic.sql.types import (
     BIGINT,
     BOOLEAN,
@@ -48,6 +49,34 @@ from flowmagic.sql.types import (
     arithmetic,
     least_restrictive,
 )
+
+
+def _is_literal(node: exp.Expr) -> bool:
+    """A literal as the parser sees it (a signed number included): Calcite keeps a VALUES of
+    such rows a Values, any other expression makes it a union of projections."""
+    if isinstance(node, exp.Neg):
+        node = node.this
+    return isinstance(node, exp.Literal | exp.Null | exp.Boolean)
+
+
+def _cast_literal(target: SqlType, operand: Rex) -> Literal | None:
+    """A cast of a NULL, or of an exact number that fits an integer or DECIMAL type, is made a
+    literal of the target type while converting (Calcite's RexBuilder.makeCast, canRemoveCastFromLiteral)."""
+    if not isinstance(operand, Literal):
+        return None
+    if operand.value is None:
+        return Literal(target.with_nullable(True), None)
+    bounds = {"TINYINT": 2**7, "SMALLINT": 2**15, "INTEGER": 2**31, "BIGINT": 2**63}
+    if target.name in bounds and operand.type.name in bounds and isinstance(operand.value, int):
+        fits = -bounds[target.name] <= operand.value < bounds[target.name]
+        return Literal(target.with_nullable(False), operand.value) if fits else None
+    if target.name == "DECIMAL" and operand.type.name in ("DECIMAL", "INTEGER", "BIGINT", "SMALLINT", "TINYINT"):
+        value = Decimal(str(operand.value))
+        precision, scale = target.precision or 10, target.scale or 0
+        if len(value.as_tuple().digits) + min(value.as_tuple().exponent, 0) <= precision - scale:  # type: ignore[operator]
+            return Literal(target.with_nullable(False), str(value))
+    return None
+
 
 _INTERVAL_MILLIS = {"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
 _INTERVAL_MONTHS = {"MONTH": 1, "YEAR": 12}
@@ -80,6 +109,7 @@ _PRECEDENCE = {
     "-": 5,
     "*": 6,
     "/": 6,
+    "||": 6,
     "%": 6,
 }
 _WINDOW_SIZES = {"TUMBLE": 1, "HOP": 2, "CUMULATE": 2, "SESSION": 1}
@@ -484,26 +514,38 @@ class SqlToRel:
 
     def _values(self, node: exp.Values) -> tuple[RelNode, str]:
         alias = node.args.get("alias")
-        rows = []
+        rows: list[list[Rex]] = []
         texts = []
         for row in node.expressions:
             items = list(row.expressions) if isinstance(row, exp.Tuple) else [row]
-            literals = []
-            for item in items:
-                rex = self.rex(item, Scope([]))
-                if not isinstance(rex, Literal):
-                    raise ValidationException("VALUES holds literals only in flowmagic")
-                literals.append(rex)
-            rows.append(literals)
+            rows.append([self.rex(item, Scope([])) for item in items])
             texts.append("ROW(" + ", ".join(self.sql(i, Scope([])) for i in items) + ")")
         width = len(rows[0])
         names = [c.name for c in alias.columns] if alias is not None and alias.columns else []
-        names = names or [f"EXPR${i}" for i in range(width)]
-        fields = [Field(names[i], least_restrictive([r[i].type for r in rows])) for i in range(width)]
         sql = "(VALUES " + ", ".join(texts) + ")"
         if alias is not None and alias.name:
             sql += f" AS {quote(alias.name)} (" + ", ".join(quote(n) for n in names) + ")"
-        return LogicalValues([], fields, rows=rows), sql
+        generated = [f"EXPR${i}" for i in range(width)]
+        if all(
+            _is_literal(item)
+            for row in node.expressions
+            for item in (row.expressions if isinstance(row, exp.Tuple) else [row])
+        ):
+            fields = [
+                Field((names or generated)[i], least_restrictive([r[i].type for r in rows])) for i in range(width)
+            ]
+            return LogicalValues([], fields, rows=rows), sql  # type: ignore[arg-type]
+        # Rows holding expressions: Calcite projects each row over a one-row Values and unions them.
+        branches: list[RelNode] = []
+        for row in rows:
+            one = LogicalValues([], [Field("ZERO", INTEGER.with_nullable(False))], rows=[[Literal(INTEGER, 0)]])
+            branches.append(LogicalProject([one], [Field(n, r.type) for n, r in zip(generated, row, strict=True)], row))
+        fields = [Field(generated[i], least_restrictive([r[i].type for r in rows])) for i in range(width)]
+        rel: RelNode = branches[0] if len(branches) == 1 else LogicalUnion(branches, fields)
+        if names:
+            refs: list[Rex] = [InputRef(f.type, i) for i, f in enumerate(fields)]
+            rel = LogicalProject([rel], [Field(n, f.type) for n, f in zip(names, fields, strict=True)], refs)
+        return rel, sql
 
     # --- FROM ------------------------------------------------------------------------------
 
@@ -751,7 +793,8 @@ class SqlToRel:
             if having is not None:
                 sql_lines.append(f"HAVING {self.sql(having.this, scope)}")
         else:
-            exprs = [self.rex(node, scope) for node, _, _ in items]
+            # RelBuilder.project simplifies what it projects.
+            exprs = [simplify_preserving_type(self.rex(node, scope)) for node, _, _ in items]
             rel = LogicalProject([rel], [Field(n, e.type) for n, e in zip(names, exprs, strict=True)], exprs)
         order = select.args.get("order")
         limit = select.args.get("limit")
@@ -969,7 +1012,7 @@ class SqlToRel:
         if isinstance(node, exp.Cast):
             operand = sub(node.this)
             target = sql_type(node.to, operand.type.nullable)
-            return Call(target, "CAST", (operand,))
+            return _cast_literal(target, operand) or Call(target, "CAST", (operand,))
         if isinstance(node, exp.Case):
             return self._case(node, sub)
         if isinstance(node, exp.Coalesce):
@@ -1017,7 +1060,12 @@ class SqlToRel:
     def _case(self, node: exp.Case, sub: Callable[[exp.Expr], Rex]) -> Rex:
         """CASE WHEN ... as Calcite's CASE(c1, v1, ..., else): values of the least restrictive
         type (character literals retyped), NULL when there is no ELSE."""
-        conditions = [sub(branch.this) for branch in node.args.get("ifs") or []]
+        subject = node.this
+        # A simple CASE (``CASE x WHEN v ...``) compares its subject with each value.
+        conditions = [
+            sub(branch.this if subject is None else exp.EQ(this=subject.copy(), expression=branch.this.copy()))
+            for branch in node.args.get("ifs") or []
+        ]
         values = [sub(branch.args["true"]) for branch in node.args.get("ifs") or []]
         default = node.args.get("default")
         otherwise = sub(default) if default is not None else None
@@ -1084,6 +1132,8 @@ class SqlToRel:
             operator = _ARITHMETIC[type(node)]
         elif isinstance(node, exp.Mod):
             operator = "%"
+        elif isinstance(node, exp.DPipe):
+            operator = "||"
         elif type(node) in _COMPARISONS:
             operator = _COMPARISONS[type(node)]
         elif isinstance(node, exp.And):
@@ -1115,8 +1165,10 @@ class SqlToRel:
             target = "STRING" if node.to.this == exp.DataType.Type.TEXT else sql_type(node.to).full(charset=False)
             return f"CAST({self.sql(node.this, scope)} AS {target})"
         if isinstance(node, exp.Case):
+            # The validator writes a simple CASE as the comparisons it makes.
+            subject = f"{self.sql(node.this, scope, 5)} = " if node.this is not None else ""
             branches = "".join(
-                f" WHEN {self.sql(b.this, scope)} THEN {self.sql(b.args['true'], scope)}"
+                f" WHEN {subject}{self.sql(b.this, scope, 5 if subject else 0)} THEN {self.sql(b.args['true'], scope)}"
                 for b in node.args.get("ifs") or []
             )
             default = node.args.get("default")
