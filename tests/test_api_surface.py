@@ -105,23 +105,22 @@ _LAYERS = {
     "errors": 0,
     "key_groups": 0,
     "graph": 1,
-    "compile": 2,
-    "api": 3,
-    # PyFlink's module names over the API (flowmagic.datastream, flowmagic.common ...).
-    "common": 3,
-    "datastream": 3,
+    # What programs are written in and the runtime runs: functions, types, windows, state, time.
+    "vocabulary": 2,
+    "compile": 3,
     "render": 4,
     "runtime": 4,
-    "widgets": 5,
-    "pipeline": 6,
-    "magics": 7,
+    # The program builder (environment, streams) and PyFlink's module names over it.
+    "api": 5,
+    "common": 5,
+    "datastream": 5,
+    "widgets": 6,
+    "pipeline": 7,
+    "magics": 8,
 }
 
 #: Imports of a higher layer, deliberately deferred into a function: (importing file, module).
-_UPWARD_IMPORTS_ALLOWED = {
-    # The environment finds its executor when a program runs, as Flink finds its PipelineExecutor.
-    ("api/environment.py", "flowmagic.runtime"),
-}
+_UPWARD_IMPORTS_ALLOWED: set[tuple[str, str]] = set()
 
 
 def _is_type_checking_block(node: ast.AST) -> bool:
@@ -148,10 +147,11 @@ def _layer(module_path: tuple[str, ...]) -> str:
     return module_path[0].removesuffix(".py")
 
 
-def test_layers_import_downward_only() -> None:
+def _upward_imports(package: Path) -> set[tuple[str, str]]:
+    """(file, module) of every import in ``package`` of a module of a higher layer."""
     upward = set()
-    for path in PACKAGE.rglob("*.py"):
-        relative = path.relative_to(PACKAGE)
+    for path in package.rglob("*.py"):
+        relative = path.relative_to(package)
         layer = _layer(relative.parts)
         for module in _module_imports(path):
             parts = module.split(".")
@@ -162,7 +162,21 @@ def test_layers_import_downward_only() -> None:
                 continue
             if _LAYERS[target] > _LAYERS[layer]:
                 upward.add((relative.as_posix(), module))
-    assert upward == _UPWARD_IMPORTS_ALLOWED
+    return upward
+
+
+def test_layers_import_downward_only() -> None:
+    assert _upward_imports(PACKAGE) == _UPWARD_IMPORTS_ALLOWED
+
+
+def test_the_vocabulary_imports_nothing_above_the_graphs() -> None:
+    assert _LAYERS["vocabulary"] == _LAYERS["graph"] + 1
+    assert not {(file, module) for file, module in _upward_imports(PACKAGE) if file.startswith("vocabulary/")}
+
+
+def test_no_runtime_module_imports_the_program_builder() -> None:
+    assert _LAYERS["runtime"] < _LAYERS["api"]
+    assert not {(file, module) for file, module in _upward_imports(PACKAGE) if file.startswith("runtime/")}
 
 
 def test_the_layering_check_sees_imports_inside_functions(tmp_path: Path) -> None:
@@ -173,6 +187,22 @@ def test_the_layering_check_sees_imports_inside_functions(tmp_path: Path) -> Non
         "def f():\n    from flowmagic.runtime import execute\n"
     )
     assert _module_imports(module) == ["typing", "flowmagic.runtime"]
+
+
+def test_the_layering_check_finds_planted_violations(tmp_path: Path) -> None:
+    (tmp_path / "runtime").mkdir()
+    (tmp_path / "runtime" / "operator.py").write_text(
+        "from flowmagic.vocabulary.functions import MapFunction\n"
+        "def run():\n    from flowmagic.api.datastream import DataStream\n"
+    )
+    (tmp_path / "vocabulary").mkdir()
+    (tmp_path / "vocabulary" / "windows.py").write_text(
+        "from flowmagic.graph.operators import OperatorSpec\nimport flowmagic.compile.chaining\n"
+    )
+    assert _upward_imports(tmp_path) == {
+        ("runtime/operator.py", "flowmagic.api.datastream"),
+        ("vocabulary/windows.py", "flowmagic.compile.chaining"),
+    }
 
 
 def test_the_graph_layer_imports_no_compile_pass() -> None:

@@ -20,14 +20,14 @@ import pytest
 from continuous_support import Printed, start, wait_for
 
 import flowmagic
-from flowmagic.api.bucket_assigner import BucketAssigner
-from flowmagic.api.configuration import Configuration
-from flowmagic.api.rolling_policy import RollingPolicy
 from flowmagic.api.sinks import Encoder, FileSink
 from flowmagic.common import Duration, WatermarkStrategy
 from flowmagic.datastream.connectors import FileSource, StreamFormat
 from flowmagic.runtime.continuous.job import _KEPT_EPOCHS, JobStatus
 from flowmagic.runtime.continuous.sources import _LINES_PER_SEGMENT
+from flowmagic.vocabulary.bucket_assigner import BucketAssigner
+from flowmagic.vocabulary.configuration import Configuration
+from flowmagic.vocabulary.rolling_policy import RollingPolicy
 
 pytestmark = pytest.mark.e2e
 

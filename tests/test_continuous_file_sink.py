@@ -13,13 +13,13 @@ from continuous_support import LineServer, wait_for
 
 import flowmagic
 from flowmagic import errors
-from flowmagic.api.bucket_assigner import BucketAssigner
-from flowmagic.api.rolling_policy import RollingPolicy
 from flowmagic.api.sinks import Encoder, FileSink
 from flowmagic.runtime.clock import EpochClock
 from flowmagic.runtime.continuous.job import JobStatus
 from flowmagic.runtime.file_sink import FileSinkWriter, commit_part
 from flowmagic.runtime.operator import TaskInfo
+from flowmagic.vocabulary.bucket_assigner import BucketAssigner
+from flowmagic.vocabulary.rolling_policy import RollingPolicy
 
 
 def _writer(base: Path, policy: RollingPolicy, clock: EpochClock, check_interval: int = 60_000, index: int = 0):

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 import flowmagic
-from flowmagic.api.configuration import Configuration
 from flowmagic.common import Duration, WatermarkStrategy
 from flowmagic.datastream import SourceFunction, StreamExecutionEnvironment
 from flowmagic.datastream.connectors import FileSource, NumberSequenceSource, StreamFormat
 from flowmagic.errors import FlowError, JobFailedError, UnsupportedFeatureError
+from flowmagic.vocabulary.configuration import Configuration
 
 TEXT = StreamFormat.text_line_format()
 

@@ -7,9 +7,9 @@ import re
 import pytest
 
 import flowmagic
-from flowmagic.api.configuration import Configuration
-from flowmagic.api.restart_strategy import RestartBackoff, RestartStrategy
 from flowmagic.errors import InvalidArgumentError
+from flowmagic.vocabulary.configuration import Configuration
+from flowmagic.vocabulary.restart_strategy import RestartBackoff, RestartStrategy
 
 
 class _Clock:

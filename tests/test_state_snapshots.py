@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flowmagic.api.functions import KeyedProcessFunction
-from flowmagic.api.state import ValueStateDescriptor
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.continuous.state_store import load_keyed, write_keyed
 from flowmagic.runtime.continuous.storage import Storage
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.registry import implementation
+from flowmagic.vocabulary.functions import KeyedProcessFunction
+from flowmagic.vocabulary.state import ValueStateDescriptor
 
 MAX_PARALLELISM = 128
 

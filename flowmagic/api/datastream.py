@@ -13,15 +13,6 @@ import types
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, overload
 
-from flowmagic.api.functions import (
-    CoProcessFunction,
-    KeyedCoProcessFunction,
-    KeyedProcessFunction,
-    OutputTag,
-    ProcessFunction,
-)
-from flowmagic.api.types import PICKLED, TypeInformation, check_type_info, is_tuple_type
-from flowmagic.api.watermarks import WatermarkStrategy
 from flowmagic.errors import (
     IncompatibleStreamsError,
     InvalidParallelismError,
@@ -54,14 +45,23 @@ from flowmagic.graph.transformations import (
     TwoInputTransformation,
     UnionTransformation,
 )
+from flowmagic.vocabulary.functions import (
+    CoProcessFunction,
+    KeyedCoProcessFunction,
+    KeyedProcessFunction,
+    OutputTag,
+    ProcessFunction,
+)
+from flowmagic.vocabulary.types import PICKLED, TypeInformation, check_type_info, is_tuple_type
+from flowmagic.vocabulary.watermarks import WatermarkStrategy
 
 if TYPE_CHECKING:
     from flowmagic.api.broadcast import BroadcastConnectedStream, BroadcastStream
     from flowmagic.api.environment import StreamExecutionEnvironment
     from flowmagic.api.joins import CoGroupedStreams, IntervalJoin, JoinedStreams
-    from flowmagic.api.state import MapStateDescriptor
     from flowmagic.api.windowed import AllWindowedStream, WindowedStream
-    from flowmagic.api.windows import WindowAssigner
+    from flowmagic.vocabulary.state import MapStateDescriptor
+    from flowmagic.vocabulary.windows import WindowAssigner
 
 __all__ = ["CachedDataStream", "ConnectedStreams", "DataStream", "DataStreamSink", "KeyedStream"]
 
@@ -170,7 +170,7 @@ class DataStream:
         the environment's default: None for flowmagic's (records print as Flink prints their
         Java values), ``Types.PICKLED_BYTE_ARRAY()`` for ``flowmagic.datastream``'s, as in
         PyFlink (records print as ``str(record)``). Types only decide how :meth:`print`
-        writes records (see :mod:`flowmagic.api.types`)."""
+        writes records (see :mod:`flowmagic.vocabulary.types`)."""
         return self._env._types.get(self._transformation.id, self._env._undeclared_type)
 
     def __repr__(self) -> str:

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from flowmagic import compile as passes
 from flowmagic.api.checkpointing import CheckpointConfig
-from flowmagic.api.configuration import Configuration
 from flowmagic.api.data_generator_source import datagen_operator
 from flowmagic.api.datastream import (
     DataStream,
@@ -20,12 +19,7 @@ from flowmagic.api.datastream import (
     check_max_parallelism,
     check_parallelism,
 )
-from flowmagic.api.option_values import option_bool, option_int, option_millis
-from flowmagic.api.restart_strategy import RESTART_OPTIONS, RestartStrategy
 from flowmagic.api.sources import Source, SourceFunction, java_source_unsupported
-from flowmagic.api.types import TypeInformation, Types, as_declared, check_type_info
-from flowmagic.api.watermarks import WatermarkStrategy
-from flowmagic.compile.config import PipelineConfig, RuntimeExecutionMode
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError, ProgramError
 from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.graph.job_graph import JobGraph
@@ -37,6 +31,12 @@ from flowmagic.graph.transformations import (
     SourceTransformation,
     Transformation,
 )
+from flowmagic.vocabulary.configuration import Configuration
+from flowmagic.vocabulary.option_values import option_bool, option_int, option_millis
+from flowmagic.vocabulary.pipeline_config import PipelineConfig, RuntimeExecutionMode
+from flowmagic.vocabulary.restart_strategy import RESTART_OPTIONS, RestartStrategy
+from flowmagic.vocabulary.types import TypeInformation, Types, as_declared, check_type_info
+from flowmagic.vocabulary.watermarks import WatermarkStrategy
 
 if TYPE_CHECKING:
     from flowmagic.runtime import JobResult
@@ -152,7 +152,7 @@ class StreamExecutionEnvironment:
         ``state.checkpoints.dir``), ``execution.checkpointing.savepoint-dir`` (or
         ``state.savepoints.dir``), ``execution.savepoint.path``,
         ``execution.savepoint.ignore-unclaimed-state``, and ``restart-strategy.type`` with its
-        ``restart-strategy.*`` options (see :mod:`~flowmagic.api.restart_strategy`).
+        ``restart-strategy.*`` options (see :mod:`~flowmagic.vocabulary.restart_strategy`).
         Like Flink, other keys are ignored:
         Flink's cluster, memory and state-backend options have no meaning here."""
         if not isinstance(configuration, Configuration):

@@ -16,76 +16,24 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from flowmagic.api.datastream import _check_callable
-from flowmagic.api.functions import Function, OutputTag, takes_collector
-from flowmagic.api.time import Duration, to_millis
-from flowmagic.api.types import TypeInformation
 from flowmagic.errors import InvalidArgumentError, ProgramError
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
+from flowmagic.vocabulary.functions import Function, OutputTag, takes_collector
+from flowmagic.vocabulary.time import Duration, to_millis
+from flowmagic.vocabulary.types import TypeInformation
 
 if TYPE_CHECKING:
     from flowmagic.api.datastream import DataStream, KeyedStream
     from flowmagic.api.windowed import WindowedStream
-    from flowmagic.api.windows import Trigger, WindowAssigner
+    from flowmagic.vocabulary.windows import Trigger, WindowAssigner
 
 __all__ = [
-    "CoGroupFunction",
     "CoGroupedStreams",
-    "FlatJoinFunction",
     "IntervalJoin",
     "IntervalJoined",
-    "JoinFunction",
     "JoinedStreams",
-    "ProcessJoinFunction",
     "TaggedUnion",
 ]
-
-
-# -- the user's functions -------------------------------------------------------------------
-
-
-class JoinFunction(Function):
-    """``join(first, second)`` returns the record made of one pair of a window join."""
-
-    def join(self, first: Any, second: Any) -> Any:
-        raise NotImplementedError
-
-
-class FlatJoinFunction(Function):
-    """``join(first, second, out)`` emits any number of records per pair with ``out.collect``."""
-
-    def join(self, first: Any, second: Any, out: Any) -> None:
-        raise NotImplementedError
-
-
-class CoGroupFunction(Function):
-    """``co_group(first, second)``: the lists of both inputs' records of one key and window
-    (one may be empty); returns (or yields) records, or takes an ``out`` last."""
-
-    def co_group(self, first: list[Any], second: list[Any]) -> Any:
-        raise NotImplementedError
-
-
-class ProcessJoinFunction(Function):
-    """``process_element(left, right, ctx)`` per joined pair of an interval join, returning (or
-    yielding) records, or taking an ``out`` last. ``ctx.get_left_timestamp()``,
-    ``get_right_timestamp()``, ``get_timestamp()`` (the larger, the result's) and
-    ``output(tag, value)``."""
-
-    class Context:
-        def get_left_timestamp(self) -> int:
-            raise NotImplementedError
-
-        def get_right_timestamp(self) -> int:
-            raise NotImplementedError
-
-        def get_timestamp(self) -> int:
-            raise NotImplementedError
-
-        def output(self, output_tag: OutputTag, value: Any) -> None:
-            raise NotImplementedError
-
-    def process_element(self, left: Any, right: Any, ctx: ProcessJoinFunction.Context) -> Any:
-        raise NotImplementedError
 
 
 # -- what the translation of a window join runs ----------------------------------------------

@@ -11,10 +11,17 @@ from collections.abc import Callable
 from typing import Any
 
 from flowmagic.api.datastream import DataStream, KeyedStream, _check_callable, call_location_name, call_site
-from flowmagic.api.functions import OutputTag, function_name
-from flowmagic.api.time import Duration, to_millis
-from flowmagic.api.types import PICKLED, TypeInformation, check_type_info
-from flowmagic.api.windows import (
+from flowmagic.errors import InvalidTypeError, ProgramError
+from flowmagic.graph.operators import OperatorKind, OperatorSpec
+from flowmagic.graph.partitioners import HASH, Partitioner
+from flowmagic.graph.transformations import (
+    OneInputTransformation,
+    PartitionTransformation,
+)
+from flowmagic.vocabulary.functions import OutputTag, function_name
+from flowmagic.vocabulary.time import Duration, to_millis
+from flowmagic.vocabulary.types import PICKLED, TypeInformation, check_type_info
+from flowmagic.vocabulary.windows import (
     CountEvictor,
     CountSlidingWindowAssigner,
     CountTrigger,
@@ -24,13 +31,6 @@ from flowmagic.api.windows import (
     PurgingTrigger,
     Trigger,
     WindowAssigner,
-)
-from flowmagic.errors import InvalidTypeError, ProgramError
-from flowmagic.graph.operators import OperatorKind, OperatorSpec
-from flowmagic.graph.partitioners import HASH, Partitioner
-from flowmagic.graph.transformations import (
-    OneInputTransformation,
-    PartitionTransformation,
 )
 
 __all__ = ["AllWindowedStream", "WindowedStream"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from flowmagic.compile.config import PipelineConfig, RuntimeExecutionMode
 from flowmagic.compile.hashing import traverse_stream_graph_and_generate_hashes
 from flowmagic.compile.translators import translator_for
 from flowmagic.errors import ForwardPartitioningError
@@ -22,6 +21,7 @@ from flowmagic.graph.transformations import (
     SourceTransformation,
     Transformation,
 )
+from flowmagic.vocabulary.pipeline_config import PipelineConfig, RuntimeExecutionMode
 
 __all__ = ["DEFAULT_SLOT_SHARING_GROUP", "StreamGraphGenerator", "generate_stream_graph"]
 

@@ -10,16 +10,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from flowmagic.api import environment
-from flowmagic.api.broadcast import (
-    BroadcastConnectedStream,
-    BroadcastProcessFunction,
-    BroadcastStream,
-    KeyedBroadcastProcessFunction,
-)
+from flowmagic.api.broadcast import BroadcastConnectedStream, BroadcastStream
 from flowmagic.api.checkpointing import CheckpointConfig, CheckpointingMode, ExternalizedCheckpointRetention
 from flowmagic.api.datastream import CachedDataStream, ConnectedStreams, DataStream, DataStreamSink, KeyedStream
 from flowmagic.api.execution_config import ExecutionConfig
-from flowmagic.api.functions import (
+from flowmagic.api.pyflink import ASYNC, missing_names
+from flowmagic.api.sources import SourceFunction
+from flowmagic.api.windowed import AllWindowedStream, WindowedStream
+from flowmagic.vocabulary.broadcast_functions import BroadcastProcessFunction, KeyedBroadcastProcessFunction
+from flowmagic.vocabulary.functions import (
     AggregateFunction,
     CoFlatMapFunction,
     CoMapFunction,
@@ -40,13 +39,18 @@ from flowmagic.api.functions import (
     TimerService,
     WindowFunction,
 )
-from flowmagic.api.pyflink import ASYNC, missing_names
-from flowmagic.api.sources import SourceFunction
-from flowmagic.api.time_domain import TimeDomain
-from flowmagic.api.types import PICKLED
-from flowmagic.api.windowed import AllWindowedStream, WindowedStream
-from flowmagic.api.windows import CountWindow, GlobalWindow, TimeWindow, Trigger, TriggerResult, Window, WindowAssigner
-from flowmagic.compile.config import RuntimeExecutionMode
+from flowmagic.vocabulary.pipeline_config import RuntimeExecutionMode
+from flowmagic.vocabulary.time_domain import TimeDomain
+from flowmagic.vocabulary.types import PICKLED
+from flowmagic.vocabulary.windows import (
+    CountWindow,
+    GlobalWindow,
+    TimeWindow,
+    Trigger,
+    TriggerResult,
+    Window,
+    WindowAssigner,
+)
 
 if TYPE_CHECKING:
     from flowmagic.runtime import JobResult

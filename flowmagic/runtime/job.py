@@ -16,8 +16,8 @@ from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.result import JobResult
 
 if TYPE_CHECKING:
-    from flowmagic.api.restart_strategy import RestartStrategy
     from flowmagic.runtime.continuous.job import ContinuousJob, EpochOutput
+    from flowmagic.vocabulary.restart_strategy import RestartStrategy
 
 __all__ = [
     "EXECUTORS",

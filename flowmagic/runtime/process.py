@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from flowmagic.api.time_domain import TimeDomain
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import ProcessContext, TimerService, emit_all, with_collector
 from flowmagic.runtime.operator import TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.stateless import FunctionOperator
+from flowmagic.vocabulary.time_domain import TimeDomain
 
 __all__ = ["Collector", "KeyedProcessOperator", "ProcessOperator"]
 

@@ -1,4 +1,5 @@
-"""Job-wide settings the passes read: Flink's ExecutionConfig and pipeline options."""
+"""Job-wide settings, Flink's ExecutionConfig and pipeline options: the builder writes them,
+the passes and the runtime read them."""
 
 from __future__ import annotations
 
