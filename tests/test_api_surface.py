@@ -110,13 +110,15 @@ _LAYERS = {
     "compile": 3,
     "render": 4,
     "runtime": 4,
+    # Every way of running a job: compile, then run on the executor the graph needs.
+    "executors": 5,
     # The program builder (environment, streams) and PyFlink's module names over it.
-    "api": 5,
-    "common": 5,
-    "datastream": 5,
-    "widgets": 6,
-    "pipeline": 7,
-    "magics": 8,
+    "api": 6,
+    "common": 6,
+    "datastream": 6,
+    "widgets": 7,
+    "pipeline": 8,
+    "magics": 9,
 }
 
 #: Imports of a higher layer, deliberately deferred into a function: (importing file, module).
@@ -136,7 +138,10 @@ def _module_imports(path: Path) -> list[str]:
     for node in ast.walk(tree):
         if id(node) in skipped:
             continue
-        if isinstance(node, ast.ImportFrom) and node.module:
+        if isinstance(node, ast.ImportFrom) and node.module == "flowmagic":
+            # ``from flowmagic import compile`` imports the module flowmagic.compile.
+            names.extend(f"flowmagic.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
             names.append(node.module)
         elif isinstance(node, ast.Import):
             names.extend(alias.name for alias in node.names)
@@ -194,6 +199,7 @@ def test_the_layering_check_finds_planted_violations(tmp_path: Path) -> None:
     (tmp_path / "runtime" / "operator.py").write_text(
         "from flowmagic.vocabulary.functions import MapFunction\n"
         "def run():\n    from flowmagic.api.datastream import DataStream\n"
+        "def stop():\n    from flowmagic import executors\n"
     )
     (tmp_path / "vocabulary").mkdir()
     (tmp_path / "vocabulary" / "windows.py").write_text(
@@ -201,6 +207,7 @@ def test_the_layering_check_finds_planted_violations(tmp_path: Path) -> None:
     )
     assert _upward_imports(tmp_path) == {
         ("runtime/operator.py", "flowmagic.api.datastream"),
+        ("runtime/operator.py", "flowmagic.executors"),
         ("vocabulary/windows.py", "flowmagic.compile.chaining"),
     }
 
@@ -218,3 +225,12 @@ def test_the_engine_does_not_load_ipython_or_pyspark() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_program_builder_runs_jobs_only_through_the_executors() -> None:
+    """The builder hands its StreamGraph to :mod:`flowmagic.executors`: no module of it
+    imports the runtime (which runs the jobs) itself."""
+    builder = PACKAGE / "api"
+    imports = {(path.name, module) for path in builder.rglob("*.py") for module in _module_imports(path)}
+    assert {(name, module) for name, module in imports if module.startswith("flowmagic.runtime")} == set()
+    assert ("environment.py", "flowmagic.executors") in imports

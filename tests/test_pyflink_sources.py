@@ -143,7 +143,7 @@ def test_a_monitored_file_source_reads_new_files_once_across_runs(spark, tmp_pat
         graph = passes.build(env.get_stream_graph("inbox")).execution_graph
         return start_continuous(
             graph,
-            options=env._continuous_options(),
+            options=env.continuous_options(),
             on_output=lambda output: printed.extend(line.split("> ", 1)[1] for _err, line in output.printed),
         )
 

@@ -33,7 +33,7 @@ from flowmagic.graph.transformations import (
 )
 from flowmagic.vocabulary.configuration import Configuration
 from flowmagic.vocabulary.option_values import option_bool, option_int, option_millis
-from flowmagic.vocabulary.pipeline_config import PipelineConfig, RuntimeExecutionMode
+from flowmagic.vocabulary.pipeline_config import ContinuousOptions, PipelineConfig, RuntimeExecutionMode
 from flowmagic.vocabulary.restart_strategy import RESTART_OPTIONS, RestartStrategy
 from flowmagic.vocabulary.types import TypeInformation, Types, as_declared, check_type_info
 from flowmagic.vocabulary.watermarks import WatermarkStrategy
@@ -41,28 +41,7 @@ from flowmagic.vocabulary.watermarks import WatermarkStrategy
 if TYPE_CHECKING:
     from flowmagic.runtime import JobResult
 
-__all__ = ["CollectedIterator", "ProgramWatch", "StreamExecutionEnvironment", "watch_programs"]
-
-
-class CollectedIterator(Iterator[Any]):
-    """The records of a bounded ``execute_and_collect()``: an iterator that is also a context
-    manager, as PyFlink's ``CloseableIterator`` (``with ds.execute_and_collect() as results:``).
-    The job has finished when it is returned, so closing only drops the records left."""
-
-    def __init__(self, records: list[Any]):
-        self._records = iter(records)
-
-    def __next__(self) -> Any:
-        return next(self._records)
-
-    def close(self) -> None:
-        self._records = iter(())
-
-    def __enter__(self) -> CollectedIterator:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
+__all__ = ["ProgramWatch", "StreamExecutionEnvironment", "watch_programs"]
 
 
 class ProgramWatch:
@@ -255,9 +234,11 @@ class StreamExecutionEnvironment:
     def get_checkpoint_interval(self) -> int:
         return self._checkpoint_config.get_checkpoint_interval()
 
-    def _continuous_options(self, savepoint_path: str | None = None, allow_non_restored_state: bool | None = None):
-        from flowmagic.runtime import ContinuousOptions
-
+    def continuous_options(
+        self, savepoint_path: str | None = None, allow_non_restored_state: bool | None = None
+    ) -> ContinuousOptions:
+        """How an unbounded program runs: its checkpointing, restore (``savepoint_path`` and
+        ``allow_non_restored_state`` override the configured ones) and restart settings."""
         interval = self._checkpoint_config.get_checkpoint_interval()
         return ContinuousOptions(
             checkpoint_interval_ms=interval if interval > 0 else None,
@@ -566,29 +547,25 @@ class StreamExecutionEnvironment:
         ``"local"`` (this Python process, no JVM: the reference executor, same records). An
         unbounded program runs until it is interrupted, printing as it goes.
         """
-        # The runtime is this environment's executor, found when first needed (as Flink finds
-        # its PipelineExecutor): importing it eagerly would load the runtime for every program.
-        from flowmagic.runtime import execute
+        # The executors load the runtime: found when first needed (as Flink finds its
+        # PipelineExecutor), not for every program that is only drawn.
+        from flowmagic import executors
 
-        graph = passes.build(self.get_stream_graph(job_name)).execution_graph
+        graph = self.get_stream_graph(job_name)
         self._watched_execution()
-        options.setdefault("continuous", self._continuous_options())
-        return execute(graph, executor=executor, **options)
+        options.setdefault("continuous", self.continuous_options())
+        return executors.execute(graph, executor=executor, **options)
 
-    def execute_async(self, job_name: str | None = None, *, spark: Any = None) -> Any:
-        """Start an unbounded program and return its client at once: ``get_job_status()``,
-        ``cancel()``, ``trigger_savepoint(path)``, ``stop_with_savepoint(path)``, ``wait()``.
-        Its print sinks print as it goes."""
-        from flowmagic.runtime import echo_output, is_unbounded, start_continuous
+    def execute_async(self, job_name: str | None = None, *, spark: Any = None, executor: str = "spark") -> Any:
+        """Start the program and return its client at once: ``get_job_status()``,
+        ``cancel()``, ``wait()``, ``result()``, and for an unbounded program
+        ``trigger_savepoint(path)`` and ``stop_with_savepoint(path)``; its print sinks print
+        as it goes (a bounded program's printed lines are in ``result().printed``)."""
+        from flowmagic import executors
 
-        graph = passes.build(self.get_stream_graph(job_name)).execution_graph
+        graph = self.get_stream_graph(job_name)
         self._watched_execution()
-        if not is_unbounded(graph):
-            raise ProgramError(
-                "execute_async() runs unbounded programs (socket_text_stream, from_datagen() without count, "
-                "from_spark); run a bounded one with execute()."
-            )
-        return start_continuous(graph, spark=spark, options=self._continuous_options(), on_output=echo_output)
+        return executors.submit(graph, executor=executor, spark=spark, continuous=self.continuous_options(), echo=True)
 
     def _watched_execution(self) -> None:
         for watch in _WATCHES:
@@ -600,19 +577,11 @@ class StreamExecutionEnvironment:
     def _execute_and_collect(
         self, stream: DataStream, job_name: str | None, limit: int | None, executor: str
     ) -> Iterator[Any]:
-        from flowmagic.runtime import CollectedRecords, execute, is_unbounded, start_continuous
+        from flowmagic import executors
 
         sink = self._collect_sink(stream)
-        graph = passes.build(self._generate([*self._transformations, sink], job_name)).execution_graph
-        if is_unbounded(graph):
-            records_as_they_come = CollectedRecords(sink.id)
-            records_as_they_come.attach(
-                start_continuous(graph, options=self._continuous_options(), on_output=records_as_they_come.take)
-            )
-            return records_as_they_come if limit is None else records_as_they_come.limited(limit)
-        result = execute(graph, executor=executor)
-        records = result.collected(sink.id)
-        return CollectedIterator(records if limit is None else records[:limit])
+        graph = self._generate([*self._transformations, sink], job_name)
+        return executors.collect(graph, sink.id, executor=executor, continuous=self.continuous_options(), limit=limit)
 
 
 def _job_parameters(text: str) -> dict[str, str]:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-__all__ = ["PipelineConfig", "RuntimeExecutionMode"]
+from flowmagic.vocabulary.restart_strategy import RestartStrategy
+
+__all__ = ["ContinuousOptions", "PipelineConfig", "RuntimeExecutionMode"]
 
 
 class RuntimeExecutionMode(enum.StrEnum):
@@ -44,3 +46,26 @@ class PipelineConfig:
     auto_watermark_interval_ms: int = 200
     #: A program of PyFlink's API: its functions see what PyFlink's see where that differs.
     pyflink_api: bool = False
+
+
+@dataclass(frozen=True)
+class ContinuousOptions:
+    """How an unbounded job runs: Flink's checkpointing and savepoint-restore settings."""
+
+    #: ``execution.checkpointing.interval`` in ms; None: checkpointing disabled.
+    checkpoint_interval_ms: int | None = None
+    #: Where checkpoints go (a path or ``file://`` URI); None: a temporary directory.
+    checkpoint_storage: str | None = None
+    #: ``execution.savepoint.path``: the savepoint (or retained checkpoint) to restore from.
+    savepoint_path: str | None = None
+    #: ``execution.savepoint.ignore-unclaimed-state``.
+    allow_non_restored_state: bool = False
+    #: ``execution.checkpointing.externalized-checkpoint-retention`` (the mode's name).
+    checkpoint_retention: str = "NO_EXTERNALIZED_CHECKPOINTS"
+    #: ``execution.checkpointing.num-retained``.
+    checkpoints_retained: int = 1
+    #: ``restart-strategy.type`` and its options; None: Flink's default (exponential-delay
+    #: with checkpointing, else none).
+    restart_strategy: RestartStrategy | None = None
+    #: ``execution.checkpointing.savepoint-dir``: where savepoints go when none is named.
+    savepoint_directory: str | None = None
