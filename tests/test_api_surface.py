@@ -234,3 +234,79 @@ def test_the_program_builder_runs_jobs_only_through_the_executors() -> None:
     imports = {(path.name, module) for path in builder.rglob("*.py") for module in _module_imports(path)}
     assert {(name, module) for name, module in imports if module.startswith("flowmagic.runtime")} == set()
     assert ("environment.py", "flowmagic.executors") in imports
+
+
+def _private_members_of_the_environment() -> set[str]:
+    tree = ast.parse((PACKAGE / "api" / "environment.py").read_text())
+    environment = next(
+        node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "StreamExecutionEnvironment"
+    )
+    names = set()
+    for node in ast.walk(environment):
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("_") and not node.name.startswith("__"):
+            names.add(node.name)
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
+            names.add(node.attr)
+    return names
+
+
+def _private_uses(path: Path, names: set[str]) -> list[str]:
+    """``x._name`` for a name of ``names`` on anything but ``self``, in ``path``."""
+    return [
+        f"{path.name}:{node.lineno} .{node.attr}"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Attribute)
+        and node.attr in names
+        and not (isinstance(node.value, ast.Name) and node.value.id == "self")
+    ]
+
+
+def test_the_builder_is_used_through_its_public_protocol_only() -> None:
+    """Streams, PyFlink's module names and other front ends write programs with
+    ``new_id()``, ``add_operator()``, ``declare_type()``, ``declared_type()`` and ``dialect``;
+    no module but the environment's own touches its private members."""
+    names = _private_members_of_the_environment()
+    assert {"_new_id", "_add_operator", "_declare_type", "_pyflink_api", "_types"} & names == {"_types"}
+    uses = [
+        use for path in PACKAGE.rglob("*.py") if path.name != "environment.py" for use in _private_uses(path, names)
+    ]
+    assert uses == []
+
+
+def test_the_private_use_check_finds_a_planted_one(tmp_path: Path) -> None:
+    module = tmp_path / "planted.py"
+    module.write_text("def f(stream):\n    return stream._env._types, self._types\n")
+    assert _private_uses(module, _private_members_of_the_environment()) == ["planted.py:2 ._types"]
+
+
+def test_a_second_front_end_writes_a_program_with_the_builder_protocol() -> None:
+    from flowmagic import datastream as pyflink_datastream
+    from flowmagic.api.datastream import DataStream
+    from flowmagic.graph.operators import OperatorKind, OperatorSpec
+    from flowmagic.graph.transformations import OneInputTransformation
+    from flowmagic.vocabulary.dialect import JAVA, PYFLINK
+
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    source = env.from_collection([1, 2, 3])
+    doubled = OneInputTransformation(
+        id=env.new_id(),
+        name="Twice",
+        parallelism=1,
+        inputs=[source.transformation],
+        operator=OperatorSpec(OperatorKind.MAP, {"function": lambda x: 2 * x}),
+    )
+    env.add_operator(doubled)
+    env.declare_type(doubled, flowmagic.Types.LONG())
+    assert env.declared_type(doubled) == flowmagic.Types.LONG()
+    assert env.dialect is JAVA and pyflink_datastream.StreamExecutionEnvironment.dialect is PYFLINK
+    assert sorted(DataStream(env, doubled).execute_and_collect(executor="local")) == [2, 4, 6]
+    assert [node.name for node in env.get_stream_graph().nodes.values()][:2] == [
+        "Source: Collection Source",
+        "Twice",
+    ]

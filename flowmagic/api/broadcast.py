@@ -29,18 +29,6 @@ __all__ = [
 ]
 
 
-def check_descriptors(descriptors: tuple[Any, ...]) -> tuple[MapStateDescriptor, ...]:
-    """``broadcast(...)``'s descriptors: MapStateDescriptors of distinct names."""
-    names = set()
-    for descriptor in descriptors:
-        if not isinstance(descriptor, MapStateDescriptor):
-            raise InvalidTypeError(f"broadcast_state_descriptor must be MapStateDescriptor, got {descriptor!r}.")
-        if descriptor.name in names:
-            raise ProgramError(f"broadcast() declares the broadcast state {descriptor.name!r} twice.")
-        names.add(descriptor.name)
-    return tuple(descriptors)
-
-
 class BroadcastStream:
     """A stream sent whole to every subtask of what it is connected to, with the broadcast
     states its descriptors declare; it can only be connected (``other.connect(this)``)."""

@@ -10,15 +10,11 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from flowmagic import compile as passes
+from flowmagic.api.arguments import check_callable, check_max_parallelism, check_parallelism
 from flowmagic.api.checkpointing import CheckpointConfig
 from flowmagic.api.data_generator_source import datagen_operator
-from flowmagic.api.datastream import (
-    DataStream,
-    _check_callable,
-    call_site,
-    check_max_parallelism,
-    check_parallelism,
-)
+from flowmagic.api.datastream import DataStream, call_site
+from flowmagic.api.execution_config import ExecutionConfig
 from flowmagic.api.sources import Source, SourceFunction, java_source_unsupported
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError, ProgramError
 from flowmagic.graph.execution_graph import ExecutionGraph
@@ -32,6 +28,7 @@ from flowmagic.graph.transformations import (
     Transformation,
 )
 from flowmagic.vocabulary.configuration import Configuration
+from flowmagic.vocabulary.dialect import JAVA, ApiDialect
 from flowmagic.vocabulary.option_values import option_bool, option_int, option_millis
 from flowmagic.vocabulary.pipeline_config import ContinuousOptions, PipelineConfig, RuntimeExecutionMode
 from flowmagic.vocabulary.restart_strategy import RESTART_OPTIONS, RestartStrategy
@@ -76,21 +73,15 @@ class StreamExecutionEnvironment:
     number of CPU cores, as in Flink's local environment.
     """
 
-    #: The record type of streams that declare none (see ``DataStream.get_type()``).
-    _undeclared_type: TypeInformation | None = None
-    #: Whether programs are of PyFlink's API (``flowmagic.datastream``), which behaves as
-    #: PyFlink where PyFlink differs from Java's API: ``key_by`` routes keys by the Java hash
-    #: of a Row holding the key as its ``key_type`` (or pickled); windows work as PyFlink's
-    #: Python window operator (its count windows; results stamped with the time of what
-    #: fired them); ``ctx.timestamp()`` of a record without one is Long.MIN_VALUE.
-    _pyflink_api = False
+    #: The API its programs are written in: Java's DataStream API here, PyFlink's in
+    #: ``flowmagic.datastream`` (see :class:`~flowmagic.vocabulary.dialect.ApiDialect`).
+    dialect: ApiDialect = JAVA
 
     def __init__(self, parallelism: int | None = None):
         self._parallelism = (
             check_parallelism(parallelism, "Parallelism") if parallelism is not None else (os.cpu_count() or 1)
         )
         self._max_parallelism = -1
-        self._job_parameters: dict[str, str] = {}
         self._chaining_enabled = True
         self._runtime_mode = RuntimeExecutionMode.STREAMING
         self._last_id = 0
@@ -107,7 +98,8 @@ class StreamExecutionEnvironment:
         self._restart_strategy: RestartStrategy | None = None
         #: ``pipeline.name``: the job's name when ``execute()`` names none.
         self._pipeline_name: str | None = None
-        self._auto_watermark_interval_ms = 200
+        #: Flink's ExecutionConfig: the global job parameters and the auto-watermark interval.
+        self._execution_config = ExecutionConfig(self)
         for watch in _WATCHES:
             watch.created.append(self)
 
@@ -150,7 +142,9 @@ class StreamExecutionEnvironment:
                 self._chaining_enabled = option_bool(settings, key)
                 break
         if "pipeline.auto-watermark-interval" in settings:
-            self._auto_watermark_interval_ms = option_millis(settings, "pipeline.auto-watermark-interval")
+            self._execution_config.set_auto_watermark_interval(
+                option_millis(settings, "pipeline.auto-watermark-interval")
+            )
         if "execution.checkpointing.interval" in settings:
             self.enable_checkpointing(option_millis(settings, "execution.checkpointing.interval"))
         storage = settings.get("execution.checkpointing.dir") or settings.get("state.checkpoints.dir")
@@ -172,7 +166,9 @@ class StreamExecutionEnvironment:
             self._restart_strategy = RestartStrategy.from_settings(restart_settings)
             self._restart_settings = restart_settings
         if "pipeline.global-job-parameters" in settings:
-            self._job_parameters = _job_parameters(settings["pipeline.global-job-parameters"])
+            self._execution_config.set_global_job_parameters(
+                _job_parameters(settings["pipeline.global-job-parameters"])
+            )
         if "execution.savepoint.path" in settings:
             self._savepoint_path = settings["execution.savepoint.path"]
         if "execution.savepoint.ignore-unclaimed-state" in settings:
@@ -279,23 +275,32 @@ class StreamExecutionEnvironment:
             runtime_mode=mode,
             job_name=job_name if job_name is not None else self._pipeline_name,
             override_parallelism=parallelism is not None,
-            job_parameters=tuple(self._job_parameters.items()),
-            auto_watermark_interval_ms=self._auto_watermark_interval_ms,
-            pyflink_api=self._pyflink_api,
+            job_parameters=tuple(self._execution_config.get_global_job_parameters().items()),
+            auto_watermark_interval_ms=self._execution_config.get_auto_watermark_interval(),
+            dialect=self.dialect,
         )
 
-    # -- bookkeeping used by the streams --------------------------------------------------
+    # -- the builder's protocol: what the streams and other front ends (SQL) write with ----
 
-    def _new_id(self) -> int:
+    def new_id(self) -> int:
+        """A new transformation id (Flink's ``Transformation.getNewNodeId()``, per environment)."""
         self._last_id += 1
         return self._last_id
 
-    def _add_operator(self, transformation: Transformation) -> None:
+    def add_operator(self, transformation: Transformation) -> None:
+        """Register ``transformation`` as part of the program (Flink's ``addOperator``): the
+        graphs are generated from the registered transformations and their inputs."""
         self._transformations.append(transformation)
 
-    def _declare_type(self, transformation: Transformation, type_info: TypeInformation | None) -> None:
+    def declare_type(self, transformation: Transformation, type_info: TypeInformation | None) -> None:
+        """Declare the record type of ``transformation``'s output (None declares nothing)."""
         if type_info is not None:
             self._types[transformation.id] = type_info
+
+    def declared_type(self, transformation: Transformation) -> TypeInformation | None:
+        """The record type declared for ``transformation``'s output, else the dialect's
+        type of undeclared records."""
+        return self._types.get(transformation.id, self.dialect.undeclared_type)
 
     @property
     def transformations(self) -> list[Transformation]:
@@ -317,7 +322,7 @@ class StreamExecutionEnvironment:
         output_type: TypeInformation | None = None,
     ) -> DataStream:
         t = SourceTransformation(
-            id=self._new_id(),
+            id=self.new_id(),
             name=name,
             parallelism=self._parallelism if parallelism is None else parallelism,
             parallelism_configured=parallelism is not None,
@@ -329,7 +334,7 @@ class StreamExecutionEnvironment:
             legacy=legacy,
             call_site=call_site(),
         )
-        self._declare_type(t, output_type)
+        self.declare_type(t, output_type)
         return DataStream(self, t)
 
     def from_source(
@@ -422,7 +427,7 @@ class StreamExecutionEnvironment:
             max_parallelism=1,
         )
         reader = OneInputTransformation(
-            id=self._new_id(),
+            id=self.new_id(),
             name="Split Reader: Custom File Source",
             parallelism=self._parallelism,
             inputs=[monitor.transformation],
@@ -430,8 +435,8 @@ class StreamExecutionEnvironment:
             chaining_strategy=ChainingStrategy.HEAD,
             call_site=call_site(),
         )
-        self._add_operator(reader)
-        self._declare_type(reader, Types.STRING())
+        self.add_operator(reader)
+        self.declare_type(reader, Types.STRING())
         return DataStream(self, reader)
 
     def socket_text_stream(self, hostname: str, port: int, delimiter: str = "\n", max_retry: int = 0) -> DataStream:
@@ -479,7 +484,7 @@ class StreamExecutionEnvironment:
         the same on every run whatever the parallelism.
         """
         if generator is not None:
-            _check_callable(generator, "from_datagen()")
+            check_callable(generator, "from_datagen()")
         if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
             raise ProgramError(f"from_datagen(count=...) must be a non-negative int, got {count!r}.")
         if rows_per_second is not None and rows_per_second <= 0:
@@ -511,7 +516,7 @@ class StreamExecutionEnvironment:
         return self._generate(self._transformations, job_name, parallelism=parallelism, runtime_mode=runtime_mode)
 
     def _generate(self, roots: list[Transformation], job_name: str | None, **overrides: Any) -> StreamGraph:
-        return passes.generate(roots, self._pipeline_config(job_name, **overrides), self._new_id)
+        return passes.generate(roots, self._pipeline_config(job_name, **overrides), self.new_id)
 
     def get_execution_plan(self) -> str:
         """Flink's StreamGraph JSON (``getExecutionPlan()``), byte for byte."""
@@ -528,7 +533,7 @@ class StreamExecutionEnvironment:
     # -- execution ------------------------------------------------------------------------
 
     def _collect_sink(self, stream: DataStream) -> LegacySinkTransformation:
-        sink_id = self._new_id()
+        sink_id = self.new_id()
         return LegacySinkTransformation(
             id=sink_id,
             name="Data stream collect sink",
@@ -572,11 +577,14 @@ class StreamExecutionEnvironment:
             program = copy.copy(self)
             program._transformations = list(self._transformations)
             program._types = dict(self._types)
+            program._execution_config = copy.copy(self._execution_config)
             watch.executed.append(program)
 
-    def _execute_and_collect(
-        self, stream: DataStream, job_name: str | None, limit: int | None, executor: str
+    def collect_stream(
+        self, stream: DataStream, job_name: str | None = None, limit: int | None = None, executor: str = "spark"
     ) -> Iterator[Any]:
+        """Run the program with a collect sink on ``stream`` and return its records (the first
+        ``limit``): ``stream.execute_and_collect()``, Flink's ``executeAndCollect``."""
         from flowmagic import executors
 
         sink = self._collect_sink(stream)

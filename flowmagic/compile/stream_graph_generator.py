@@ -80,7 +80,7 @@ class StreamGraphGenerator:
             default_parallelism=config.parallelism,
             job_parameters=dict(config.job_parameters),
             auto_watermark_interval_ms=config.auto_watermark_interval_ms,
-            pyflink_api=config.pyflink_api,
+            dialect=config.dialect.name,
         )
         # Keyed by identity; the value keeps the transformation alive so no id() is reused.
         self._already_transformed: dict[int, tuple[Transformation, list[int]]] = {}

@@ -18,6 +18,7 @@ from flowmagic.api.pyflink import ASYNC, missing_names
 from flowmagic.api.sources import SourceFunction
 from flowmagic.api.windowed import AllWindowedStream, WindowedStream
 from flowmagic.vocabulary.broadcast_functions import BroadcastProcessFunction, KeyedBroadcastProcessFunction
+from flowmagic.vocabulary.dialect import PYFLINK
 from flowmagic.vocabulary.functions import (
     AggregateFunction,
     CoFlatMapFunction,
@@ -41,7 +42,6 @@ from flowmagic.vocabulary.functions import (
 )
 from flowmagic.vocabulary.pipeline_config import RuntimeExecutionMode
 from flowmagic.vocabulary.time_domain import TimeDomain
-from flowmagic.vocabulary.types import PICKLED
 from flowmagic.vocabulary.windows import (
     CountWindow,
     GlobalWindow,
@@ -62,13 +62,12 @@ class StreamExecutionEnvironment(environment.StreamExecutionEnvironment):
     sink writes as ``str(record)`` (``('a', 1)``), as PyFlink prints them; flowmagic's own
     environment prints them as Flink prints Java values (``(a,1)``)."""
 
-    _undeclared_type = PICKLED
-    _pyflink_api = True
+    dialect = PYFLINK
 
     def get_config(self) -> ExecutionConfig:  # type: ignore[override]  # PyFlink's returns its ExecutionConfig
         """The environment's :class:`~flowmagic.api.execution_config.ExecutionConfig`, as
         PyFlink's (``get_config().set_global_job_parameters({...})``)."""
-        return ExecutionConfig(self)
+        return self._execution_config
 
     def execute(self, job_name: str | None = None, *, executor: str = "spark", **options: Any) -> JobResult:
         """Run the program, then forget it, as Flink does: the next ``execute()`` runs only

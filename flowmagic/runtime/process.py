@@ -48,7 +48,7 @@ class ProcessOperator(FunctionOperator):
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         self.keyed = "key_selector" in params
         super().__init__(name, params, task)
-        self.missing_timestamp = MIN_WATERMARK if task.pyflink_api else None
+        self.missing_timestamp = task.dialect.missing_timestamp
         self.key_selector = params.get("key_selector")
         # Every function may read the time; registering timers needs a keyed timer service.
         self.timers = TimerService(self.backend if self.keyed_timers else None, task.clock)

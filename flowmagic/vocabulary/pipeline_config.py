@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from flowmagic.vocabulary.dialect import JAVA, ApiDialect
 from flowmagic.vocabulary.restart_strategy import RestartStrategy
 
 __all__ = ["ContinuousOptions", "PipelineConfig", "RuntimeExecutionMode"]
@@ -44,8 +45,8 @@ class PipelineConfig:
     #: ``pipeline.auto-watermark-interval``: 0 turns periodic watermarks off (sources' and
     #: assigners' watermarks then come only at the end of input), as in Flink.
     auto_watermark_interval_ms: int = 200
-    #: A program of PyFlink's API: its functions see what PyFlink's see where that differs.
-    pyflink_api: bool = False
+    #: The API the program is written in: what its functions see where PyFlink differs from Java.
+    dialect: ApiDialect = JAVA
 
 
 @dataclass(frozen=True)
