@@ -23,8 +23,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from flowmagic.api.types import PICKLED, Row, TypeInformation
 from flowmagic.runtime.pyflink_keys import pyflink_key_hash
+from flowmagic.vocabulary.types import PICKLED, Row, TypeInformation
 
 COUNT = 100_000
 KEYS: dict[str, list[Any]] = {

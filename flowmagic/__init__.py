@@ -60,13 +60,13 @@ from flowmagic.api import (
     WindowFunction,
 )
 from flowmagic.api.pyflink_modules import install as _install_missing_pyflink_modules
-from flowmagic.compile.config import RuntimeExecutionMode
 from flowmagic.errors import FlowError
 from flowmagic.key_groups import (
     assign_key_to_parallel_operator,
     assign_to_key_group,
     compute_default_max_parallelism,
 )
+from flowmagic.vocabulary.pipeline_config import RuntimeExecutionMode
 
 __version__ = "0.1.0"
 

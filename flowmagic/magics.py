@@ -55,9 +55,10 @@ import flowmagic
 from flowmagic.api.environment import ProgramWatch, StreamExecutionEnvironment, watch_programs
 from flowmagic.api.pyflink_imports import imports_pyflink, installed_pyflink, pyflink_imports
 from flowmagic.errors import FlowError
+from flowmagic.executors import EXECUTORS
 from flowmagic.pipeline import Pipeline
 from flowmagic.render import GraphvizError, layout, to_dot
-from flowmagic.runtime import EXECUTORS, JobResult
+from flowmagic.runtime import JobResult
 from flowmagic.runtime.continuous.job import ContinuousJob
 from flowmagic.widgets.graph_view import LEVELS, GraphPicture
 

@@ -13,9 +13,10 @@ from typing import Any
 from flowmagic import compile as passes
 from flowmagic.api.environment import StreamExecutionEnvironment
 from flowmagic.errors import JobCancelledError, JobError, ProgramError
+from flowmagic.executors import JobClient, is_unbounded, submit, wait_for
 from flowmagic.graph import ExecutionGraph, JobGraph, PhysicalGraph, StreamGraph
 from flowmagic.render import explain
-from flowmagic.runtime import JobResult, execute, is_unbounded, start_continuous
+from flowmagic.runtime import JobResult
 from flowmagic.runtime.continuous.job import ContinuousJob
 from flowmagic.widgets.graph_view import LEVELS, FlowGraphs
 from flowmagic.widgets.job_view import JobView
@@ -56,8 +57,8 @@ class Pipeline:
         #: The cluster options the pipeline was made with (None: a local environment's default).
         self.cluster = (taskmanagers, slots_per_taskmanager)
         self.physical_graph = passes.deploy(self.execution_graph, taskmanagers, slots_per_taskmanager)
-        #: Its runs now under way: a bounded run's cancel event, or an unbounded job's client.
-        self._runs: list[threading.Event | ContinuousJob] = []
+        #: The clients of its runs now under way.
+        self._runs: list[JobClient] = []
         self._lock = threading.Lock()
         #: How its last run ended (Flink's job status, and a stop's savepoint), for ``%flow list``.
         self._last_end: str | None = None
@@ -139,25 +140,28 @@ class Pipeline:
             physical_graph = passes.deploy(
                 execution_graph, physical_graph.taskmanagers, physical_graph.slots_per_taskmanager
             )
+        if from_savepoint is not None and not is_unbounded(execution_graph):
+            raise ProgramError("Restoring from a savepoint needs an unbounded pipeline (a continuous job).")
         view = JobView(job_graph, physical_graph) if live else None
         if view is not None:
             view.display()
-        if is_unbounded(execution_graph):
-            return self._start(execution_graph, spark, view, from_savepoint, allow_non_restored_state)
-        if from_savepoint is not None:
-            raise ProgramError("Restoring from a savepoint needs an unbounded pipeline (a continuous job).")
-        cancel = threading.Event()
+        client = submit(
+            execution_graph,
+            executor=executor,
+            spark=spark,
+            continuous=self.env.continuous_options(from_savepoint, allow_non_restored_state),
+        )
         with self._lock:
-            self._runs.append(cancel)
+            self._runs.append(client)
+        if isinstance(client, ContinuousJob):
+            self._follow(client, view)
+            return client
         ended = "FAILED"
         try:
-            result = execute(
-                execution_graph,
-                executor=executor,
-                spark=spark,
-                cancel_event=cancel,
-                on_progress=(lambda monitor: view.update(monitor.snapshot())) if view is not None else None,
+            result = wait_for(
+                client, on_progress=(lambda monitor: view.update(monitor.snapshot())) if view is not None else None
             )
+            result.echo()
             ended = result.state
             return result
         except JobCancelledError:
@@ -165,24 +169,13 @@ class Pipeline:
             raise
         finally:
             with self._lock:
-                self._runs.remove(cancel)
+                self._runs.remove(client)
                 self._last_end = ended
 
-    def _start(
-        self,
-        graph: ExecutionGraph,
-        spark: Any,
-        view: JobView | None,
-        from_savepoint: str | None,
-        allow_non_restored_state: bool,
-    ) -> ContinuousJob:
-        options = self.env._continuous_options(from_savepoint, allow_non_restored_state)
-        job = start_continuous(graph, spark=spark, options=options)
-        with self._lock:
-            self._runs.append(job)
+    def _follow(self, job: ContinuousJob, view: JobView | None) -> None:
+        """Keep the view (and the list of runs) current from a thread of its own: the cell has returned."""
 
         def follow() -> None:
-            # The cell has returned: this thread keeps the view (and the list of runs) current.
             while not job.get_job_status().is_globally_terminal:
                 if view is not None:
                     view.update(job.snapshot())
@@ -196,13 +189,12 @@ class Pipeline:
                 self._last_end = f"{ended} (savepoint {savepoint})" if savepoint is not None else ended
 
         threading.Thread(target=follow, name=f"flowmagic-view-{self.name}", daemon=True).start()
-        return job
 
     @property
     def jobs(self) -> list[ContinuousJob]:
         """Its unbounded jobs now running."""
         with self._lock:
-            return [run for run in self._runs if not isinstance(run, threading.Event)]
+            return [run for run in self._runs if isinstance(run, ContinuousJob)]
 
     def status(self) -> str:
         """``RUNNING`` with the number of runs under way, else how the last run ended
@@ -220,14 +212,11 @@ class Pipeline:
             runs = list(self._runs)
         failures = []
         for run in runs:
-            if isinstance(run, threading.Event):
-                run.set()
-            else:
-                try:
-                    run.cancel()
-                except JobError as error:
-                    # The others are cancelled all the same; the first that did not end is said.
-                    failures.append(error)
+            try:
+                run.cancel()
+            except JobError as error:
+                # The others are cancelled all the same; the first that did not end is said.
+                failures.append(error)
         if failures:
             raise failures[0]
         return len(runs)

@@ -48,7 +48,7 @@ def start(env: flowmagic.StreamExecutionEnvironment, printed: Printed, name: str
     from flowmagic.runtime import start_continuous
 
     graph = passes.build(env.get_stream_graph(name)).execution_graph
-    return start_continuous(graph, options=env._continuous_options(), on_output=printed.take)
+    return start_continuous(graph, options=env.continuous_options(), on_output=printed.take)
 
 
 def running_counts(pairs: list[tuple[str, int]]) -> dict[str, list[int]]:

@@ -26,8 +26,8 @@ from continuous_support import Printed, running_counts, start, wait_for
 
 import flowmagic
 from flowmagic import errors
-from flowmagic.api.configuration import Configuration
 from flowmagic.runtime.continuous.job import JobStatus
+from flowmagic.vocabulary.configuration import Configuration
 
 pytestmark = pytest.mark.e2e
 

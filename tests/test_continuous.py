@@ -16,8 +16,8 @@ from continuous_support import LineServer, Printed, running_counts, start, wait_
 
 import flowmagic
 from flowmagic import errors
-from flowmagic.api.configuration import Configuration
 from flowmagic.runtime.continuous.job import JobStatus
+from flowmagic.vocabulary.configuration import Configuration
 
 pytestmark = pytest.mark.e2e
 
@@ -487,7 +487,7 @@ def test_a_socket_source_whose_server_closes_ends_the_job_as_finished(spark) -> 
 
 
 def _broadcast_and_keyed_state_program(env: flowmagic.StreamExecutionEnvironment) -> None:
-    from flowmagic.api.state import AggregatingStateDescriptor, ReducingStateDescriptor
+    from flowmagic.vocabulary.state import AggregatingStateDescriptor, ReducingStateDescriptor
 
     rules = flowmagic.MapStateDescriptor("rules")
 

@@ -20,14 +20,14 @@ import pytest
 from continuous_support import Printed, start, wait_for
 
 import flowmagic
-from flowmagic.api.bucket_assigner import BucketAssigner
-from flowmagic.api.configuration import Configuration
-from flowmagic.api.rolling_policy import RollingPolicy
 from flowmagic.api.sinks import Encoder, FileSink
 from flowmagic.common import Duration, WatermarkStrategy
 from flowmagic.datastream.connectors import FileSource, StreamFormat
 from flowmagic.runtime.continuous.job import _KEPT_EPOCHS, JobStatus
 from flowmagic.runtime.continuous.sources import _LINES_PER_SEGMENT
+from flowmagic.vocabulary.bucket_assigner import BucketAssigner
+from flowmagic.vocabulary.configuration import Configuration
+from flowmagic.vocabulary.rolling_policy import RollingPolicy
 
 pytestmark = pytest.mark.e2e
 
@@ -104,7 +104,7 @@ port, output, checkpoints = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 spark = (SparkSession.builder.master("local[2,4]").config("spark.ui.enabled", "false")
          .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1").getOrCreate())
 env = _socket_to_files(port, output, checkpoints)
-start_continuous(passes.build(env.get_stream_graph("killed")).execution_graph, options=env._continuous_options())
+start_continuous(passes.build(env.get_stream_graph("killed")).execution_graph, options=env.continuous_options())
 time.sleep(600)  # until the test kills this driver
 """
 
@@ -163,7 +163,7 @@ def test_a_socket_job_keeps_its_log_and_epoch_times_bounded_and_loses_nothing_ac
         (retained,) = checkpoints.glob("*/chk-*")
         env = _socket_to_files(server.port, str(output), str(checkpoints), str(retained))
         graph = passes.build(env.get_stream_graph("resumed")).execution_graph
-        job = start_continuous(graph, options=env._continuous_options())
+        job = start_continuous(graph, options=env.continuous_options())
         server.send(1, range(first, total))
         wait_for(lambda: len(_committed(output)) >= total, job, timeout=600)
         # Idle epochs roll the kept manifests past every line read.

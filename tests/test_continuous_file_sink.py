@@ -13,13 +13,13 @@ from continuous_support import LineServer, wait_for
 
 import flowmagic
 from flowmagic import errors
-from flowmagic.api.bucket_assigner import BucketAssigner
-from flowmagic.api.rolling_policy import RollingPolicy
 from flowmagic.api.sinks import Encoder, FileSink
 from flowmagic.runtime.clock import EpochClock
 from flowmagic.runtime.continuous.job import JobStatus
 from flowmagic.runtime.file_sink import FileSinkWriter, commit_part
 from flowmagic.runtime.operator import TaskInfo
+from flowmagic.vocabulary.bucket_assigner import BucketAssigner
+from flowmagic.vocabulary.rolling_policy import RollingPolicy
 
 
 def _writer(base: Path, policy: RollingPolicy, clock: EpochClock, check_interval: int = 60_000, index: int = 0):
@@ -183,7 +183,8 @@ def test_files_are_committed_by_checkpoints_exactly_once_across_a_failure_a_save
     spark, tmp_path
 ) -> None:
     from flowmagic import compile as passes
-    from flowmagic.runtime import ContinuousOptions, start_continuous
+    from flowmagic.runtime import start_continuous
+    from flowmagic.vocabulary.pipeline_config import ContinuousOptions
 
     output, marker, savepoint = tmp_path / "out", tmp_path / "failed-once", str(tmp_path / "savepoint")
     policy = RollingPolicy.default_rolling_policy(part_size=300)
@@ -192,7 +193,7 @@ def test_files_are_committed_by_checkpoints_exactly_once_across_a_failure_a_save
         env = flowmagic.StreamExecutionEnvironment(parallelism=parallelism)
         _program(env, server, output, marker, policy)
         graph = passes.build(env.get_stream_graph("file sink")).execution_graph
-        options = env._continuous_options()
+        options = env.continuous_options()
         if restore is not None:
             options = ContinuousOptions(options.checkpoint_interval_ms, None, restore, False)
         return start_continuous(graph, options=options)
@@ -223,7 +224,8 @@ def test_stop_with_savepoint_under_load_commits_and_a_restored_job_goes_on_from_
     import time
 
     from flowmagic import compile as passes
-    from flowmagic.runtime import ContinuousOptions, start_continuous
+    from flowmagic.runtime import start_continuous
+    from flowmagic.vocabulary.pipeline_config import ContinuousOptions
 
     output, savepoints = tmp_path / "out", [str(tmp_path / "sp1"), str(tmp_path / "sp2")]
 

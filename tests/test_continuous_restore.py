@@ -16,8 +16,8 @@ from continuous_support import Printed, start, wait_for
 
 import flowmagic
 from flowmagic import errors
-from flowmagic.api.configuration import Configuration
 from flowmagic.runtime.continuous.job import JobStatus
+from flowmagic.vocabulary.configuration import Configuration
 
 pytestmark = pytest.mark.e2e
 
@@ -341,7 +341,7 @@ def test_checkpoint_retention_and_the_number_retained_are_flinks_options() -> No
     config = env.get_checkpoint_config()
     assert config.get_externalized_checkpoint_retention() is ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION
     assert config.get_num_retained_checkpoints() == 3 and config.is_externalized_checkpoints_enabled()
-    options = env._continuous_options()
+    options = env.continuous_options()
     assert (options.checkpoint_retention, options.checkpoints_retained) == ("RETAIN_ON_CANCELLATION", 3)
     default = flowmagic.StreamExecutionEnvironment().get_checkpoint_config()
     assert default.get_externalized_checkpoint_retention().name == "NO_EXTERNALIZED_CHECKPOINTS"

@@ -20,8 +20,8 @@ from continuous_support import Printed, start, wait_for
 
 import flowmagic
 from flowmagic import errors
-from flowmagic.api.configuration import Configuration
 from flowmagic.runtime.continuous.job import JobStatus
+from flowmagic.vocabulary.configuration import Configuration
 
 pytestmark = pytest.mark.e2e
 

@@ -17,12 +17,17 @@ from conformance_support import CONFORMANCE
 
 import flowmagic
 import flowmagic.datastream
-from flowmagic.api.windows import CountSlidingWindowAssigner, CountTumblingWindowAssigner, CountWindow, GlobalWindows
 from flowmagic.errors import InvalidArgumentError
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.operator import TaskInfo
 from flowmagic.runtime.plan import build_plans
 from flowmagic.runtime.registry import implementation
+from flowmagic.vocabulary.windows import (
+    CountSlidingWindowAssigner,
+    CountTumblingWindowAssigner,
+    CountWindow,
+    GlobalWindows,
+)
 
 PROGRAMS = CONFORMANCE / "pyflink_programs"
 COUNT_WINDOW_PROGRAMS = sorted(PROGRAMS.glob("count_window*.py"))

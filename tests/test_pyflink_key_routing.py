@@ -24,12 +24,12 @@ import pytest
 from conformance_support import CONFORMANCE
 
 import flowmagic
-from flowmagic.api.types import PICKLED, Row, RowKind, Types
 from flowmagic.datastream import CountWindow, GlobalWindow, KeyedProcessFunction, StreamExecutionEnvironment, TimeWindow
 from flowmagic.errors import KeyRoutingError
 from flowmagic.key_groups import assign_key_to_parallel_operator, java_byte_array_hash, java_hash_code
 from flowmagic.runtime import pyflink_keys
 from flowmagic.runtime.pyflink_keys import pyflink_key_hash, pyflink_pickle
+from flowmagic.vocabulary.types import PICKLED, Row, RowKind, Types
 
 RECORDED = json.loads((CONFORMANCE / "pyflink_key_routing.json").read_text())
 ROWS = [(parallelism, ast.literal_eval(key), subtask) for parallelism, key, subtask in RECORDED["rows"]]

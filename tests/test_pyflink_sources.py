@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 import flowmagic
-from flowmagic.api.configuration import Configuration
 from flowmagic.common import Duration, WatermarkStrategy
 from flowmagic.datastream import SourceFunction, StreamExecutionEnvironment
 from flowmagic.datastream.connectors import FileSource, NumberSequenceSource, StreamFormat
 from flowmagic.errors import FlowError, JobFailedError, UnsupportedFeatureError
+from flowmagic.vocabulary.configuration import Configuration
 
 TEXT = StreamFormat.text_line_format()
 
@@ -143,7 +143,7 @@ def test_a_monitored_file_source_reads_new_files_once_across_runs(spark, tmp_pat
         graph = passes.build(env.get_stream_graph("inbox")).execution_graph
         return start_continuous(
             graph,
-            options=env._continuous_options(),
+            options=env.continuous_options(),
             on_output=lambda output: printed.extend(line.split("> ", 1)[1] for _err, line in output.printed),
         )
 

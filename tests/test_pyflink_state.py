@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 import flowmagic
-from flowmagic.api.functions import AggregateFunction
 from flowmagic.common import Time
 from flowmagic.datastream.functions import KeyedProcessFunction, RuntimeContext
 from flowmagic.datastream.state import (
@@ -29,6 +28,7 @@ from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.clock import EpochClock
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.registry import implementation
+from flowmagic.vocabulary.functions import AggregateFunction
 
 
 class _Average(AggregateFunction):
@@ -424,7 +424,7 @@ class _WhoAmI(flowmagic.MapFunction):
 
 
 def test_the_runtime_context_says_which_subtask_and_the_jobs_parameters() -> None:
-    from flowmagic.api.configuration import Configuration
+    from flowmagic.vocabulary.configuration import Configuration
 
     configuration = Configuration().set_string("pipeline.global-job-parameters", "threshold:10,mode:fast")
     env = flowmagic.StreamExecutionEnvironment.get_execution_environment(configuration)

@@ -7,9 +7,9 @@ import re
 import pytest
 
 import flowmagic
-from flowmagic.api.configuration import Configuration
-from flowmagic.api.restart_strategy import RestartBackoff, RestartStrategy
 from flowmagic.errors import InvalidArgumentError
+from flowmagic.vocabulary.configuration import Configuration
+from flowmagic.vocabulary.restart_strategy import RestartBackoff, RestartStrategy
 
 
 class _Clock:
@@ -25,7 +25,7 @@ def _configured(**options: str) -> RestartStrategy | None:
     for key, value in options.items():
         config.set_string(key, value)
     env = flowmagic.StreamExecutionEnvironment.get_execution_environment(config)
-    return env._continuous_options().restart_strategy
+    return env.continuous_options().restart_strategy
 
 
 def test_flinks_default_is_exponential_delay_with_checkpointing_and_none_without() -> None:

@@ -159,7 +159,7 @@ _CONTINUOUS_JOB = textwrap.dedent(
     from pyspark.sql import SparkSession
     import flowmagic
     from flowmagic import compile as passes
-    from flowmagic.api.rolling_policy import RollingPolicy
+    from flowmagic.vocabulary.rolling_policy import RollingPolicy
     from flowmagic.runtime import start_continuous
 
     url, output, checkpoints = sys.argv[1:4]

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flowmagic.api.functions import KeyedProcessFunction
-from flowmagic.api.state import ValueStateDescriptor
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.continuous.state_store import load_keyed, write_keyed
 from flowmagic.runtime.continuous.storage import Storage
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.registry import implementation
+from flowmagic.vocabulary.functions import KeyedProcessFunction
+from flowmagic.vocabulary.state import ValueStateDescriptor
 
 MAX_PARALLELISM = 128
 
@@ -105,3 +105,22 @@ def test_each_subtask_of_a_continuous_job_has_its_own_function_objects() -> None
     ]
     assert functions[0] is not functions[1]
     assert _plan("run", plan.id, 0, payload) is _plan("run", plan.id, 0, payload)
+
+
+def test_state_that_names_the_vocabulary_by_its_former_modules_restores(tmp_path) -> None:
+    """Savepoints written before the vocabulary left ``flowmagic.api`` name their rows and
+    windows by the old modules; they restore all the same."""
+    import pickle
+
+    from flowmagic.runtime.continuous.state_store import Checksum, load_operator_state
+    from flowmagic.vocabulary.types import Row
+    from flowmagic.vocabulary.windows import TimeWindow
+
+    state = {"row": Row(word="a", count=1), "window": TimeWindow(0, 10)}
+    # Protocol 0 names globals as text, so the modules can be renamed in place.
+    written = pickle.dumps(state, protocol=0).replace(b"flowmagic.vocabulary.", b"flowmagic.api.")
+    assert b"flowmagic.api.types" in written and b"flowmagic.api.windows" in written
+    root = Storage(str(tmp_path))
+    root.write("op/operator-0-0.pkl", written)
+    checksums = {"op/operator-0-0.pkl": Checksum.of(written)}
+    assert load_operator_state(root, "op/operator-0-0.pkl", checksums=checksums) == state

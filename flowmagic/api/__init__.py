@@ -1,12 +1,6 @@
 """The DataStream API: environment, streams, windows, time, watermarks, sinks."""
 
-from flowmagic.api.broadcast import (
-    BroadcastConnectedStream,
-    BroadcastProcessFunction,
-    BroadcastStream,
-    KeyedBroadcastProcessFunction,
-)
-from flowmagic.api.bucket_assigner import BucketAssigner
+from flowmagic.api.broadcast import BroadcastConnectedStream, BroadcastStream
 from flowmagic.api.datastream import (
     ConnectedStreams,
     DataStream,
@@ -14,7 +8,11 @@ from flowmagic.api.datastream import (
     KeyedStream,
 )
 from flowmagic.api.environment import StreamExecutionEnvironment
-from flowmagic.api.functions import (
+from flowmagic.api.sinks import Encoder, FileSink
+from flowmagic.api.windowed import AllWindowedStream, WindowedStream
+from flowmagic.vocabulary.broadcast_functions import BroadcastProcessFunction, KeyedBroadcastProcessFunction
+from flowmagic.vocabulary.bucket_assigner import BucketAssigner
+from flowmagic.vocabulary.functions import (
     AggregateFunction,
     CoFlatMapFunction,
     CoMapFunction,
@@ -33,23 +31,21 @@ from flowmagic.api.functions import (
     SinkFunction,
     WindowFunction,
 )
-from flowmagic.api.joins import CoGroupFunction, FlatJoinFunction, JoinFunction, ProcessJoinFunction
-from flowmagic.api.output_file_config import OutputFileConfig
-from flowmagic.api.rolling_policy import RollingPolicy
-from flowmagic.api.sinks import Encoder, FileSink
-from flowmagic.api.state import (
+from flowmagic.vocabulary.join_functions import CoGroupFunction, FlatJoinFunction, JoinFunction, ProcessJoinFunction
+from flowmagic.vocabulary.output_file_config import OutputFileConfig
+from flowmagic.vocabulary.rolling_policy import RollingPolicy
+from flowmagic.vocabulary.state import (
     AggregatingStateDescriptor,
     ListStateDescriptor,
     MapStateDescriptor,
     ReducingStateDescriptor,
     ValueStateDescriptor,
 )
-from flowmagic.api.state_ttl import StateTtlConfig
-from flowmagic.api.time import Duration, Time
-from flowmagic.api.types import Row, Types
-from flowmagic.api.watermarks import Watermark, WatermarkGenerator, WatermarkStrategy
-from flowmagic.api.windowed import AllWindowedStream, WindowedStream
-from flowmagic.api.windows import (
+from flowmagic.vocabulary.state_ttl import StateTtlConfig
+from flowmagic.vocabulary.time import Duration, Time
+from flowmagic.vocabulary.types import Row, Types
+from flowmagic.vocabulary.watermarks import Watermark, WatermarkGenerator, WatermarkStrategy
+from flowmagic.vocabulary.windows import (
     CountEvictor,
     CountTrigger,
     EventTimeSessionWindows,

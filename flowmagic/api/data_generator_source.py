@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from flowmagic.api.sources import Source
-from flowmagic.api.types import TypeInformation, check_type_info
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
+from flowmagic.vocabulary.types import TypeInformation, check_type_info
 
 __all__ = ["LONG_MAX", "DataGeneratorSource", "GeneratorFunction", "RateLimiterStrategy", "datagen_operator"]
 

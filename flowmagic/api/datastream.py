@@ -13,15 +13,7 @@ import types
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, overload
 
-from flowmagic.api.functions import (
-    CoProcessFunction,
-    KeyedCoProcessFunction,
-    KeyedProcessFunction,
-    OutputTag,
-    ProcessFunction,
-)
-from flowmagic.api.types import PICKLED, TypeInformation, check_type_info, is_tuple_type
-from flowmagic.api.watermarks import WatermarkStrategy
+from flowmagic.api.arguments import check_callable, check_descriptors, check_max_parallelism, check_parallelism
 from flowmagic.errors import (
     IncompatibleStreamsError,
     InvalidParallelismError,
@@ -54,18 +46,25 @@ from flowmagic.graph.transformations import (
     TwoInputTransformation,
     UnionTransformation,
 )
+from flowmagic.vocabulary.functions import (
+    CoProcessFunction,
+    KeyedCoProcessFunction,
+    KeyedProcessFunction,
+    OutputTag,
+    ProcessFunction,
+)
+from flowmagic.vocabulary.types import TypeInformation, check_type_info, is_tuple_type
+from flowmagic.vocabulary.watermarks import WatermarkStrategy
 
 if TYPE_CHECKING:
     from flowmagic.api.broadcast import BroadcastConnectedStream, BroadcastStream
     from flowmagic.api.environment import StreamExecutionEnvironment
     from flowmagic.api.joins import CoGroupedStreams, IntervalJoin, JoinedStreams
-    from flowmagic.api.state import MapStateDescriptor
     from flowmagic.api.windowed import AllWindowedStream, WindowedStream
-    from flowmagic.api.windows import WindowAssigner
+    from flowmagic.vocabulary.state import MapStateDescriptor
+    from flowmagic.vocabulary.windows import WindowAssigner
 
 __all__ = ["CachedDataStream", "ConnectedStreams", "DataStream", "DataStreamSink", "KeyedStream"]
-
-UPPER_BOUND_MAX_PARALLELISM = 1 << 15
 
 
 def call_site() -> str | None:
@@ -98,33 +97,6 @@ def call_site_of(frame: types.FrameType) -> str:
     if "ipykernel_" in filename:
         filename = f"<cell {os.path.splitext(os.path.basename(filename))[0]}>"
     return f"{filename}:{frame.f_lineno}"
-
-
-def check_parallelism(parallelism: Any, what: str = "The parallelism of an operator") -> int:
-    if isinstance(parallelism, bool) or not isinstance(parallelism, int):
-        raise InvalidParallelismError(f"{what} must be an int, got {parallelism!r}.")
-    if parallelism <= 0:
-        raise InvalidParallelismError(f"{what} must be at least 1.")
-    return parallelism
-
-
-def check_max_parallelism(max_parallelism: Any) -> int:
-    if isinstance(max_parallelism, bool) or not isinstance(max_parallelism, int):
-        raise InvalidParallelismError(f"The maximum parallelism must be an int, got {max_parallelism!r}.")
-    if max_parallelism <= 0:
-        raise InvalidParallelismError("The maximum parallelism must be greater than 0.")
-    if max_parallelism > UPPER_BOUND_MAX_PARALLELISM:
-        raise InvalidParallelismError(
-            f"The maximum parallelism must be smaller than or equal to {UPPER_BOUND_MAX_PARALLELISM}."
-        )
-    return max_parallelism
-
-
-def _check_callable(function: Any, what: str, *method_names: str) -> Any:
-    if callable(function) or any(hasattr(function, name) for name in method_names):
-        return function
-    wanted = " or an object with " + "/".join(f"{n}()" for n in method_names) if method_names else ""
-    raise ProgramError(f"{what} expects a callable{wanted}, got {function!r}.")
 
 
 #: Methods of KeyedStream that a DataStream lacks, with their non-keyed counterpart if any.
@@ -170,8 +142,8 @@ class DataStream:
         the environment's default: None for flowmagic's (records print as Flink prints their
         Java values), ``Types.PICKLED_BYTE_ARRAY()`` for ``flowmagic.datastream``'s, as in
         PyFlink (records print as ``str(record)``). Types only decide how :meth:`print`
-        writes records (see :mod:`flowmagic.api.types`)."""
-        return self._env._types.get(self._transformation.id, self._env._undeclared_type)
+        writes records (see :mod:`flowmagic.vocabulary.types`)."""
+        return self._env.declared_type(self._transformation)
 
     def __repr__(self) -> str:
         t = self._transformation
@@ -279,7 +251,7 @@ class DataStream:
         output_type: TypeInformation | None = None,
     ) -> DataStream:
         t = OneInputTransformation(
-            id=self._env._new_id(),
+            id=self._env.new_id(),
             name=name,
             parallelism=self._env.get_parallelism() if parallelism is None else parallelism,
             inputs=[self._transformation],
@@ -289,8 +261,8 @@ class DataStream:
             state_key=state_key if state_key is not None else self._state_key(),
             call_site=call_site(),
         )
-        self._env._add_operator(t)
-        self._env._declare_type(t, check_type_info(output_type, f"{name} output_type"))
+        self._env.add_operator(t)
+        self._env.declare_type(t, check_type_info(output_type, f"{name} output_type"))
         return (stream_class or DataStream)(self._env, t)
 
     def _state_key(self) -> Callable[[Any], Any] | None:
@@ -298,20 +270,20 @@ class DataStream:
 
     def map(self, function: Callable[[Any], Any], output_type: TypeInformation | None = None) -> DataStream:
         """Apply ``function`` to every record; ``output_type`` declares the result's type."""
-        _check_callable(function, "map()", "map")
+        check_callable(function, "map()", "map")
         return self._one_input("Map", OperatorSpec(OperatorKind.MAP, {"function": function}), output_type=output_type)
 
     def flat_map(
         self, function: Callable[[Any], Iterable[Any]], output_type: TypeInformation | None = None
     ) -> DataStream:
         """Apply ``function`` to every record and emit every element of what it returns."""
-        _check_callable(function, "flat_map()", "flat_map")
+        check_callable(function, "flat_map()", "flat_map")
         spec = OperatorSpec(OperatorKind.FLAT_MAP, {"function": function})
         return self._one_input("Flat Map", spec, output_type=output_type)
 
     def filter(self, function: Callable[[Any], bool]) -> DataStream:
         """Keep the records for which ``function`` is true."""
-        _check_callable(function, "filter()", "filter")
+        check_callable(function, "filter()", "filter")
         spec = OperatorSpec(OperatorKind.FILTER, {"function": function})
         return self._one_input("Filter", spec, output_type=self.get_type())
 
@@ -319,7 +291,7 @@ class DataStream:
         """Call ``function.process_element(value, ctx)`` per record, which returns (or yields)
         the records to emit, or ``process_element(value, ctx, out)`` calling ``out.collect(v)``;
         ``ctx.output(tag, v)`` emits to a side output."""
-        _check_callable(function, "process()", "process_element")
+        check_callable(function, "process()", "process_element")
         spec = OperatorSpec(OperatorKind.PROCESS, {"function": function})
         return self._one_input("Process", spec, output_type=output_type)
 
@@ -338,14 +310,14 @@ class DataStream:
 
     def _partition(self, partitioner: Partitioner, stream_class: type[DataStream] | None = None, **kwargs: Any) -> Any:
         t = PartitionTransformation(
-            id=self._env._new_id(),
+            id=self._env.new_id(),
             name="Partition",
             parallelism=self._transformation.parallelism,
             inputs=[self._transformation],
             partitioner=partitioner,
             call_site=call_site(),
         )
-        self._env._declare_type(t, self.get_type())
+        self._env.declare_type(t, self.get_type())
         if stream_class is None:
             return DataStream(self._env, t)
         return stream_class(self._env, t, **kwargs)
@@ -366,11 +338,13 @@ class DataStream:
                 "(keyBy(int...), keyBy(String...)); select the key with a function, e.g. "
                 "key_by(lambda record: record[0])"
             )
-        _check_callable(key_selector, "key_by()", "get_key")
+        check_callable(key_selector, "key_by()", "get_key")
         check_type_info(key_type, "key_by() key_type")
-        pyflink_key_type = (key_type or PICKLED) if self._env._pyflink_api else None
         partitioner = Partitioner(
-            HASH, key_selector=key_selector, call_site=call_site(), pyflink_key_type=pyflink_key_type
+            HASH,
+            key_selector=key_selector,
+            call_site=call_site(),
+            pyflink_key_type=self._env.dialect.key_type(key_type),
         )
         return self._partition(partitioner, KeyedStream, key_selector=key_selector)
 
@@ -404,7 +378,7 @@ class DataStream:
         ``connect()`` a stream to."""
         if broadcast_state_descriptor is None:
             return self._repartition(Partitioner(BROADCAST))
-        from flowmagic.api.broadcast import BroadcastStream, check_descriptors
+        from flowmagic.api.broadcast import BroadcastStream
 
         descriptors = check_descriptors((broadcast_state_descriptor, *other_broadcast_state_descriptors))
         return BroadcastStream(self._env, self._repartition(Partitioner(BROADCAST)), descriptors)
@@ -419,8 +393,8 @@ class DataStream:
 
     def partition_custom(self, partitioner: Any, key_selector: Callable[[Any], Any]) -> DataStream:
         """Send each record to ``partitioner(key, num_partitions)`` (or ``partitioner.partition``)."""
-        _check_callable(partitioner, "partition_custom()", "partition")
-        _check_callable(key_selector, "partition_custom() key selector", "get_key")
+        check_callable(partitioner, "partition_custom()", "partition")
+        check_callable(key_selector, "partition_custom() key selector", "get_key")
         return self._repartition(
             Partitioner(CUSTOM, key_selector=key_selector, function=partitioner, call_site=call_site())
         )
@@ -443,13 +417,13 @@ class DataStream:
         for stream in streams:
             self._check_same_env(stream, "union")
         t = UnionTransformation(
-            id=self._env._new_id(),
+            id=self._env.new_id(),
             name="Union",
             parallelism=self._transformation.parallelism,
             inputs=[self._transformation, *(s._transformation for s in streams)],
             call_site=call_site(),
         )
-        self._env._declare_type(t, self.get_type())
+        self._env.declare_type(t, self.get_type())
         return DataStream(self._env, t)
 
     @overload
@@ -488,14 +462,14 @@ class DataStream:
             raise ProgramError(f"get_side_output() expects an OutputTag, got {tag!r}.")
         self._operator("get_side_output")
         t = SideOutputTransformation(
-            id=self._env._new_id(),
+            id=self._env.new_id(),
             name="SideOutput",
             parallelism=self._transformation.parallelism,
             inputs=[self._transformation],
             tag=tag.tag_id,
             call_site=call_site(),
         )
-        self._env._declare_type(t, check_type_info(tag.type_info, "OutputTag type_info"))
+        self._env.declare_type(t, check_type_info(tag.type_info, "OutputTag type_info"))
         return DataStream(self._env, t)
 
     # -- windows --------------------------------------------------------------------------
@@ -516,7 +490,7 @@ class DataStream:
 
     def _legacy_sink(self, name: str, operator: OperatorSpec) -> DataStreamSink:
         t = LegacySinkTransformation(
-            id=self._env._new_id(),
+            id=self._env.new_id(),
             name=name,
             parallelism=self._env.get_parallelism(),
             inputs=[self._transformation],
@@ -524,7 +498,7 @@ class DataStream:
             state_key=self._state_key(),
             call_site=call_site(),
         )
-        self._env._add_operator(t)
+        self._env.add_operator(t)
         return DataStreamSink(self._env, t)
 
     def _print(self, name: str, sink_identifier: str | None, stderr: bool) -> DataStreamSink:
@@ -547,7 +521,7 @@ class DataStream:
                 "before it"
             )
         cached = CacheTransformation(
-            id=self._env._new_id(),
+            id=self._env.new_id(),
             name="CacheWrite",
             parallelism=t.parallelism,
             inputs=[t],
@@ -555,8 +529,8 @@ class DataStream:
             chaining_strategy=ChainingStrategy.HEAD,
             call_site=call_site(),
         )
-        self._env._add_operator(cached)
-        self._env._declare_type(cached, self.get_type())
+        self._env.add_operator(cached)
+        self._env.declare_type(cached, self.get_type())
         return CachedDataStream(self._env, cached)
 
     def print(self, sink_identifier: str | None = None) -> DataStreamSink:
@@ -570,7 +544,7 @@ class DataStream:
 
     def add_sink(self, function: Callable[[Any], None]) -> DataStreamSink:
         """Call ``function(record)`` (or ``function.invoke(record)``) for every record."""
-        _check_callable(function, "add_sink()", "invoke")
+        check_callable(function, "add_sink()", "invoke")
         return self._legacy_sink("Unnamed", OperatorSpec(OperatorKind.SINK_FUNCTION, {"function": function}))
 
     def sink_to(self, sink: Any) -> DataStreamSink:
@@ -578,7 +552,7 @@ class DataStream:
         if not hasattr(sink, "has_committer"):
             raise ProgramError(f"sink_to() expects a sink such as FileSink, got {sink!r}.")
         t = SinkTransformation(
-            id=self._env._new_id(),
+            id=self._env.new_id(),
             name="Sink",
             parallelism=self._env.get_parallelism(),
             inputs=[self._transformation],
@@ -586,7 +560,7 @@ class DataStream:
             record_type=self.get_type(),
             call_site=call_site(),
         )
-        self._env._add_operator(t)
+        self._env.add_operator(t)
         return DataStreamSink(self._env, t)
 
     def execute_and_collect(
@@ -596,7 +570,7 @@ class DataStream:
 
         ``executor`` is ``"spark"`` or ``"local"`` (in this process), as for ``env.execute()``.
         """
-        return self._env._execute_and_collect(self, job_execution_name, limit, executor)
+        return self._env.collect_stream(self, job_execution_name, limit, executor)
 
 
 class CachedDataStream(DataStream):
@@ -646,14 +620,14 @@ class KeyedStream(DataStream):
         makes a "Process" operator (keyed state, sorted input in BATCH), a
         ``KeyedProcessFunction`` (or any other callable) a "KeyedProcess" one.
         """
-        _check_callable(function, "process()", "process_element")
+        check_callable(function, "process()", "process_element")
         if isinstance(function, ProcessFunction) and not isinstance(function, KeyedProcessFunction):
             return self._keyed("Process", OperatorKind.PROCESS, output_type, function=function)
         return self._keyed("KeyedProcess", OperatorKind.KEYED_PROCESS, output_type, function=function)
 
     def reduce(self, function: Callable[[Any, Any], Any]) -> DataStream:
         """Rolling reduce per key: emits the running result for every record (STREAMING)."""
-        _check_callable(function, "reduce()", "reduce")
+        check_callable(function, "reduce()", "reduce")
         return self._keyed("Keyed Reduce", OperatorKind.KEYED_REDUCE, self.get_type(), function=function)
 
     def _aggregate(self, aggregation: str, position: int | str) -> DataStream:
@@ -723,7 +697,7 @@ class ConnectedStreams:
     def _two_input(self, name: str, operator: OperatorSpec, output_type: TypeInformation | None) -> DataStream:
         key1, key2 = self._keys()
         t = TwoInputTransformation(
-            id=self._env._new_id(),
+            id=self._env.new_id(),
             name=name,
             parallelism=self._env.get_parallelism(),
             inputs=[self.first.transformation, self.second.transformation],
@@ -732,8 +706,8 @@ class ConnectedStreams:
             state_key2=key2,
             call_site=call_site(),
         )
-        self._env._add_operator(t)
-        self._env._declare_type(t, check_type_info(output_type, f"{name} output_type"))
+        self._env.add_operator(t)
+        self._env.declare_type(t, check_type_info(output_type, f"{name} output_type"))
         return DataStream(self._env, t)
 
     def key_by(
@@ -815,8 +789,8 @@ def _pair(function1: Any, function2: Any, method: str, names: tuple[str, str]) -
             f"ConnectedStreams.{method}() needs two functions (one per input) or one object with "
             f"{names[0]}() and {names[1]}()."
         )
-    _check_callable(function1, f"ConnectedStreams.{method}() first function")
-    _check_callable(function2, f"ConnectedStreams.{method}() second function")
+    check_callable(function1, f"ConnectedStreams.{method}() first function")
+    check_callable(function2, f"ConnectedStreams.{method}() second function")
     return function1, function2
 
 

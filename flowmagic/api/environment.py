@@ -10,22 +10,12 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from flowmagic import compile as passes
+from flowmagic.api.arguments import check_callable, check_max_parallelism, check_parallelism
 from flowmagic.api.checkpointing import CheckpointConfig
-from flowmagic.api.configuration import Configuration
 from flowmagic.api.data_generator_source import datagen_operator
-from flowmagic.api.datastream import (
-    DataStream,
-    _check_callable,
-    call_site,
-    check_max_parallelism,
-    check_parallelism,
-)
-from flowmagic.api.option_values import option_bool, option_int, option_millis
-from flowmagic.api.restart_strategy import RESTART_OPTIONS, RestartStrategy
+from flowmagic.api.datastream import DataStream, call_site
+from flowmagic.api.execution_config import ExecutionConfig
 from flowmagic.api.sources import Source, SourceFunction, java_source_unsupported
-from flowmagic.api.types import TypeInformation, Types, as_declared, check_type_info
-from flowmagic.api.watermarks import WatermarkStrategy
-from flowmagic.compile.config import PipelineConfig, RuntimeExecutionMode
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError, ProgramError
 from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.graph.job_graph import JobGraph
@@ -37,32 +27,18 @@ from flowmagic.graph.transformations import (
     SourceTransformation,
     Transformation,
 )
+from flowmagic.vocabulary.configuration import Configuration
+from flowmagic.vocabulary.dialect import JAVA, ApiDialect
+from flowmagic.vocabulary.option_values import option_bool, option_int, option_millis
+from flowmagic.vocabulary.pipeline_config import ContinuousOptions, PipelineConfig, RuntimeExecutionMode
+from flowmagic.vocabulary.restart_strategy import RESTART_OPTIONS, RestartStrategy
+from flowmagic.vocabulary.types import TypeInformation, Types, as_declared, check_type_info
+from flowmagic.vocabulary.watermarks import WatermarkStrategy
 
 if TYPE_CHECKING:
     from flowmagic.runtime import JobResult
 
-__all__ = ["CollectedIterator", "ProgramWatch", "StreamExecutionEnvironment", "watch_programs"]
-
-
-class CollectedIterator(Iterator[Any]):
-    """The records of a bounded ``execute_and_collect()``: an iterator that is also a context
-    manager, as PyFlink's ``CloseableIterator`` (``with ds.execute_and_collect() as results:``).
-    The job has finished when it is returned, so closing only drops the records left."""
-
-    def __init__(self, records: list[Any]):
-        self._records = iter(records)
-
-    def __next__(self) -> Any:
-        return next(self._records)
-
-    def close(self) -> None:
-        self._records = iter(())
-
-    def __enter__(self) -> CollectedIterator:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
+__all__ = ["ProgramWatch", "StreamExecutionEnvironment", "watch_programs"]
 
 
 class ProgramWatch:
@@ -97,21 +73,15 @@ class StreamExecutionEnvironment:
     number of CPU cores, as in Flink's local environment.
     """
 
-    #: The record type of streams that declare none (see ``DataStream.get_type()``).
-    _undeclared_type: TypeInformation | None = None
-    #: Whether programs are of PyFlink's API (``flowmagic.datastream``), which behaves as
-    #: PyFlink where PyFlink differs from Java's API: ``key_by`` routes keys by the Java hash
-    #: of a Row holding the key as its ``key_type`` (or pickled); windows work as PyFlink's
-    #: Python window operator (its count windows; results stamped with the time of what
-    #: fired them); ``ctx.timestamp()`` of a record without one is Long.MIN_VALUE.
-    _pyflink_api = False
+    #: The API its programs are written in: Java's DataStream API here, PyFlink's in
+    #: ``flowmagic.datastream`` (see :class:`~flowmagic.vocabulary.dialect.ApiDialect`).
+    dialect: ApiDialect = JAVA
 
     def __init__(self, parallelism: int | None = None):
         self._parallelism = (
             check_parallelism(parallelism, "Parallelism") if parallelism is not None else (os.cpu_count() or 1)
         )
         self._max_parallelism = -1
-        self._job_parameters: dict[str, str] = {}
         self._chaining_enabled = True
         self._runtime_mode = RuntimeExecutionMode.STREAMING
         self._last_id = 0
@@ -128,7 +98,8 @@ class StreamExecutionEnvironment:
         self._restart_strategy: RestartStrategy | None = None
         #: ``pipeline.name``: the job's name when ``execute()`` names none.
         self._pipeline_name: str | None = None
-        self._auto_watermark_interval_ms = 200
+        #: Flink's ExecutionConfig: the global job parameters and the auto-watermark interval.
+        self._execution_config = ExecutionConfig(self)
         for watch in _WATCHES:
             watch.created.append(self)
 
@@ -152,7 +123,7 @@ class StreamExecutionEnvironment:
         ``state.checkpoints.dir``), ``execution.checkpointing.savepoint-dir`` (or
         ``state.savepoints.dir``), ``execution.savepoint.path``,
         ``execution.savepoint.ignore-unclaimed-state``, and ``restart-strategy.type`` with its
-        ``restart-strategy.*`` options (see :mod:`~flowmagic.api.restart_strategy`).
+        ``restart-strategy.*`` options (see :mod:`~flowmagic.vocabulary.restart_strategy`).
         Like Flink, other keys are ignored:
         Flink's cluster, memory and state-backend options have no meaning here."""
         if not isinstance(configuration, Configuration):
@@ -171,7 +142,9 @@ class StreamExecutionEnvironment:
                 self._chaining_enabled = option_bool(settings, key)
                 break
         if "pipeline.auto-watermark-interval" in settings:
-            self._auto_watermark_interval_ms = option_millis(settings, "pipeline.auto-watermark-interval")
+            self._execution_config.set_auto_watermark_interval(
+                option_millis(settings, "pipeline.auto-watermark-interval")
+            )
         if "execution.checkpointing.interval" in settings:
             self.enable_checkpointing(option_millis(settings, "execution.checkpointing.interval"))
         storage = settings.get("execution.checkpointing.dir") or settings.get("state.checkpoints.dir")
@@ -193,7 +166,9 @@ class StreamExecutionEnvironment:
             self._restart_strategy = RestartStrategy.from_settings(restart_settings)
             self._restart_settings = restart_settings
         if "pipeline.global-job-parameters" in settings:
-            self._job_parameters = _job_parameters(settings["pipeline.global-job-parameters"])
+            self._execution_config.set_global_job_parameters(
+                _job_parameters(settings["pipeline.global-job-parameters"])
+            )
         if "execution.savepoint.path" in settings:
             self._savepoint_path = settings["execution.savepoint.path"]
         if "execution.savepoint.ignore-unclaimed-state" in settings:
@@ -255,9 +230,11 @@ class StreamExecutionEnvironment:
     def get_checkpoint_interval(self) -> int:
         return self._checkpoint_config.get_checkpoint_interval()
 
-    def _continuous_options(self, savepoint_path: str | None = None, allow_non_restored_state: bool | None = None):
-        from flowmagic.runtime import ContinuousOptions
-
+    def continuous_options(
+        self, savepoint_path: str | None = None, allow_non_restored_state: bool | None = None
+    ) -> ContinuousOptions:
+        """How an unbounded program runs: its checkpointing, restore (``savepoint_path`` and
+        ``allow_non_restored_state`` override the configured ones) and restart settings."""
         interval = self._checkpoint_config.get_checkpoint_interval()
         return ContinuousOptions(
             checkpoint_interval_ms=interval if interval > 0 else None,
@@ -298,23 +275,32 @@ class StreamExecutionEnvironment:
             runtime_mode=mode,
             job_name=job_name if job_name is not None else self._pipeline_name,
             override_parallelism=parallelism is not None,
-            job_parameters=tuple(self._job_parameters.items()),
-            auto_watermark_interval_ms=self._auto_watermark_interval_ms,
-            pyflink_api=self._pyflink_api,
+            job_parameters=tuple(self._execution_config.get_global_job_parameters().items()),
+            auto_watermark_interval_ms=self._execution_config.get_auto_watermark_interval(),
+            dialect=self.dialect,
         )
 
-    # -- bookkeeping used by the streams --------------------------------------------------
+    # -- the builder's protocol: what the streams and other front ends (SQL) write with ----
 
-    def _new_id(self) -> int:
+    def new_id(self) -> int:
+        """A new transformation id (Flink's ``Transformation.getNewNodeId()``, per environment)."""
         self._last_id += 1
         return self._last_id
 
-    def _add_operator(self, transformation: Transformation) -> None:
+    def add_operator(self, transformation: Transformation) -> None:
+        """Register ``transformation`` as part of the program (Flink's ``addOperator``): the
+        graphs are generated from the registered transformations and their inputs."""
         self._transformations.append(transformation)
 
-    def _declare_type(self, transformation: Transformation, type_info: TypeInformation | None) -> None:
+    def declare_type(self, transformation: Transformation, type_info: TypeInformation | None) -> None:
+        """Declare the record type of ``transformation``'s output (None declares nothing)."""
         if type_info is not None:
             self._types[transformation.id] = type_info
+
+    def declared_type(self, transformation: Transformation) -> TypeInformation | None:
+        """The record type declared for ``transformation``'s output, else the dialect's
+        type of undeclared records."""
+        return self._types.get(transformation.id, self.dialect.undeclared_type)
 
     @property
     def transformations(self) -> list[Transformation]:
@@ -336,7 +322,7 @@ class StreamExecutionEnvironment:
         output_type: TypeInformation | None = None,
     ) -> DataStream:
         t = SourceTransformation(
-            id=self._new_id(),
+            id=self.new_id(),
             name=name,
             parallelism=self._parallelism if parallelism is None else parallelism,
             parallelism_configured=parallelism is not None,
@@ -348,7 +334,7 @@ class StreamExecutionEnvironment:
             legacy=legacy,
             call_site=call_site(),
         )
-        self._declare_type(t, output_type)
+        self.declare_type(t, output_type)
         return DataStream(self, t)
 
     def from_source(
@@ -441,7 +427,7 @@ class StreamExecutionEnvironment:
             max_parallelism=1,
         )
         reader = OneInputTransformation(
-            id=self._new_id(),
+            id=self.new_id(),
             name="Split Reader: Custom File Source",
             parallelism=self._parallelism,
             inputs=[monitor.transformation],
@@ -449,8 +435,8 @@ class StreamExecutionEnvironment:
             chaining_strategy=ChainingStrategy.HEAD,
             call_site=call_site(),
         )
-        self._add_operator(reader)
-        self._declare_type(reader, Types.STRING())
+        self.add_operator(reader)
+        self.declare_type(reader, Types.STRING())
         return DataStream(self, reader)
 
     def socket_text_stream(self, hostname: str, port: int, delimiter: str = "\n", max_retry: int = 0) -> DataStream:
@@ -498,7 +484,7 @@ class StreamExecutionEnvironment:
         the same on every run whatever the parallelism.
         """
         if generator is not None:
-            _check_callable(generator, "from_datagen()")
+            check_callable(generator, "from_datagen()")
         if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
             raise ProgramError(f"from_datagen(count=...) must be a non-negative int, got {count!r}.")
         if rows_per_second is not None and rows_per_second <= 0:
@@ -530,7 +516,7 @@ class StreamExecutionEnvironment:
         return self._generate(self._transformations, job_name, parallelism=parallelism, runtime_mode=runtime_mode)
 
     def _generate(self, roots: list[Transformation], job_name: str | None, **overrides: Any) -> StreamGraph:
-        return passes.generate(roots, self._pipeline_config(job_name, **overrides), self._new_id)
+        return passes.generate(roots, self._pipeline_config(job_name, **overrides), self.new_id)
 
     def get_execution_plan(self) -> str:
         """Flink's StreamGraph JSON (``getExecutionPlan()``), byte for byte."""
@@ -547,7 +533,7 @@ class StreamExecutionEnvironment:
     # -- execution ------------------------------------------------------------------------
 
     def _collect_sink(self, stream: DataStream) -> LegacySinkTransformation:
-        sink_id = self._new_id()
+        sink_id = self.new_id()
         return LegacySinkTransformation(
             id=sink_id,
             name="Data stream collect sink",
@@ -566,53 +552,44 @@ class StreamExecutionEnvironment:
         ``"local"`` (this Python process, no JVM: the reference executor, same records). An
         unbounded program runs until it is interrupted, printing as it goes.
         """
-        # The runtime is this environment's executor, found when first needed (as Flink finds
-        # its PipelineExecutor): importing it eagerly would load the runtime for every program.
-        from flowmagic.runtime import execute
+        # The executors load the runtime: found when first needed (as Flink finds its
+        # PipelineExecutor), not for every program that is only drawn.
+        from flowmagic import executors
 
-        graph = passes.build(self.get_stream_graph(job_name)).execution_graph
+        graph = self.get_stream_graph(job_name)
         self._watched_execution()
-        options.setdefault("continuous", self._continuous_options())
-        return execute(graph, executor=executor, **options)
+        options.setdefault("continuous", self.continuous_options())
+        return executors.execute(graph, executor=executor, **options)
 
-    def execute_async(self, job_name: str | None = None, *, spark: Any = None) -> Any:
-        """Start an unbounded program and return its client at once: ``get_job_status()``,
-        ``cancel()``, ``trigger_savepoint(path)``, ``stop_with_savepoint(path)``, ``wait()``.
-        Its print sinks print as it goes."""
-        from flowmagic.runtime import echo_output, is_unbounded, start_continuous
+    def execute_async(self, job_name: str | None = None, *, spark: Any = None, executor: str = "spark") -> Any:
+        """Start the program and return its client at once: ``get_job_status()``,
+        ``cancel()``, ``wait()``, ``result()``, and for an unbounded program
+        ``trigger_savepoint(path)`` and ``stop_with_savepoint(path)``; its print sinks print
+        as it goes (a bounded program's printed lines are in ``result().printed``)."""
+        from flowmagic import executors
 
-        graph = passes.build(self.get_stream_graph(job_name)).execution_graph
+        graph = self.get_stream_graph(job_name)
         self._watched_execution()
-        if not is_unbounded(graph):
-            raise ProgramError(
-                "execute_async() runs unbounded programs (socket_text_stream, from_datagen() without count, "
-                "from_spark); run a bounded one with execute()."
-            )
-        return start_continuous(graph, spark=spark, options=self._continuous_options(), on_output=echo_output)
+        return executors.submit(graph, executor=executor, spark=spark, continuous=self.continuous_options(), echo=True)
 
     def _watched_execution(self) -> None:
         for watch in _WATCHES:
             program = copy.copy(self)
             program._transformations = list(self._transformations)
             program._types = dict(self._types)
+            program._execution_config = copy.copy(self._execution_config)
             watch.executed.append(program)
 
-    def _execute_and_collect(
-        self, stream: DataStream, job_name: str | None, limit: int | None, executor: str
+    def collect_stream(
+        self, stream: DataStream, job_name: str | None = None, limit: int | None = None, executor: str = "spark"
     ) -> Iterator[Any]:
-        from flowmagic.runtime import CollectedRecords, execute, is_unbounded, start_continuous
+        """Run the program with a collect sink on ``stream`` and return its records (the first
+        ``limit``): ``stream.execute_and_collect()``, Flink's ``executeAndCollect``."""
+        from flowmagic import executors
 
         sink = self._collect_sink(stream)
-        graph = passes.build(self._generate([*self._transformations, sink], job_name)).execution_graph
-        if is_unbounded(graph):
-            records_as_they_come = CollectedRecords(sink.id)
-            records_as_they_come.attach(
-                start_continuous(graph, options=self._continuous_options(), on_output=records_as_they_come.take)
-            )
-            return records_as_they_come if limit is None else records_as_they_come.limited(limit)
-        result = execute(graph, executor=executor)
-        records = result.collected(sink.id)
-        return CollectedIterator(records if limit is None else records[:limit])
+        graph = self._generate([*self._transformations, sink], job_name)
+        return executors.collect(graph, sink.id, executor=executor, continuous=self.continuous_options(), limit=limit)
 
 
 def _job_parameters(text: str) -> dict[str, str]:

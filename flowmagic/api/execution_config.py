@@ -13,11 +13,15 @@ __all__ = ["ExecutionConfig"]
 
 
 class ExecutionConfig:
-    """A view of the environment's settings, as PyFlink's ``env.get_config()`` returns:
-    what is set here holds for the environment's next ``execute()``."""
+    """The environment's ExecutionConfig, as PyFlink's ``env.get_config()`` returns: what is
+    set here holds for the environment's next ``execute()``. It holds the global job
+    parameters and the auto-watermark interval; parallelism is the environment's."""
 
     def __init__(self, env: StreamExecutionEnvironment):
         self._env = env
+        self._job_parameters: dict[str, str] = {}
+        #: ``pipeline.auto-watermark-interval`` in ms.
+        self._auto_watermark_interval_ms = 200
 
     def set_global_job_parameters(self, global_job_parameters_dict: dict[str, str]) -> ExecutionConfig:
         """Parameters every function reads with ``runtime_context.get_job_parameter(key, default)``
@@ -29,22 +33,22 @@ class ExecutionConfig:
         for key, value in global_job_parameters_dict.items():
             if not isinstance(key, str) or not isinstance(value, str):
                 raise InvalidTypeError(f"Global job parameters are str to str, got {key!r}: {value!r}")
-        self._env._job_parameters = dict(global_job_parameters_dict)
+        self._job_parameters = dict(global_job_parameters_dict)
         return self
 
     def get_global_job_parameters(self) -> dict[str, str]:
         """The global job parameters, as a new dict."""
-        return dict(self._env._job_parameters)
+        return dict(self._job_parameters)
 
     def set_auto_watermark_interval(self, interval: int) -> ExecutionConfig:
         """``pipeline.auto-watermark-interval`` in ms (0: no periodic watermarks)."""
         if not isinstance(interval, int) or isinstance(interval, bool) or interval < 0:
             raise InvalidArgumentError(f"The auto watermark interval must be a non-negative number of ms: {interval!r}")
-        self._env._auto_watermark_interval_ms = interval
+        self._auto_watermark_interval_ms = interval
         return self
 
     def get_auto_watermark_interval(self) -> int:
-        return self._env._auto_watermark_interval_ms
+        return self._auto_watermark_interval_ms
 
     def set_parallelism(self, parallelism: int) -> ExecutionConfig:
         self._env.set_parallelism(parallelism)

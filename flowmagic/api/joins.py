@@ -15,77 +15,25 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flowmagic.api.datastream import _check_callable
-from flowmagic.api.functions import Function, OutputTag, takes_collector
-from flowmagic.api.time import Duration, to_millis
-from flowmagic.api.types import TypeInformation
+from flowmagic.api.arguments import check_assigner, check_callable
 from flowmagic.errors import InvalidArgumentError, ProgramError
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
+from flowmagic.vocabulary.functions import Function, OutputTag, takes_collector
+from flowmagic.vocabulary.time import Duration, to_millis
+from flowmagic.vocabulary.types import TypeInformation
 
 if TYPE_CHECKING:
     from flowmagic.api.datastream import DataStream, KeyedStream
     from flowmagic.api.windowed import WindowedStream
-    from flowmagic.api.windows import Trigger, WindowAssigner
+    from flowmagic.vocabulary.windows import Trigger, WindowAssigner
 
 __all__ = [
-    "CoGroupFunction",
     "CoGroupedStreams",
-    "FlatJoinFunction",
     "IntervalJoin",
     "IntervalJoined",
-    "JoinFunction",
     "JoinedStreams",
-    "ProcessJoinFunction",
     "TaggedUnion",
 ]
-
-
-# -- the user's functions -------------------------------------------------------------------
-
-
-class JoinFunction(Function):
-    """``join(first, second)`` returns the record made of one pair of a window join."""
-
-    def join(self, first: Any, second: Any) -> Any:
-        raise NotImplementedError
-
-
-class FlatJoinFunction(Function):
-    """``join(first, second, out)`` emits any number of records per pair with ``out.collect``."""
-
-    def join(self, first: Any, second: Any, out: Any) -> None:
-        raise NotImplementedError
-
-
-class CoGroupFunction(Function):
-    """``co_group(first, second)``: the lists of both inputs' records of one key and window
-    (one may be empty); returns (or yields) records, or takes an ``out`` last."""
-
-    def co_group(self, first: list[Any], second: list[Any]) -> Any:
-        raise NotImplementedError
-
-
-class ProcessJoinFunction(Function):
-    """``process_element(left, right, ctx)`` per joined pair of an interval join, returning (or
-    yielding) records, or taking an ``out`` last. ``ctx.get_left_timestamp()``,
-    ``get_right_timestamp()``, ``get_timestamp()`` (the larger, the result's) and
-    ``output(tag, value)``."""
-
-    class Context:
-        def get_left_timestamp(self) -> int:
-            raise NotImplementedError
-
-        def get_right_timestamp(self) -> int:
-            raise NotImplementedError
-
-        def get_timestamp(self) -> int:
-            raise NotImplementedError
-
-        def output(self, output_tag: OutputTag, value: Any) -> None:
-            raise NotImplementedError
-
-    def process_element(self, left: Any, right: Any, ctx: ProcessJoinFunction.Context) -> Any:
-        raise NotImplementedError
 
 
 # -- what the translation of a window join runs ----------------------------------------------
@@ -215,14 +163,14 @@ class _TwoWindowed:
 
     def where(self, key_selector: Callable[[Any], Any], key_type: TypeInformation | None = None) -> _TwoWindowed:
         """The key of the first input's records."""
-        self._key1 = _bound(_check_callable(key_selector, f"{self._method}().where()", "get_key"), "get_key")
+        self._key1 = _bound(check_callable(key_selector, f"{self._method}().where()", "get_key"), "get_key")
         return self
 
     def equal_to(self, key_selector: Callable[[Any], Any], key_type: TypeInformation | None = None) -> _WithWindow:
         """The key of the second input's records, equal to the first's for records to meet."""
         if self._key1 is None:
             raise ProgramError(f"{self._method}(): call where() before equal_to().")
-        key2 = _bound(_check_callable(key_selector, f"{self._method}().equal_to()", "get_key"), "get_key")
+        key2 = _bound(check_callable(key_selector, f"{self._method}().equal_to()", "get_key"), "get_key")
         return _WithWindow(self, self._key1, key2)
 
 
@@ -252,9 +200,8 @@ class _WithWindow:
 
     def window(self, assigner: WindowAssigner) -> _WithWindow:
         """The windows records of both inputs meet in."""
-        from flowmagic.api.windowed import _check_assigner
 
-        self._assigner = _check_assigner(assigner)
+        self._assigner = check_assigner(assigner)
         return self
 
     def trigger(self, trigger: Trigger) -> _WithWindow:
@@ -280,10 +227,10 @@ class _WithWindow:
         if self._assigner is None:
             raise ProgramError(f"{self._streams._method}(): call window() before apply().")
         if isinstance(self._streams, JoinedStreams):
-            call = _bound(_check_callable(function, "join().apply()", "join"), "join")
+            call = _bound(check_callable(function, "join().apply()", "join"), "join")
             co_group: _JoinCall | _CoGroupCall = _JoinCall(call, takes_collector(call, 2))
         else:
-            call = _bound(_check_callable(function, "co_group().apply()", "co_group"), "co_group")
+            call = _bound(check_callable(function, "co_group().apply()", "co_group"), "co_group")
             co_group = _CoGroupCall(call, takes_collector(call, 2))
         return self._windowed(self._assigner).apply(CoGroupWindowFunction(co_group), output_type=output_type)
 
@@ -369,7 +316,7 @@ class IntervalJoined:
     def process(self, function: Any, output_type: TypeInformation | None = None) -> DataStream:
         """Call ``function.process_element(left, right, ctx)`` per pair (see
         :class:`ProcessJoinFunction`); the results carry the larger of both timestamps."""
-        _check_callable(function, "interval_join().process()", "process_element")
+        check_callable(function, "interval_join().process()", "process_element")
         lower, upper = self._bounds
         # Flink narrows exclusive bounds by a millisecond, and checks them again.
         lower += 0 if self._inclusive[0] else 1

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from flowmagic.api.bucket_assigner import BucketAssigner
-from flowmagic.api.output_file_config import OutputFileConfig
-from flowmagic.api.rolling_policy import DefaultRollingPolicy, RollingPolicy
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError, UnsupportedFeatureError
+from flowmagic.vocabulary.bucket_assigner import BucketAssigner
+from flowmagic.vocabulary.output_file_config import OutputFileConfig
+from flowmagic.vocabulary.rolling_policy import DefaultRollingPolicy, RollingPolicy
 
 __all__ = ["Encoder", "FileSink", "SimpleStringSchema"]
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flowmagic.api.time import Duration, to_millis
-from flowmagic.api.types import TypeInformation, Types
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError, UnsupportedFeatureError
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
+from flowmagic.vocabulary.time import Duration, to_millis
+from flowmagic.vocabulary.types import TypeInformation, Types
 
 __all__ = [
     "FileSource",

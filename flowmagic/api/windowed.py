@@ -10,11 +10,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flowmagic.api.datastream import DataStream, KeyedStream, _check_callable, call_location_name, call_site
-from flowmagic.api.functions import OutputTag, function_name
-from flowmagic.api.time import Duration, to_millis
-from flowmagic.api.types import PICKLED, TypeInformation, check_type_info
-from flowmagic.api.windows import (
+from flowmagic.api.arguments import check_assigner, check_callable, check_count, check_time_spans
+from flowmagic.api.datastream import DataStream, KeyedStream, call_location_name, call_site
+from flowmagic.errors import ProgramError
+from flowmagic.graph.operators import OperatorKind, OperatorSpec
+from flowmagic.graph.partitioners import HASH, Partitioner
+from flowmagic.graph.transformations import (
+    OneInputTransformation,
+    PartitionTransformation,
+)
+from flowmagic.vocabulary.functions import OutputTag, function_name
+from flowmagic.vocabulary.time import Duration, to_millis
+from flowmagic.vocabulary.types import TypeInformation, check_type_info
+from flowmagic.vocabulary.windows import (
     CountEvictor,
     CountSlidingWindowAssigner,
     CountTrigger,
@@ -24,13 +32,6 @@ from flowmagic.api.windows import (
     PurgingTrigger,
     Trigger,
     WindowAssigner,
-)
-from flowmagic.errors import InvalidTypeError, ProgramError
-from flowmagic.graph.operators import OperatorKind, OperatorSpec
-from flowmagic.graph.partitioners import HASH, Partitioner
-from flowmagic.graph.transformations import (
-    OneInputTransformation,
-    PartitionTransformation,
 )
 
 __all__ = ["AllWindowedStream", "WindowedStream"]
@@ -45,36 +46,13 @@ _AGGREGATOR_CLASS = {
 }
 
 
-def _check_assigner(assigner: Any) -> WindowAssigner:
-    if not isinstance(assigner, WindowAssigner):
-        raise ProgramError(f"Expected a window assigner such as TumblingEventTimeWindows.of(...), got {assigner!r}.")
-    return assigner
-
-
-def _check_time_spans(made: WindowAssigner | Trigger | Evictor, stream: DataStream) -> None:
-    """A PyFlink program is refused a bare int for a time span, as PyFlink refuses it."""
-    call = made.int_span_call
-    if call is not None and stream.get_execution_environment()._pyflink_api:
-        raise InvalidTypeError(
-            f"{call}: PyFlink takes a Time or Duration here (e.g. Time.milliseconds(5)) and fails on an int "
-            "('int' object has no attribute 'to_milliseconds'); only flowmagic's own API reads an int as "
-            "milliseconds."
-        )
-
-
-def _check_count(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ProgramError(f"{what} must be a positive int, got {value!r}.")
-    return value
-
-
 class _Windowed:
     """What keyed and non-keyed windowed streams share: trigger, evictor, lateness, functions."""
 
     def __init__(self, input_stream: DataStream, assigner: WindowAssigner):
         self._input = input_stream
-        self._assigner = _check_assigner(assigner)
-        _check_time_spans(assigner, input_stream)
+        self._assigner = check_assigner(assigner)
+        check_time_spans(assigner, input_stream)
         self._trigger: Trigger = assigner.default_trigger()
         self._evictor: Evictor | None = None
         self._allowed_lateness = 0
@@ -86,7 +64,7 @@ class _Windowed:
             raise ProgramError(f"trigger() expects a Trigger, got {trigger!r}.")
         if self._assigner.is_merging and not trigger.can_merge():
             raise ProgramError("A merging window assigner cannot be used with a trigger that does not support merging.")
-        _check_time_spans(trigger, self._input)
+        check_time_spans(trigger, self._input)
         self._trigger = trigger
         return self
 
@@ -95,7 +73,7 @@ class _Windowed:
         function runs: ``CountEvictor.of(n)``, ``TimeEvictor.of(Time.seconds(10))``."""
         if not isinstance(evictor, Evictor):
             raise ProgramError(f"evictor() expects an evictor such as CountEvictor.of(n), got {evictor!r}.")
-        _check_time_spans(evictor, self._input)
+        check_time_spans(evictor, self._input)
         self._evictor = evictor
         return self
 
@@ -131,7 +109,7 @@ class _Windowed:
             "evictor": self._evictor,
             "allowed_lateness": self._allowed_lateness,
             "late_tag": self._late_tag.tag_id if self._late_tag else None,
-            "stamps_firing_time": self._input.get_execution_environment()._pyflink_api,
+            "stamps_firing_time": self._input.get_execution_environment().dialect.python_windows,
             **params,
         }
 
@@ -153,7 +131,7 @@ class _Windowed:
         ``apply(key, window, [result])``, returning the records to emit. ``output_type``
         declares the type of what the window function emits (the input's type without one).
         """
-        _check_callable(function, "reduce()", "reduce")
+        check_callable(function, "reduce()", "reduce")
         names = [function_name(function), function_name(window_function) if window_function else self._pass_through]
         if window_function is None:
             output_type = self._input.get_type()
@@ -181,13 +159,13 @@ class _Windowed:
         """Call ``function.process(key, context, elements)`` once per window firing; it returns
         (or yields) the records to emit, or takes a fourth argument ``out`` and calls
         ``out.collect(v)``. ``context.window()`` is the window."""
-        _check_callable(function, "process()", "process")
+        check_callable(function, "process()", "process")
         return self._build(self._params("process", function=function), [function_name(function)], output_type)
 
     def apply(self, function: Any, output_type: TypeInformation | None = None) -> DataStream:
         """Call ``function.apply(key, window, inputs)`` once per window firing; it returns (or
         yields) the records to emit, or takes a fourth argument ``out``."""
-        _check_callable(function, "apply()", "apply")
+        check_callable(function, "apply()", "apply")
         return self._build(self._params("apply", function=function), [function_name(function)], output_type)
 
     def _aggregation(self, aggregation: str, position: int | str) -> DataStream:
@@ -232,15 +210,15 @@ class WindowedStream(_Windowed):
         """``count_window``: in a PyFlink program, PyFlink's count window assigners (each
         window fires once, holding ``size`` elements; ``slide`` 0 or None: tumbling); else
         Java's GlobalWindows with a (purging) count trigger, or count evictor + trigger."""
-        _check_count(size, "count window size")
-        if keyed.get_execution_environment()._pyflink_api:
+        check_count(size, "count window size")
+        if keyed.get_execution_environment().dialect.python_windows:
             if not slide:
                 return cls(keyed, CountTumblingWindowAssigner(size))
-            return cls(keyed, CountSlidingWindowAssigner(size, _check_count(slide, "count window slide")))
+            return cls(keyed, CountSlidingWindowAssigner(size, check_count(slide, "count window slide")))
         stream = cls(keyed, GlobalWindows.create())
         if slide is None:
             return stream.trigger(PurgingTrigger.of(CountTrigger.of(size)))
-        _check_count(slide, "count window slide")
+        check_count(slide, "count window slide")
         return stream.evictor(CountEvictor.of(size)).trigger(CountTrigger.of(slide))
 
     def _build(self, params: dict[str, Any], functions: list[str], output_type: TypeInformation | None) -> DataStream:
@@ -289,11 +267,11 @@ class AllWindowedStream(_Windowed):
     @classmethod
     def count(cls, stream: DataStream, size: int, slide: int | None = None) -> AllWindowedStream:
         """``count_window_all``: like ``count_window`` over the whole stream."""
-        _check_count(size, "count window size")
+        check_count(size, "count window size")
         windowed = cls(stream, GlobalWindows.create())
         if slide is None:
             return windowed.trigger(PurgingTrigger.of(CountTrigger.of(size)))
-        _check_count(slide, "count window slide")
+        check_count(slide, "count window slide")
         return windowed.evictor(CountEvictor.of(size)).trigger(CountTrigger.of(slide))
 
     def _description(self, functions: list[str]) -> str:
@@ -307,20 +285,20 @@ class AllWindowedStream(_Windowed):
         # Flink keys the stream by a constant (NullByteKeySelector) so that one subtask sees all.
         # Java's windowAll then runs at parallelism 1; PyFlink's window_all is a keyed window
         # at the default parallelism, its constant key on the subtask PyFlink routes it to.
-        pyflink = env._pyflink_api
+        pyflink = env.dialect.python_windows
         keyed_by_null = PartitionTransformation(
-            id=env._new_id(),
+            id=env.new_id(),
             name="Partition",
             parallelism=self._input.transformation.parallelism,
             inputs=[self._input.transformation],
-            partitioner=Partitioner(HASH, key_selector=_null_byte_key, pyflink_key_type=PICKLED if pyflink else None),
+            partitioner=Partitioner(HASH, key_selector=_null_byte_key, pyflink_key_type=env.dialect.key_type(None)),
             call_site=call_site(),
         )
         spec = OperatorSpec(OperatorKind.WINDOW, {**params, "key_selector": _null_byte_key, "all": True})
         whole_window = params["function_kind"] in ("process", "apply")
         name = self._trigger_window_name() if whole_window else type(self._assigner).__name__
         t = OneInputTransformation(
-            id=env._new_id(),
+            id=env.new_id(),
             name=name,
             parallelism=env.get_parallelism() if pyflink else 1,
             inputs=[keyed_by_null],
@@ -332,8 +310,8 @@ class AllWindowedStream(_Windowed):
             call_site=call_site(),
             non_parallel=not pyflink,
         )
-        env._add_operator(t)
-        env._declare_type(t, check_type_info(output_type, "window output_type"))
+        env.add_operator(t)
+        env.declare_type(t, check_type_info(output_type, "window output_type"))
         return DataStream(env, t)
 
 

@@ -1,13 +1,13 @@
 """PyFlink's ``pyflink.common``: types, rows, watermark strategies, time, configuration."""
 
-from flowmagic.api.configuration import Configuration
 from flowmagic.api.execution_config import ExecutionConfig
-from flowmagic.api.job_execution_result import JobExecutionResult, JobID
 from flowmagic.api.pyflink import SCHEMAS, missing_names
 from flowmagic.api.sinks import Encoder, SimpleStringSchema
-from flowmagic.api.time import Duration, Time
-from flowmagic.api.types import Row, RowKind, TypeInformation, Types
-from flowmagic.api.watermarks import WatermarkStrategy
+from flowmagic.vocabulary.configuration import Configuration
+from flowmagic.vocabulary.job_execution_result import JobExecutionResult, JobID
+from flowmagic.vocabulary.time import Duration, Time
+from flowmagic.vocabulary.types import Row, RowKind, TypeInformation, Types
+from flowmagic.vocabulary.watermarks import WatermarkStrategy
 
 __all__ = [
     "Configuration",

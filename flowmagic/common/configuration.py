@@ -1,7 +1,7 @@
 """PyFlink's ``pyflink.common.configuration``."""
 
-from flowmagic.api.configuration import Configuration
 from flowmagic.api.pyflink import missing_names
+from flowmagic.vocabulary.configuration import Configuration
 
 __all__ = ["Configuration"]
 

@@ -1,7 +1,7 @@
 """PyFlink's ``pyflink.common.time``."""
 
 from flowmagic.api.pyflink import missing_names
-from flowmagic.api.time import Duration, Time
+from flowmagic.vocabulary.time import Duration, Time
 
 __all__ = ["Duration", "Time"]
 

@@ -1,7 +1,7 @@
 """PyFlink's ``pyflink.common.typeinfo``."""
 
 from flowmagic.api.pyflink import missing_names
-from flowmagic.api.types import TypeInformation, Types
+from flowmagic.vocabulary.types import TypeInformation, Types
 
 __all__ = ["TypeInformation", "Types"]
 

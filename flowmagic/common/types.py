@@ -1,7 +1,7 @@
 """PyFlink's ``pyflink.common.types``: ``Row`` and ``RowKind``."""
 
 from flowmagic.api.pyflink import missing_names
-from flowmagic.api.types import Row, RowKind
+from flowmagic.vocabulary.types import Row, RowKind
 
 __all__ = ["Row", "RowKind"]
 

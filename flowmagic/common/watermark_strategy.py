@@ -1,7 +1,7 @@
 """PyFlink's ``pyflink.common.watermark_strategy``."""
 
 from flowmagic.api.pyflink import missing_names
-from flowmagic.api.watermarks import TimestampAssigner, WatermarkStrategy
+from flowmagic.vocabulary.watermarks import TimestampAssigner, WatermarkStrategy
 
 __all__ = ["TimestampAssigner", "WatermarkStrategy"]
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from flowmagic.compile.config import PipelineConfig
 from flowmagic.compile.execution_graph_builder import build_execution_graph
 from flowmagic.compile.job_graph_generator import create_job_graph
 from flowmagic.compile.physical_graph_builder import build_physical_graph
@@ -22,6 +21,7 @@ from flowmagic.graph.job_graph import JobGraph
 from flowmagic.graph.physical_graph import PhysicalGraph
 from flowmagic.graph.stream_graph import StreamGraph
 from flowmagic.graph.transformations import Transformation
+from flowmagic.vocabulary.pipeline_config import PipelineConfig
 
 __all__ = ["CompiledJob", "build", "deploy", "generate"]
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from flowmagic.compile.config import PipelineConfig, RuntimeExecutionMode
 from flowmagic.compile.hashing import traverse_stream_graph_and_generate_hashes
 from flowmagic.compile.translators import translator_for
 from flowmagic.errors import ForwardPartitioningError
@@ -22,6 +21,7 @@ from flowmagic.graph.transformations import (
     SourceTransformation,
     Transformation,
 )
+from flowmagic.vocabulary.pipeline_config import PipelineConfig, RuntimeExecutionMode
 
 __all__ = ["DEFAULT_SLOT_SHARING_GROUP", "StreamGraphGenerator", "generate_stream_graph"]
 
@@ -80,7 +80,7 @@ class StreamGraphGenerator:
             default_parallelism=config.parallelism,
             job_parameters=dict(config.job_parameters),
             auto_watermark_interval_ms=config.auto_watermark_interval_ms,
-            pyflink_api=config.pyflink_api,
+            dialect=config.dialect.name,
         )
         # Keyed by identity; the value keeps the transformation alive so no id() is reused.
         self._already_transformed: dict[int, tuple[Transformation, list[int]]] = {}

@@ -10,16 +10,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from flowmagic.api import environment
-from flowmagic.api.broadcast import (
-    BroadcastConnectedStream,
-    BroadcastProcessFunction,
-    BroadcastStream,
-    KeyedBroadcastProcessFunction,
-)
+from flowmagic.api.broadcast import BroadcastConnectedStream, BroadcastStream
 from flowmagic.api.checkpointing import CheckpointConfig, CheckpointingMode, ExternalizedCheckpointRetention
 from flowmagic.api.datastream import CachedDataStream, ConnectedStreams, DataStream, DataStreamSink, KeyedStream
 from flowmagic.api.execution_config import ExecutionConfig
-from flowmagic.api.functions import (
+from flowmagic.api.pyflink import ASYNC, missing_names
+from flowmagic.api.sources import SourceFunction
+from flowmagic.api.windowed import AllWindowedStream, WindowedStream
+from flowmagic.vocabulary.broadcast_functions import BroadcastProcessFunction, KeyedBroadcastProcessFunction
+from flowmagic.vocabulary.dialect import PYFLINK
+from flowmagic.vocabulary.functions import (
     AggregateFunction,
     CoFlatMapFunction,
     CoMapFunction,
@@ -40,13 +40,17 @@ from flowmagic.api.functions import (
     TimerService,
     WindowFunction,
 )
-from flowmagic.api.pyflink import ASYNC, missing_names
-from flowmagic.api.sources import SourceFunction
-from flowmagic.api.time_domain import TimeDomain
-from flowmagic.api.types import PICKLED
-from flowmagic.api.windowed import AllWindowedStream, WindowedStream
-from flowmagic.api.windows import CountWindow, GlobalWindow, TimeWindow, Trigger, TriggerResult, Window, WindowAssigner
-from flowmagic.compile.config import RuntimeExecutionMode
+from flowmagic.vocabulary.pipeline_config import RuntimeExecutionMode
+from flowmagic.vocabulary.time_domain import TimeDomain
+from flowmagic.vocabulary.windows import (
+    CountWindow,
+    GlobalWindow,
+    TimeWindow,
+    Trigger,
+    TriggerResult,
+    Window,
+    WindowAssigner,
+)
 
 if TYPE_CHECKING:
     from flowmagic.runtime import JobResult
@@ -58,13 +62,12 @@ class StreamExecutionEnvironment(environment.StreamExecutionEnvironment):
     sink writes as ``str(record)`` (``('a', 1)``), as PyFlink prints them; flowmagic's own
     environment prints them as Flink prints Java values (``(a,1)``)."""
 
-    _undeclared_type = PICKLED
-    _pyflink_api = True
+    dialect = PYFLINK
 
     def get_config(self) -> ExecutionConfig:  # type: ignore[override]  # PyFlink's returns its ExecutionConfig
         """The environment's :class:`~flowmagic.api.execution_config.ExecutionConfig`, as
         PyFlink's (``get_config().set_global_job_parameters({...})``)."""
-        return ExecutionConfig(self)
+        return self._execution_config
 
     def execute(self, job_name: str | None = None, *, executor: str = "spark", **options: Any) -> JobResult:
         """Run the program, then forget it, as Flink does: the next ``execute()`` runs only

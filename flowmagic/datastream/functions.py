@@ -1,11 +1,13 @@
 """PyFlink's ``pyflink.datastream.functions``: the user function classes."""
 
-from flowmagic.api.broadcast import (
+from flowmagic.api.pyflink import ASYNC, missing_names
+from flowmagic.api.sources import SourceFunction
+from flowmagic.vocabulary.broadcast_functions import (
     BaseBroadcastProcessFunction,
     BroadcastProcessFunction,
     KeyedBroadcastProcessFunction,
 )
-from flowmagic.api.functions import (
+from flowmagic.vocabulary.functions import (
     AggregateFunction,
     AllWindowFunction,
     CoFlatMapFunction,
@@ -27,8 +29,6 @@ from flowmagic.api.functions import (
     TimerService,
     WindowFunction,
 )
-from flowmagic.api.pyflink import ASYNC, missing_names
-from flowmagic.api.sources import SourceFunction
 
 __all__ = [
     "AggregateFunction",

@@ -1,7 +1,7 @@
 """PyFlink's ``pyflink.datastream.state``: state descriptors, state and time-to-live."""
 
 from flowmagic.api.pyflink import missing_names
-from flowmagic.api.state import (
+from flowmagic.vocabulary.state import (
     AggregatingState,
     AggregatingStateDescriptor,
     BroadcastState,
@@ -16,7 +16,7 @@ from flowmagic.api.state import (
     ValueState,
     ValueStateDescriptor,
 )
-from flowmagic.api.state_ttl import StateTtlConfig
+from flowmagic.vocabulary.state_ttl import StateTtlConfig
 
 __all__ = [
     "AggregatingState",

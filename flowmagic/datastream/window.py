@@ -1,7 +1,7 @@
 """PyFlink's ``pyflink.datastream.window``: windows, assigners and triggers."""
 
 from flowmagic.api.pyflink import missing_names
-from flowmagic.api.windows import (
+from flowmagic.vocabulary.windows import (
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
     CountEvictor,

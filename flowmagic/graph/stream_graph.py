@@ -125,8 +125,9 @@ class StreamGraph:
     default_parallelism: int = 1
     #: ``pipeline.auto-watermark-interval`` in ms (0: no periodic watermarks).
     auto_watermark_interval_ms: int = 200
-    #: Generated from a program of PyFlink's API (its functions see what PyFlink's see).
-    pyflink_api: bool = False
+    #: The name of the API dialect of its program (``java``, ``pyflink``: see
+    #: ``flowmagic.vocabulary.dialect``), whose functions see what that API's see.
+    dialect: str = "java"
     operator_hashes: dict[int, bytes] = field(default_factory=dict, repr=False)
     #: Flink's global job parameters (``runtime_context.get_job_parameter(key, default)``).
     job_parameters: dict[str, str] = field(default_factory=dict, repr=False)

@@ -1,6 +1,7 @@
 """The runtime: runs an ExecutionGraph on Spark or in this process, with live per-subtask metrics.
 
-``execute`` is what ``env.execute()``, ``execute_and_collect()`` and ``%flow run`` call.
+``execute`` runs a bounded job and ``start_continuous`` an unbounded one (in the continuous
+mode, ``continuous/``); :mod:`flowmagic.executors` chooses between them for every way of running.
 Operators are pure Python (``stateless``, ``process``, ``keyed_aggregation``,
 ``watermark_assignment``, ``two_input``, ``windowing``, ``sinks``, ``sources``, on the base in
 ``operator``, registered in ``registry``); a subtask runs its chain in ``task``; the
@@ -11,10 +12,9 @@ and ``local``, both driven by ``lifecycle``.
 from flowmagic.runtime.continuous.job import CollectedRecords
 from flowmagic.runtime.job import (
     EXECUTORS,
-    ContinuousOptions,
+    BoundedJob,
     echo_output,
     execute,
-    is_unbounded,
     start_continuous,
     trust_savepoint,
 )
@@ -22,12 +22,11 @@ from flowmagic.runtime.result import JobResult
 
 __all__ = [
     "EXECUTORS",
+    "BoundedJob",
     "CollectedRecords",
-    "ContinuousOptions",
     "JobResult",
     "echo_output",
     "execute",
-    "is_unbounded",
     "start_continuous",
     "trust_savepoint",
 ]

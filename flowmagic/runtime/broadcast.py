@@ -14,15 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from flowmagic.api import state
-from flowmagic.api.state import (
-    AggregatingStateDescriptor,
-    ListStateDescriptor,
-    MapStateDescriptor,
-    ReducingStateDescriptor,
-    StateDescriptor,
-    ValueStateDescriptor,
-)
 from flowmagic.errors import ProgramError
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import ProcessContext, RuntimeContext, TimerService, adapt, emit_all, with_collector
@@ -30,6 +21,15 @@ from flowmagic.runtime.keyed_state import KeyedStateBackend
 from flowmagic.runtime.operator import TaskInfo
 from flowmagic.runtime.process import ProcessOperator
 from flowmagic.runtime.registry import register
+from flowmagic.vocabulary import state
+from flowmagic.vocabulary.state import (
+    AggregatingStateDescriptor,
+    ListStateDescriptor,
+    MapStateDescriptor,
+    ReducingStateDescriptor,
+    StateDescriptor,
+    ValueStateDescriptor,
+)
 
 __all__ = ["BroadcastContext", "BroadcastState", "CoBroadcastProcessOperator", "ReadOnlyBroadcastState"]
 

@@ -9,17 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from flowmagic.api import functions
-from flowmagic.api.functions import takes_collector
-from flowmagic.api.state import (
-    AggregatingStateDescriptor,
-    ListStateDescriptor,
-    MapStateDescriptor,
-    ReducingStateDescriptor,
-    StateDescriptor,
-    ValueStateDescriptor,
-)
-from flowmagic.api.time_domain import TimeDomain
 from flowmagic.errors import ProgramError
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.keyed_state import (
@@ -41,6 +30,17 @@ from flowmagic.runtime.state_ttl import (
 )
 from flowmagic.runtime.timer_queue import TimerQueue
 from flowmagic.runtime.user_metrics import MetricGroup
+from flowmagic.vocabulary import functions
+from flowmagic.vocabulary.functions import takes_collector
+from flowmagic.vocabulary.state import (
+    AggregatingStateDescriptor,
+    ListStateDescriptor,
+    MapStateDescriptor,
+    ReducingStateDescriptor,
+    StateDescriptor,
+    ValueStateDescriptor,
+)
+from flowmagic.vocabulary.time_domain import TimeDomain
 
 __all__ = [
     "KeyedStateBackend",

@@ -16,9 +16,9 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from flowmagic.api.types import Row
 from flowmagic.errors import InvalidFieldReferenceError
 from flowmagic.runtime.wire import TIMESTAMPED, VALUES
+from flowmagic.vocabulary.types import Row
 
 __all__ = [
     "MAX_MESSAGE",

@@ -28,7 +28,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from flowmagic.api.rolling_policy import PartFileInfo
 from flowmagic.errors import JobError
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.operator import Operator, TaskInfo
@@ -36,6 +35,7 @@ from flowmagic.runtime.records import java_to_string
 from flowmagic.runtime.registry import implementation, register
 from flowmagic.runtime.result import JobResult
 from flowmagic.runtime.sinks import Sink
+from flowmagic.vocabulary.rolling_policy import PartFileInfo
 
 __all__ = ["FileSinkCommitter", "FileSinkWriter", "InProgressFiles", "commit_part", "writer_of"]
 

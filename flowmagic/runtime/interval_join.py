@@ -14,13 +14,13 @@ import heapq
 from collections.abc import Iterable
 from typing import Any
 
-from flowmagic.api.functions import OutputTag
-from flowmagic.api.joins import ProcessJoinFunction
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt, emit_all, with_collector
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import register
+from flowmagic.vocabulary.functions import OutputTag
+from flowmagic.vocabulary.join_functions import ProcessJoinFunction
 
 __all__ = ["IntervalJoinOperator"]
 

@@ -4,77 +4,49 @@ from __future__ import annotations
 
 import sys
 import threading
+import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flowmagic.errors import JobCancelledError, JobError, ProgramError, UnsupportedSourceError
+from flowmagic.errors import JobCancelledError, JobError, ProgramError
 from flowmagic.graph.execution_graph import ExecutionGraph
+from flowmagic.runtime.continuous.job import JobStatus
 from flowmagic.runtime.file_sink import InProgressFiles
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.result import JobResult
+from flowmagic.vocabulary.pipeline_config import ContinuousOptions
 
 if TYPE_CHECKING:
-    from flowmagic.api.restart_strategy import RestartStrategy
     from flowmagic.runtime.continuous.job import ContinuousJob, EpochOutput
 
 __all__ = [
     "EXECUTORS",
-    "ContinuousOptions",
+    "BoundedJob",
     "JobResult",
     "echo_output",
     "execute",
-    "is_unbounded",
     "start_continuous",
     "trust_savepoint",
 ]
 
-#: The executors a job can run on: Spark (the default) and this Python process.
+#: The executors a bounded job can run on: Spark (the default) and this Python process.
 EXECUTORS = ("spark", "local")
-
-
-@dataclass(frozen=True)
-class ContinuousOptions:
-    """How an unbounded job runs: Flink's checkpointing and savepoint-restore settings."""
-
-    #: ``execution.checkpointing.interval`` in ms; None: checkpointing disabled.
-    checkpoint_interval_ms: int | None = None
-    #: Where checkpoints go (a path or ``file://`` URI); None: a temporary directory.
-    checkpoint_storage: str | None = None
-    #: ``execution.savepoint.path``: the savepoint (or retained checkpoint) to restore from.
-    savepoint_path: str | None = None
-    #: ``execution.savepoint.ignore-unclaimed-state``.
-    allow_non_restored_state: bool = False
-    #: ``execution.checkpointing.externalized-checkpoint-retention`` (the mode's name).
-    checkpoint_retention: str = "NO_EXTERNALIZED_CHECKPOINTS"
-    #: ``execution.checkpointing.num-retained``.
-    checkpoints_retained: int = 1
-    #: ``restart-strategy.type`` and its options; None: Flink's default (exponential-delay
-    #: with checkpointing, else none).
-    restart_strategy: RestartStrategy | None = None
-    #: ``execution.checkpointing.savepoint-dir``: where savepoints go when none is named.
-    savepoint_directory: str | None = None
-
-
-def is_unbounded(graph: ExecutionGraph) -> bool:
-    """Whether a source of ``graph`` is unbounded: the job then runs in the continuous mode."""
-    return any(
-        node.source_kind is not None and not node.bounded for node in graph.job_graph.stream_graph.nodes.values()
-    )
 
 
 def start_continuous(
     graph: ExecutionGraph,
     *,
     spark: Any = None,
-    options: ContinuousOptions = ContinuousOptions(),
+    options: ContinuousOptions | None = None,
     on_output: Callable[[EpochOutput], None] | None = None,
     monitor: JobMonitor | None = None,
 ) -> ContinuousJob:
     """Start the unbounded job ``graph`` on Spark and return its client at once."""
     from flowmagic.runtime.continuous.job import ContinuousJob
 
+    if options is None:
+        options = ContinuousOptions()
     if graph.job_type == "BATCH":
         raise ProgramError(
             "Detected an UNBOUNDED source with the 'execution.runtime-mode' set to 'BATCH'. This combination is "
@@ -114,35 +86,6 @@ def trust_savepoint(path: str, *, spark: Any = None) -> str:
     return path
 
 
-def _run_continuous(
-    graph: ExecutionGraph,
-    *,
-    spark: Any,
-    options: ContinuousOptions,
-    on_progress: Callable[[JobMonitor], None] | None,
-    cancel_event: threading.Event | None,
-    monitor: JobMonitor | None,
-    echo: bool,
-) -> JobResult:
-    """Run an unbounded job until it ends or is cancelled, printing what it prints as it goes."""
-    job = start_continuous(
-        graph, spark=spark, options=options, monitor=monitor, on_output=echo_output if echo else None
-    )
-    try:
-        while not job.get_job_status().is_globally_terminal:
-            job.wait(0.4)
-            if cancel_event is not None and cancel_event.is_set():
-                raise KeyboardInterrupt
-            if on_progress is not None:
-                on_progress(job.monitor)
-    except BaseException as error:
-        job.cancel()
-        if isinstance(error, KeyboardInterrupt):
-            raise JobCancelledError(f"Job {graph.job_name!r} was cancelled.") from None
-        raise
-    return job.result()
-
-
 def echo_output(output: EpochOutput) -> None:
     """Print what an epoch's print sinks printed, to this process's stdout and stderr."""
     for to_stderr, line in output.printed:
@@ -159,41 +102,19 @@ def execute(
     monitor: JobMonitor | None = None,
     echo: bool = True,
     metrics: bool = True,
-    continuous: ContinuousOptions = ContinuousOptions(),
 ) -> JobResult:
-    """Run the ExecutionGraph ``graph`` and wait for it.
+    """Run the bounded ExecutionGraph ``graph`` and wait for it.
 
     ``executor`` is ``"spark"`` (``spark``, else the active or an embedded session) or
     ``"local"`` (this process, see :mod:`flowmagic.runtime.local`). Print sinks' lines go to
     this process's stdout/stderr when ``echo`` is true, after the job succeeded, subtask by
     subtask. ``on_progress(monitor)`` is called about twice a second while the job runs.
-    ``metrics=False`` turns Spark's live metrics channel off.
-
-    A job with an unbounded source runs in the continuous mode (see
-    :mod:`flowmagic.runtime.continuous`) with ``continuous`` options, until it is cancelled
-    (interrupt, or ``cancel_event``); its print sinks print as it goes.
+    ``metrics=False`` turns Spark's live metrics channel off. Unbounded jobs run in the
+    continuous mode (:func:`start_continuous`); :mod:`flowmagic.executors` chooses.
     """
     if executor not in EXECUTORS:
         raise ProgramError(f"Unknown executor {executor!r}: use one of {', '.join(EXECUTORS)}.")
-    if is_unbounded(graph):
-        if executor != "spark":
-            raise UnsupportedSourceError(
-                f"Job {graph.job_name!r} reads an unbounded source: it runs in the continuous mode, on Spark only."
-            )
-        return _run_continuous(
-            graph,
-            spark=spark,
-            options=continuous,
-            on_progress=on_progress,
-            cancel_event=cancel_event,
-            monitor=monitor,
-            echo=echo,
-        )
-    if monitor is None:
-        monitor = JobMonitor(graph.job_name)
-    for vertex in graph.vertices.values():
-        if vertex.id not in monitor.vertices:
-            monitor.add_vertex(vertex.id, vertex.name, vertex.parallelism)
+    monitor = _monitor_of(graph, monitor)
     unfinished = InProgressFiles(graph.job_graph.stream_graph.nodes.values())
     try:
         if executor == "local":
@@ -227,6 +148,111 @@ def execute(
     if echo:
         result.echo()
     return result
+
+
+class BoundedJob:
+    """A bounded job running on the local or Spark executor, and its client (Flink's
+    ``JobClient``): it runs in a driver thread of its own, so that the caller can follow,
+    cancel or wait for it as for a continuous job."""
+
+    def __init__(
+        self,
+        graph: ExecutionGraph,
+        *,
+        executor: str,
+        spark: Any = None,
+        cancel_event: threading.Event | None = None,
+        monitor: JobMonitor | None = None,
+        metrics: bool = True,
+    ):
+        self.graph = graph
+        self.job_id = uuid.uuid4().hex
+        # Its vertices are known from the start: the caller may show the job before it runs.
+        self.monitor = _monitor_of(graph, monitor)
+        self._executor = executor
+        self._spark = spark
+        self._metrics = metrics
+        self._cancel = cancel_event if cancel_event is not None else threading.Event()
+        self._outcome: JobResult | BaseException | None = None
+        self._driver = threading.Thread(target=self._run, name=f"flowmagic-driver-{graph.job_name}", daemon=True)
+
+    def start(self) -> BoundedJob:
+        self._driver.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            self._outcome = execute(
+                self.graph,
+                executor=self._executor,
+                spark=self._spark,
+                cancel_event=self._cancel,
+                monitor=self.monitor,
+                echo=False,
+                metrics=self._metrics,
+            )
+        except BaseException as error:
+            self._outcome = error
+
+    def get_job_id(self) -> str:
+        return self.job_id
+
+    def get_job_status(self) -> JobStatus:
+        if self._driver.is_alive() or self._outcome is None:
+            if self._cancel.is_set():
+                return JobStatus.CANCELLING
+            return JobStatus.RUNNING if self.monitor.start_time is not None else JobStatus.INITIALIZING
+        if isinstance(self._outcome, JobResult):
+            return JobStatus.FINISHED
+        return JobStatus.CANCELED if isinstance(self._outcome, JobCancelledError) else JobStatus.FAILED
+
+    def cancel(self, timeout: float = 35) -> None:
+        """Cancel the job and wait until it ended; raises a :class:`JobError` if it has not
+        ended within ``timeout`` s."""
+        if self._outcome is not None:
+            return
+        self._cancel.set()
+        self._driver.join(timeout)
+        if self._driver.is_alive():
+            raise JobError(f"Job {self.graph.job_name!r} is still running {timeout} s after its cancel.")
+
+    def trigger_savepoint(self, savepoint_directory: Any = None, timeout: float | None = None) -> str:
+        raise self._no_savepoints()
+
+    def stop_with_savepoint(self, *args: Any, **kwargs: Any) -> str:
+        raise self._no_savepoints()
+
+    def _no_savepoints(self) -> JobError:
+        return JobError(
+            f"Job {self.graph.job_name!r} is bounded: savepoints are taken of unbounded jobs, which run in the "
+            "continuous mode."
+        )
+
+    def wait(self, timeout: float | None = None) -> JobStatus:
+        """Wait until the job ended (or ``timeout`` s); raise its failure if it failed."""
+        self._driver.join(timeout)
+        if isinstance(self._outcome, BaseException):
+            raise self._outcome
+        return self.get_job_status()
+
+    def result(self) -> JobResult:
+        """The job's :class:`JobResult` once it ended; its failure if it failed."""
+        self.wait()
+        assert isinstance(self._outcome, JobResult)
+        return self._outcome
+
+    def __repr__(self) -> str:
+        return f"<BoundedJob {self.graph.job_name!r} on {self._executor} {self.get_job_status()}>"
+
+
+def _monitor_of(graph: ExecutionGraph, monitor: JobMonitor | None) -> JobMonitor:
+    """``monitor`` (a new one if None) with every vertex of ``graph``."""
+    if monitor is None:
+        monitor = JobMonitor(graph.job_name)
+    for vertex in graph.vertices.values():
+        if vertex.id not in monitor.vertices:
+            monitor.add_vertex(vertex.id, vertex.name, vertex.parallelism)
+    return monitor
 
 
 def _deliver(graph: ExecutionGraph, items: list[tuple[tuple[int, int], Any]], result: JobResult) -> None:

@@ -10,12 +10,12 @@ import copy
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from flowmagic.api.types import Row
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt
 from flowmagic.runtime.failures import check_field_reference
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.registry import register
+from flowmagic.vocabulary.types import Row
 
 __all__ = [
     "FoldError",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from flowmagic.api import state
+from flowmagic.vocabulary import state
 
 __all__ = [
     "AggregatingState",

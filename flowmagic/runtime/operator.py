@@ -22,6 +22,7 @@ from flowmagic.runtime.context import KeyedStateBackend, RuntimeContext
 from flowmagic.runtime.failures import call_site_frame, describe
 from flowmagic.runtime.records import MIN_WATERMARK
 from flowmagic.runtime.user_metrics import MetricGroup, MetricRegistry
+from flowmagic.vocabulary.dialect import JAVA, ApiDialect
 
 __all__ = ["KeySelectorError", "Operator", "Output", "TaskInfo", "UserFunctionError", "user_traceback"]
 
@@ -52,9 +53,9 @@ class TaskInfo:
     job_parameters: dict[str, str] = field(default_factory=dict, compare=False)
     #: ``pipeline.auto-watermark-interval``: how often periodic generators emit (0: never).
     auto_watermark_interval_ms: int = 200
-    #: A program of PyFlink's API: its functions see what PyFlink's see where that differs
-    #: from Java's API (``ctx.timestamp()`` of a record without one is Long.MIN_VALUE).
-    pyflink_api: bool = False
+    #: The API dialect of the job's program: its functions see what that API's see where
+    #: PyFlink differs from Java (``ctx.timestamp()`` of a record without one).
+    dialect: ApiDialect = JAVA
     #: A continuous job's run (None: a bounded job): what a retried epoch must name alike
     #: (its clock is the epoch's logged time) is drawn from it, not at random.
     run_id: str | None = None

@@ -23,6 +23,7 @@ from flowmagic.runtime.pyflink_keys import pyflink_key_hash
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.sources import local_path
 from flowmagic.runtime.wire import ChannelOrder
+from flowmagic.vocabulary.dialect import JAVA, ApiDialect, api_dialect
 
 __all__ = [
     "JAVA_KEY_HASH",
@@ -140,8 +141,8 @@ class VertexPlan:
     job_parameters: dict[str, str] = field(default_factory=dict)
     #: How often periodic watermark generators emit (``pipeline.auto-watermark-interval``; 0: never).
     auto_watermark_interval_ms: int = 200
-    #: A program of PyFlink's API (see ``TaskInfo.pyflink_api``).
-    pyflink_api: bool = False
+    #: The API dialect of the job's program (see ``TaskInfo.dialect``).
+    dialect: ApiDialect = JAVA
 
     @property
     def chain_order(self) -> list[int]:
@@ -213,7 +214,7 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
             remote_text_path=_remote_text_path(nodes[job_vertex.head_node].operator),
             job_parameters=dict(stream_graph.job_parameters),
             auto_watermark_interval_ms=stream_graph.auto_watermark_interval_ms,
-            pyflink_api=stream_graph.pyflink_api,
+            dialect=api_dialect(stream_graph.dialect),
         )
     return plans
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from flowmagic.api.time_domain import TimeDomain
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import ProcessContext, TimerService, emit_all, with_collector
 from flowmagic.runtime.operator import TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.stateless import FunctionOperator
+from flowmagic.vocabulary.time_domain import TimeDomain
 
 __all__ = ["Collector", "KeyedProcessOperator", "ProcessOperator"]
 
@@ -48,7 +48,7 @@ class ProcessOperator(FunctionOperator):
     def __init__(self, name: str, params: dict[str, Any], task: TaskInfo):
         self.keyed = "key_selector" in params
         super().__init__(name, params, task)
-        self.missing_timestamp = MIN_WATERMARK if task.pyflink_api else None
+        self.missing_timestamp = task.dialect.missing_timestamp
         self.key_selector = params.get("key_selector")
         # Every function may read the time; registering timers needs a keyed timer service.
         self.timers = TimerService(self.backend if self.keyed_timers else None, task.clock)

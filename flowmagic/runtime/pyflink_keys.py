@@ -20,10 +20,10 @@ import pickle
 import types
 from typing import Any
 
-from flowmagic.api.types import PICKLED, Row, RowKind, TypeInformation
-from flowmagic.api.windows import CountWindow, GlobalWindow, TimeWindow
 from flowmagic.errors import KeyRoutingError
 from flowmagic.key_groups import java_boxed_hash_code, java_byte_array_hash
+from flowmagic.vocabulary.types import PICKLED, Row, RowKind, TypeInformation
+from flowmagic.vocabulary.windows import CountWindow, GlobalWindow, TimeWindow
 
 __all__ = ["pyflink_key_hash", "pyflink_pickle"]
 
@@ -160,7 +160,7 @@ def _typed_hash(value: Any, type_info: TypeInformation) -> int:
 
 def pyflink_key_hash(key: Any, key_type: TypeInformation) -> int:
     """The Java hash PyFlink routes ``key`` by when ``key_by`` declared ``key_type``
-    (:data:`~flowmagic.api.types.PICKLED` when it declared none).
+    (:data:`~flowmagic.vocabulary.types.PICKLED` when it declared none).
 
     Keys of built-in types (numbers, strings, bytes, None, tuples of them) pickle to the
     same bytes under ``pickle`` as under cloudpickle, and so do flowmagic's ``Row``,

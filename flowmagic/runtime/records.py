@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from flowmagic.api.types import PICKLED, Row, TypeInformation
+from flowmagic.vocabulary.types import PICKLED, Row, TypeInformation
 
 __all__ = [
     "BATCH_SIZE",
@@ -36,7 +36,7 @@ def java_string(value: Any) -> str:
     Tuples print as Flink's ``TupleN`` (``(a,1)``), lists as ``java.util.List``
     (``[a, 1]``), dicts as ``java.util.Map`` (``{k=v}``), None as ``null``, booleans as
     ``true``/``false``, floats like ``Double.toString`` for ordinary magnitudes and a
-    :class:`~flowmagic.api.types.Row` as Flink's ``Row`` (``+I[a,1]``, as PyFlink prints it).
+    :class:`~flowmagic.vocabulary.types.Row` as Flink's ``Row`` (``+I[a,1]``, as PyFlink prints it).
     """
     if value is None:
         return "null"

@@ -7,7 +7,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowmagic.api.job_execution_result import JobExecutionResult
+from flowmagic.vocabulary.job_execution_result import JobExecutionResult
 
 __all__ = ["JobResult"]
 

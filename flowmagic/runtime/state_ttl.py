@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from flowmagic.api.state_ttl import StateTtlConfig
 from flowmagic.runtime.clock import Clock
 from flowmagic.runtime.keyed_state import (
     AggregatingState,
@@ -23,6 +22,7 @@ from flowmagic.runtime.keyed_state import (
     ReducingState,
     ValueState,
 )
+from flowmagic.vocabulary.state_ttl import StateTtlConfig
 
 __all__ = [
     "TtlAggregatingState",

@@ -224,7 +224,7 @@ class Subtask:
             periodic_watermarks,
             job_parameters=plan.job_parameters,
             auto_watermark_interval_ms=plan.auto_watermark_interval_ms,
-            pyflink_api=plan.pyflink_api,
+            dialect=plan.dialect,
             run_id=run_id,
         )
         self.buffer: list[tuple[int, Any, Any]] = []

@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from flowmagic.api.watermarks import BoundedOutOfOrdernessWatermarks, Watermark, WatermarkGenerator
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import adapt
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.user_metrics import MetricGroup
+from flowmagic.vocabulary.watermarks import BoundedOutOfOrdernessWatermarks, Watermark, WatermarkGenerator
 
 __all__ = ["TimestampsAndWatermarksOperator"]
 

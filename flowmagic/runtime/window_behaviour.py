@@ -3,7 +3,7 @@
 The API's assigners, triggers and evictors are plain data; each question the window
 operator asks of them is one ``functools.singledispatch`` function here, with one
 registration per class. A new assigner, trigger or evictor is a class in
-``flowmagic/api/windows.py`` and its registrations below.
+``flowmagic/vocabulary/windows.py`` and its registrations below.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from flowmagic.api.state import ValueStateDescriptor
-from flowmagic.api.windows import (
+from flowmagic.errors import InvalidArgumentError
+from flowmagic.vocabulary.state import ValueStateDescriptor
+from flowmagic.vocabulary.windows import (
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
     CountEvictor,
@@ -36,7 +37,6 @@ from flowmagic.api.windows import (
     TumblingWindowAssigner,
     WindowAssigner,
 )
-from flowmagic.errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     from flowmagic.runtime.context import KeyedStateStore

@@ -12,9 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from flowmagic.api import functions
-from flowmagic.api.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
-from flowmagic.api.windows import TriggerResult
 from flowmagic.errors import ProgramError
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.context import (
@@ -43,6 +40,9 @@ from flowmagic.runtime.window_behaviour import (
     on_merge,
     on_processing_time,
 )
+from flowmagic.vocabulary import functions
+from flowmagic.vocabulary.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
+from flowmagic.vocabulary.windows import TriggerResult
 
 __all__ = ["TriggerContext", "WindowOperator"]
 

@@ -4,12 +4,12 @@ PyFlink programs import names on paths they may not take; those flowmagic does n
 import and fail, saying what to use, only when used.
 """
 
-from flowmagic.api.bucket_assigner import BucketAssigner
-from flowmagic.api.output_file_config import OutputFileConfig
 from flowmagic.api.pyflink import missing_names, unsupported_class
-from flowmagic.api.rolling_policy import DefaultRollingPolicy, OnCheckpointRollingPolicy, RollingPolicy
 from flowmagic.api.sinks import FileSink
 from flowmagic.api.sources import FileSource, FileSourceBuilder, StreamFormat
+from flowmagic.vocabulary.bucket_assigner import BucketAssigner
+from flowmagic.vocabulary.output_file_config import OutputFileConfig
+from flowmagic.vocabulary.rolling_policy import DefaultRollingPolicy, OnCheckpointRollingPolicy, RollingPolicy
 
 _MODULE = "flowmagic.datastream.connectors.file_system"
 _NO_COMPACTION = (

@@ -14,7 +14,7 @@ It is also the job's client, with Flink's ``JobClient`` methods: ``get_job_statu
 ``trigger_savepoint(savepoint_directory)``.
 
 A failed query (an epoch's Spark job failed after Spark's own task retries) restarts under
-the job's restart strategy (:mod:`~flowmagic.api.restart_strategy`): a new
+the job's restart strategy (:mod:`~flowmagic.vocabulary.restart_strategy`): a new
 query goes on from the last completed epoch, whose batch Spark replays, until the strategy
 says the job fails for good.
 
@@ -60,7 +60,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from flowmagic.api.restart_strategy import RestartStrategy
 from flowmagic.errors import InvalidTypeError, JobCancelledError, JobError, JobFailedError, NonRestoredStateError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
 from flowmagic.graph.operators import OperatorKind
@@ -98,6 +97,7 @@ from flowmagic.runtime.file_sink import sink_directories
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.plan import VertexPlan, build_plans, pickle_plan
 from flowmagic.runtime.result import JobResult
+from flowmagic.vocabulary.restart_strategy import RestartStrategy
 
 __all__ = ["CheckpointStats", "CollectedRecords", "ContinuousJob", "EpochOutput", "JobStatus"]
 

@@ -302,7 +302,7 @@ def load_keyed(
         if regroup is None and not state_file.meets(key_groups):
             continue
         data = _read(storage, state_file.path, checksums, _state_of(operator))
-        grouped: dict[int, dict[Any, dict[str, Any] | None]] = pickle.loads(data)
+        grouped: dict[int, dict[Any, dict[str, Any] | None]] = _unpickle_state(data)
         for key_group, keyed in grouped.items():
             if regroup is None and key_group not in key_groups:
                 continue
@@ -334,7 +334,7 @@ def write_operator_state(
 
 def load_operator_state(storage: Storage, path: str, *, checksums: Mapping[str, Checksum], operator: str = "") -> Any:
     """The operator state :func:`write_operator_state` wrote at ``path``, once checked."""
-    return pickle.loads(_read(storage, path, checksums, _state_of(operator)))
+    return _unpickle_state(_read(storage, path, checksums, _state_of(operator)))
 
 
 def write_progress(storage: Storage, relative: str, progress: Any, *, checksums: dict[str, Checksum]) -> None:
@@ -348,6 +348,39 @@ def load_progress(storage: Storage, relative: str, *, checksums: Mapping[str, Ch
     name is looked up, so reading it cannot run code."""
     data = _read(storage, relative, checksums, "the progress file")
     return _PlainDataUnpickler(io.BytesIO(data)).load()
+
+
+#: Where the classes that savepoints of earlier flowmagic versions name (rows, windows, ...) are now.
+_MOVED_MODULES = {
+    f"flowmagic.api.{name}": f"flowmagic.vocabulary.{name}"
+    for name in (
+        "bucket_assigner",
+        "configuration",
+        "functions",
+        "job_execution_result",
+        "option_values",
+        "output_file_config",
+        "restart_strategy",
+        "rolling_policy",
+        "state",
+        "state_ttl",
+        "time",
+        "time_domain",
+        "types",
+        "watermarks",
+        "windows",
+    )
+}
+
+
+class _StateUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        return super().find_class(_MOVED_MODULES.get(module, module), name)
+
+
+def _unpickle_state(data: bytes) -> Any:
+    """State a checksum vouched for, whichever flowmagic version wrote it."""
+    return _StateUnpickler(io.BytesIO(data)).load()
 
 
 class _PlainDataUnpickler(pickle.Unpickler):

@@ -20,8 +20,8 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from flowmagic.api.option_values import option_float, option_int, option_millis
 from flowmagic.errors import InvalidArgumentError
+from flowmagic.vocabulary.option_values import option_float, option_int, option_millis
 
 __all__ = ["RESTART_OPTIONS", "RestartBackoff", "RestartStrategy"]
 

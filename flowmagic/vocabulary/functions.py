@@ -59,7 +59,7 @@ class Context:
 
 class OnTimerContext(Context):
     """``ctx`` of ``on_timer``: as :class:`Context` (``timestamp()`` is the timer's time),
-    and ``time_domain()``: the firing timer's :class:`~flowmagic.api.time_domain.TimeDomain`."""
+    and ``time_domain()``: the firing timer's :class:`~flowmagic.vocabulary.time_domain.TimeDomain`."""
 
 
 @dataclass(frozen=True)

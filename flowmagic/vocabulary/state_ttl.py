@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import enum
 
-from flowmagic.api.time import Duration, Time
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError
+from flowmagic.vocabulary.time import Duration, Time
 
 __all__ = ["StateTtlConfig"]
 

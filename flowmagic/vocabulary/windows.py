@@ -14,8 +14,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from flowmagic.api.time import Duration, to_millis
 from flowmagic.errors import InvalidArgumentError
+from flowmagic.vocabulary.time import Duration, to_millis
 
 __all__ = [
     "ContinuousEventTimeTrigger",

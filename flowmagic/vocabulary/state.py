@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flowmagic.api.functions import AggregateFunction, ReduceFunction
-from flowmagic.api.state_ttl import StateTtlConfig
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError
+from flowmagic.vocabulary.functions import AggregateFunction, ReduceFunction
+from flowmagic.vocabulary.state_ttl import StateTtlConfig
 
 __all__ = [
     "AggregatingState",

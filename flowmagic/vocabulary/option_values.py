@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-from flowmagic.api.time import to_millis_text
 from flowmagic.errors import InvalidArgumentError
+from flowmagic.vocabulary.time import to_millis_text
 
 __all__ = ["option_bool", "option_float", "option_int", "option_millis"]
 

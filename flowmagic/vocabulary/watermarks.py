@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from flowmagic.api.time import Duration, to_millis
 from flowmagic.errors import InvalidArgumentError, InvalidTypeError
+from flowmagic.vocabulary.time import Duration, to_millis
 
 __all__ = [
     "BoundedOutOfOrdernessWatermarks",
