@@ -75,6 +75,8 @@ class ExecNode:
     fields: list[Field]
     inputs: list[ExecNode] = field(default_factory=list)
     input_properties: list[InputProperty] = field(default_factory=list)
+    #: The physical node it was made from (None for the forward exchanges batch plans add).
+    physical: ph.PhysicalNode | None = field(default=None, repr=False)
 
     def output_type(self) -> object:
         """The output row type as Flink's compiled plan serializes it."""
@@ -90,6 +92,8 @@ def _input_property(node: ph.PhysicalNode) -> InputProperty:
     if isinstance(node, ph.Exchange):
         if node.distribution == "hash":
             return InputProperty("HASH", node.keys)
+        if node.distribution == "broadcast":
+            return InputProperty("BROADCAST")
         return InputProperty("SINGLETON")
     return InputProperty()
 
@@ -102,13 +106,14 @@ class ExecGraphBuilder:
         self.streaming = streaming
         # Identical sub-plans become one ExecNode (Flink's SubplanReuser, streaming here).
         self._built: dict[tuple[str, str, tuple[int, ...]], ExecNode] = {}
+        self._forwards: list[ExecNode] = []
 
     def _forward(self, child: ExecNode) -> ExecNode:
         """The forward exchange Flink's batch planner puts between a Sort and the operator that
-        reads its sorted output (so that the adaptive batch scheduler keeps their partitions)."""
-        self.next_id += 1
-        return ExecNode(
-            id=self.next_id,
+        reads its sorted output (so that the adaptive batch scheduler keeps their partitions).
+        Flink adds it after the graph (sink included) is built: :meth:`finish` numbers it."""
+        exchange = ExecNode(
+            id=0,
             type="batch-exec-exchange_1",
             name="Exchange",
             description="Exchange(distribution=[forward])",
@@ -116,6 +121,15 @@ class ExecGraphBuilder:
             inputs=[child],
             input_properties=[InputProperty()],
         )
+        self._forwards.append(exchange)
+        return exchange
+
+    def finish(self) -> None:
+        """Number the forward exchanges added while building, after every other node."""
+        for exchange in self._forwards:
+            self.next_id += 1
+            exchange.id = self.next_id
+        self._forwards.clear()
 
     def build(self, node: ph.PhysicalNode) -> ExecNode:
         inputs = []
@@ -129,7 +143,7 @@ class ExecGraphBuilder:
             exec_type = _DEDUPLICATE
         name = node.name(True)
         description = tree.call(name, node.exec_terms())
-        key = (exec_type, description, tuple(i.id for i in inputs))
+        key = (exec_type, description, tuple(id(i) for i in inputs))
         if self.streaming and key in self._built:
             return self._built[key]
         self.next_id += 1
@@ -142,6 +156,7 @@ class ExecGraphBuilder:
             fields=list(node.fields),
             inputs=inputs,
             input_properties=properties,
+            physical=node,
         )
         self._built[key] = built
         return built

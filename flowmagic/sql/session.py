@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
@@ -15,9 +16,13 @@ from flowmagic.sql.dialect import Flink, parse_statement
 from flowmagic.sql.errors import TableException, ValidationException
 from flowmagic.sql.exec_nodes import ExecGraphBuilder, ExecNode
 from flowmagic.sql.explain import explain_text
-from flowmagic.sql.logical import RelNode
+from flowmagic.sql.logical import Field, RelNode
 from flowmagic.sql.optimize import optimize
 from flowmagic.sql.to_rel import SqlToRel, sql_type
+from flowmagic.sql.translate import Translation, translate
+
+if TYPE_CHECKING:
+    from flowmagic.api.environment import StreamExecutionEnvironment
 
 EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "JSON_EXECUTION_PLAN", "PLAN_ADVICE")
 _EXPLAIN = re.compile(r"^\s*EXPLAIN\s+((?:PLAN\s+FOR\s+)?)", re.I)
@@ -41,6 +46,18 @@ class StatementResult:
 @dataclass
 class PlannedQuery:
     logical: RelNode
+    job_name: str
+
+
+@dataclass
+class StatementPlan:
+    """A statement's plans, from the logical plan to the transformations it became."""
+
+    logical: RelNode
+    physical: ph.PhysicalNode
+    #: The sink ExecNode (the collect sink of a SELECT), the root of the ExecNode graph.
+    exec_root: ExecNode
+    translation: Translation
     job_name: str
 
 
@@ -221,12 +238,50 @@ class SqlSession:
         every EXPLAIN and execution in a Flink session advances it."""
         builder = ExecGraphBuilder(self.exec_node_ids, self.streaming)
         root = builder.build(physical)
+        builder.finish()
         self.exec_node_ids = builder.next_id
         return root
 
     def compile(self, statement: str) -> ExecNode:
         """The ExecNode graph of ``statement`` (an INSERT, or a query without its collect sink)."""
         return self.exec_graph(optimize(self.plan(statement).logical, self.streaming, self.configuration))
+
+    def translate(self, statement: str, env: StreamExecutionEnvironment) -> StatementPlan:
+        """Plan ``statement`` (a query or INSERT) and add its transformations to ``env``, as
+        executing it in Flink does: a SELECT ends in its collect sink. ExecNode ids continue the
+        session's counter; transformation ids continue ``env``'s."""
+        planned = self.plan(statement)
+        physical = optimize(planned.logical, self.streaming, self.configuration)
+        builder = ExecGraphBuilder(self.exec_node_ids, self.streaming)
+        root = builder.build(physical)
+        if isinstance(physical, ph.Sink):
+            sink, query, collect = root, root.inputs[0], False
+            table = self.catalog.lookup(physical.table.split(".")[-1].strip("`"))
+            sink_fields = [
+                Field(c.name, c.type) for c in (table.physical if isinstance(table, cat.CatalogTable) else [])
+                if c.type is not None
+            ]
+        else:
+            # A query's rows go to Flink's collect sink, the ExecNode after the query's.
+            builder.next_id += 1
+            sink_fields = list(planned.logical.fields)
+            sink = ExecNode(
+                id=builder.next_id,
+                type=("stream" if self.streaming else "batch") + "-exec-sink_2",
+                name="Sink",
+                description=f"Sink(table=[*anonymous_collect${builder.next_id}*], "
+                f"fields=[{', '.join(f.name for f in sink_fields)}])",
+                fields=sink_fields,
+                inputs=[root],
+            )
+            query, collect = root, True
+        builder.finish()
+        self.exec_node_ids = builder.next_id
+        uids = self.configuration.get("table.exec.uid.generation", "PLAN_ONLY").upper() == "ALWAYS"
+        translation = translate(
+            query, sink, sink_fields, env, self.catalog, streaming=self.streaming, collect=collect, uids=uids
+        )
+        return StatementPlan(planned.logical, physical, sink, translation, planned.job_name)
 
     def explain(self, statement: str, details: tuple[str, ...] = ()) -> str:
         """``EXPLAIN [details] statement`` as Flink 2.3 prints it."""

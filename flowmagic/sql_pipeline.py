@@ -1,0 +1,161 @@
+"""A pipeline made from a Flink SQL script (``%%flow NAME --sql``): DDL statements and SET lines,
+then one query or INSERT, planned as Flink 2.3 plans it and built into the graphs Flink would
+submit for it (a SELECT with its collect sink).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from flowmagic.api.environment import StreamExecutionEnvironment
+from flowmagic.errors import FlowError
+from flowmagic.graph.job_graph import JobGraph
+from flowmagic.pipeline import Pipeline, PlanText
+from flowmagic.sql.errors import TableException
+from flowmagic.sql.explain import explain_text
+from flowmagic.sql.session import RUN_LATER, SqlSession, StatementPlan
+from flowmagic.sql.translate import COLLECT_SINK_NAME
+
+__all__ = ["PlanLink", "SqlPipeline", "SqlScriptError", "Statement", "split_script"]
+
+_SET = re.compile(r"^\s*SET\s+'([^']+)'\s*=\s*'([^']*)'\s*$", re.I | re.S)
+_MODE = "execution.runtime-mode"
+
+
+class SqlScriptError(FlowError):
+    """A statement of a SQL script failed; the message names its line in the script."""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement of a script and the script line it starts on (1-based)."""
+
+    text: str
+    line: int
+
+
+def split_script(script: str) -> list[Statement]:
+    """The statements of ``script``, each ending in ``;`` at a line end as in Flink's SQL client;
+    ``--`` comment lines are left out."""
+    statements: list[Statement] = []
+    current: list[str] = []
+    start = 0
+    for number, line in enumerate(script.splitlines(), start=1):
+        if not current and (not line.strip() or line.strip().startswith("--")):
+            continue
+        if line.strip().startswith("--"):
+            continue
+        if not current:
+            start = number
+        current.append(line)
+        if line.rstrip().endswith(";"):
+            statements.append(Statement("\n".join(current).rstrip()[:-1].strip(), start))
+            current = []
+    if current and "".join(current).strip():
+        statements.append(Statement("\n".join(current).strip(), start))
+    return statements
+
+
+@dataclass(frozen=True)
+class PlanLink:
+    """Which operator and JobGraph vertex an ExecNode of the plan became."""
+
+    exec_node_id: int
+    description: str
+    #: (StreamGraph node id, operator name) of each operator it became.
+    operators: tuple[tuple[int, str], ...]
+    #: The JobGraph vertices (names) those operators run in.
+    vertices: tuple[str, ...]
+
+
+class SqlPipeline(Pipeline):
+    """A pipeline whose program is a SQL statement: ``.explain()`` is Flink's EXPLAIN text,
+    ``.stream_graph``, ``.job_graph`` and ``.execution_graph`` what Flink would submit."""
+
+    def __init__(
+        self,
+        name: str,
+        script: str,
+        *,
+        mode: str | None = None,
+        parallelism: int | None = None,
+        taskmanagers: int | None = None,
+        slots_per_taskmanager: int | None = None,
+    ):
+        statements = split_script(script)
+        if not statements:
+            raise SqlScriptError("The SQL script holds no statement: end it with a query or an INSERT INTO.")
+        configuration = {}
+        for statement in statements:
+            match = _SET.match(statement.text)
+            if match:
+                configuration[match.group(1)] = match.group(2)
+        if mode is None:
+            mode = configuration.get(_MODE, "streaming").lower()
+        if mode not in ("streaming", "batch"):
+            raise SqlScriptError(f"Unsupported {_MODE} '{mode}': use 'streaming' or 'batch'.")
+        session = SqlSession(mode == "streaming")
+        for statement in statements[:-1]:
+            _at_line(statement, session.execute)
+        self.session = session
+        self.statement = statements[-1].text
+        if "parallelism.default" in session.configuration:
+            parallelism = int(session.configuration["parallelism.default"])
+        env = StreamExecutionEnvironment(parallelism=parallelism)
+        env.set_runtime_mode(mode)
+        self.plan: StatementPlan = _at_line(statements[-1], lambda text: session.translate(text, env))
+        self.explain_text = explain_text(session, self.plan.logical)
+        super().__init__(name, env, taskmanagers=taskmanagers, slots_per_taskmanager=slots_per_taskmanager)
+        self.links = self._links()
+
+    def _links(self) -> list[PlanLink]:
+        links = []
+        vertex_of = _vertex_names(self.job_graph)
+        for exec_id, transformations in sorted(self.plan.translation.by_exec_node.items()):
+            operators = tuple(
+                (t.id, self.stream_graph.nodes[t.id].name) for t in transformations if t.id in self.stream_graph.nodes
+            )
+            if not operators:
+                continue
+            description = next(
+                (
+                    self.stream_graph.nodes[t.id].operator_description
+                    for t in transformations
+                    if t.id in self.stream_graph.nodes
+                ),
+                "",
+            )
+            vertices = tuple(dict.fromkeys(vertex_of[node_id] for node_id, _ in operators))
+            links.append(PlanLink(exec_id, description, operators, vertices))
+        return links
+
+    def explain(self) -> PlanText:
+        """Flink's ``EXPLAIN`` of the statement: Abstract Syntax Tree, Optimized Physical Plan and
+        Optimized Execution Plan."""
+        return PlanText(self.explain_text)
+
+    def run(self, spark: Any = None, **options: Any) -> Any:
+        """Running SQL statements comes with flowmagic's SQL part 2."""
+        raise TableException(RUN_LATER)
+
+    @property
+    def collects(self) -> bool:
+        """Whether the statement is a query whose rows a collect sink returns."""
+        return any(node.name == f"Sink: {COLLECT_SINK_NAME}" for node in self.stream_graph.nodes.values())
+
+
+def _vertex_names(job_graph: JobGraph) -> dict[int, str]:
+    names = {}
+    for vertex in job_graph.vertices.values():
+        for node_id in vertex.chain:
+            names[node_id] = vertex.name
+    return names
+
+
+def _at_line(statement: Statement, action: Any) -> Any:
+    try:
+        return action(statement.text)
+    except FlowError as error:
+        raise type(error)(f"{error}\n(the statement at line {statement.line} of the script)") from None
