@@ -96,18 +96,14 @@ class SqlPipeline(Pipeline):
             mode = configuration.get(_MODE, "streaming").lower()
         if mode not in ("streaming", "batch"):
             raise SqlScriptError(f"Unsupported {_MODE} '{mode}': use 'streaming' or 'batch'.")
-        session = SqlSession(mode == "streaming")
+        session = SqlSession(mode == "streaming", env=StreamExecutionEnvironment(parallelism=parallelism))
         for statement in statements[:-1]:
             _at_line(statement, session.execute)
         self.session = session
         self.statement = statements[-1].text
-        if "parallelism.default" in session.configuration:
-            parallelism = int(session.configuration["parallelism.default"])
-        env = StreamExecutionEnvironment(parallelism=parallelism)
-        env.set_runtime_mode(mode)
-        self.plan: StatementPlan = _at_line(statements[-1], lambda text: session.translate(text, env))
-        self.explain_text = explain_text(session, self.plan.logical)
-        super().__init__(name, env, taskmanagers=taskmanagers, slots_per_taskmanager=slots_per_taskmanager)
+        self.plan: StatementPlan = _at_line(statements[-1], session.translate)
+        self.explain_text = explain_text(session, self.plan.logical, (), (self.plan.physical, self.plan.exec_root))
+        super().__init__(name, session.env, taskmanagers=taskmanagers, slots_per_taskmanager=slots_per_taskmanager)
         self.links = self._links()
 
     def _links(self) -> list[PlanLink]:

@@ -23,6 +23,7 @@ from flowmagic.sql.translate import Translation, translate
 
 if TYPE_CHECKING:
     from flowmagic.api.environment import StreamExecutionEnvironment
+    from flowmagic.graph.stream_graph import StreamGraph
 
 EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "JSON_EXECUTION_PLAN", "PLAN_ADVICE")
 _EXPLAIN = re.compile(r"^\s*EXPLAIN\s+((?:PLAN\s+FOR\s+)?)", re.I)
@@ -64,11 +65,31 @@ class StatementPlan:
 class SqlSession:
     """One table environment's SQL state."""
 
-    def __init__(self, streaming: bool, configuration: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        streaming: bool,
+        configuration: dict[str, str] | None = None,
+        env: StreamExecutionEnvironment | None = None,
+    ) -> None:
         self.streaming = streaming
         self.configuration: dict[str, str] = dict(configuration or {})
         self.catalog = cat.Catalog()
         self.exec_node_ids = 0
+        self._env = env
+
+    @property
+    def env(self) -> StreamExecutionEnvironment:
+        """The stream environment statements are translated into: its transformation id
+        counter is the session's, which every translated statement advances as in Flink."""
+        from flowmagic.api.environment import StreamExecutionEnvironment
+
+        if self._env is None:
+            self._env = StreamExecutionEnvironment()
+        parallelism = self.configuration.get("parallelism.default")
+        if parallelism is not None:
+            self._env.set_parallelism(int(parallelism))
+        self._env.set_runtime_mode("streaming" if self.streaming else "batch")
+        return self._env
 
     # --- statements ------------------------------------------------------------------------
 
@@ -246,15 +267,19 @@ class SqlSession:
         """The ExecNode graph of ``statement`` (an INSERT, or a query without its collect sink)."""
         return self.exec_graph(optimize(self.plan(statement).logical, self.streaming, self.configuration))
 
-    def translate(self, statement: str, env: StreamExecutionEnvironment) -> StatementPlan:
-        """Plan ``statement`` (a query or INSERT) and add its transformations to ``env``, as
-        executing it in Flink does: a SELECT ends in its collect sink. ExecNode ids continue the
-        session's counter; transformation ids continue ``env``'s."""
+    def translate(self, statement: str, *, collect: bool = True) -> StatementPlan:
+        """Plan ``statement`` (a query or INSERT) and add its transformations to :attr:`env`, as
+        executing it in Flink does: a SELECT ends in its collect sink (unless not ``collect``:
+        EXPLAIN's physical execution plan). ExecNode and transformation ids continue the
+        session's counters."""
         planned = self.plan(statement)
         physical = optimize(planned.logical, self.streaming, self.configuration)
         builder = ExecGraphBuilder(self.exec_node_ids, self.streaming)
         root = builder.build(physical)
-        if isinstance(physical, ph.Sink):
+        sink: ExecNode | None
+        if not collect and not isinstance(physical, ph.Sink):
+            sink, query, sink_fields = None, root, []
+        elif isinstance(physical, ph.Sink):
             sink, query, collect = root, root.inputs[0], False
             table = self.catalog.lookup(physical.table.split(".")[-1].strip("`"))
             sink_fields = [
@@ -274,21 +299,32 @@ class SqlSession:
                 fields=sink_fields,
                 inputs=[root],
             )
-            query, collect = root, True
+            query = root
         builder.finish()
         self.exec_node_ids = builder.next_id
         uids = self.configuration.get("table.exec.uid.generation", "PLAN_ONLY").upper() == "ALWAYS"
         translation = translate(
-            query, sink, sink_fields, env, self.catalog, streaming=self.streaming, collect=collect, uids=uids
+            query,
+            sink,
+            sink_fields,
+            self.env,
+            self.catalog,
+            streaming=self.streaming,
+            collect=not isinstance(physical, ph.Sink),
+            uids=uids,
         )
-        return StatementPlan(planned.logical, physical, sink, translation, planned.job_name)
+        return StatementPlan(planned.logical, physical, sink or root, translation, planned.job_name)
+
+    def stream_graph(self, plan: StatementPlan, job_name: str | None = None) -> StreamGraph:
+        """The StreamGraph of a translated statement (its own transformations only)."""
+        return self.env.stream_graph_of([plan.translation.sink], job_name or plan.job_name)
 
     def explain(self, statement: str, details: tuple[str, ...] = ()) -> str:
         """``EXPLAIN [details] statement`` as Flink 2.3 prints it."""
         if "JSON_EXECUTION_PLAN" in details:
-            raise TableException(
-                "EXPLAIN JSON_EXECUTION_PLAN prints the query's StreamGraph, which comes with flowmagic's SQL part 2."
-            )
+            plan = self.translate(statement, collect=False)
+            text = explain_text(self, plan.logical, details, (plan.physical, plan.exec_root))
+            return f"{text}\n== Physical Execution Plan ==\n{self.stream_graph(plan).to_json_plan()}"
         planned = self.plan(statement)
         return explain_text(self, planned.logical, details)
 

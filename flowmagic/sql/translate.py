@@ -90,8 +90,8 @@ class RowKey:
 
 @dataclass
 class Translation:
-    """The transformations of one statement: the sink's, and which transformation each
-    ExecNode became (for the plan view's hover links)."""
+    """The transformations of one statement: the last one (its sink's, or its query's when it has
+    no sink), and which transformations each ExecNode became (for the plan view's links)."""
 
     sink: Transformation
     by_exec_node: dict[int, list[Transformation]]
@@ -289,7 +289,7 @@ def _exchange_keys(node: ExecNode) -> tuple[int, ...]:
 
 def translate(
     root: ExecNode,
-    sink: ExecNode,
+    sink: ExecNode | None,
     sink_fields: list[Field],
     env: StreamExecutionEnvironment,
     catalog: cat.Catalog,
@@ -298,11 +298,12 @@ def translate(
     collect: bool,
     uids: bool = False,
 ) -> Translation:
-    """Add the transformations of ``root`` and its ``sink`` ExecNode to ``env``, ids from its
+    """Add the transformations of ``root`` and its ``sink`` ExecNode (if any) to ``env``, ids from its
     counter. ``collect``: the sink is a SELECT's collect sink; ``uids``: Flink's
     ``table.exec.uid.generation=ALWAYS``; ``sink_fields`` the sink's schema (its NOT NULL
     columns are enforced)."""
     translator = _Translator(env, catalog, streaming, uids)
-    sink_t = translator.sink(sink, root, sink_fields, collect)
-    return Translation(sink_t, translator.by_exec_node)
+    if sink is None:
+        return Translation(translator.translate(root), translator.by_exec_node)
+    return Translation(translator.sink(sink, root, sink_fields, collect), translator.by_exec_node)
 
