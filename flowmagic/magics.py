@@ -57,10 +57,10 @@ from flowmagic.api.pyflink_imports import imports_pyflink, installed_pyflink, py
 from flowmagic.errors import FlowError
 from flowmagic.executors import EXECUTORS
 from flowmagic.pipeline import Pipeline
-from flowmagic.sql_pipeline import SqlPipeline
 from flowmagic.render import GraphvizError, layout, to_dot
 from flowmagic.runtime import JobResult
 from flowmagic.runtime.continuous.job import ContinuousJob
+from flowmagic.sql_pipeline import SqlPipeline
 from flowmagic.widgets.graph_view import LEVELS, GraphPicture
 
 __all__ = ["SUBCOMMANDS", "FlowMagics", "Subcommand", "load_ipython_extension"]

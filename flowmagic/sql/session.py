@@ -283,7 +283,8 @@ class SqlSession:
             sink, query, collect = root, root.inputs[0], False
             table = self.catalog.lookup(physical.table.split(".")[-1].strip("`"))
             sink_fields = [
-                Field(c.name, c.type) for c in (table.physical if isinstance(table, cat.CatalogTable) else [])
+                Field(c.name, c.type)
+                for c in (table.physical if isinstance(table, cat.CatalogTable) else [])
                 if c.type is not None
             ]
         else:

@@ -171,7 +171,9 @@ class _Translator:
             "uid": self._uid(node.id, _META_NAMES.get(short, short)),
             "operator": self._spec(kind, node, keys),
             # An operator reading a singleton exchange runs as one subtask, for good.
-            "max_parallelism": 1 if any(i.max_parallelism == 1 and isinstance(i, PartitionTransformation) for i in inputs) else -1,
+            "max_parallelism": 1
+            if any(i.max_parallelism == 1 and isinstance(i, PartitionTransformation) for i in inputs)
+            else -1,
         }
         if len(inputs) == 2:
             t: Transformation = TwoInputTransformation(
@@ -306,4 +308,3 @@ def translate(
     if sink is None:
         return Translation(translator.translate(root), translator.by_exec_node)
     return Translation(translator.sink(sink, root, sink_fields, collect), translator.by_exec_node)
-
