@@ -12,11 +12,15 @@ from typing import Any
 from flowmagic.api.environment import StreamExecutionEnvironment
 from flowmagic.errors import FlowError
 from flowmagic.graph.job_graph import JobGraph
+from flowmagic.graph.physical_graph import PhysicalGraph
 from flowmagic.pipeline import Pipeline, PlanText
 from flowmagic.sql.errors import TableException
+from flowmagic.sql.exec_nodes import rendered_nodes
 from flowmagic.sql.explain import explain_text
 from flowmagic.sql.session import RUN_LATER, SqlSession, StatementPlan
 from flowmagic.sql.translate import COLLECT_SINK_NAME
+from flowmagic.widgets.graph_view import FlowGraphs
+from flowmagic.widgets.sql_plans import PlanLink, SqlPlans
 
 __all__ = ["PlanLink", "SqlPipeline", "SqlScriptError", "Statement", "split_script"]
 
@@ -58,18 +62,6 @@ def split_script(script: str) -> list[Statement]:
     return statements
 
 
-@dataclass(frozen=True)
-class PlanLink:
-    """Which operator and JobGraph vertex an ExecNode of the plan became."""
-
-    exec_node_id: int
-    description: str
-    #: (StreamGraph node id, operator name) of each operator it became.
-    operators: tuple[tuple[int, str], ...]
-    #: The JobGraph vertices (names) those operators run in.
-    vertices: tuple[str, ...]
-
-
 class SqlPipeline(Pipeline):
     """A pipeline whose program is a SQL statement: ``.explain()`` is Flink's EXPLAIN text,
     ``.stream_graph``, ``.job_graph`` and ``.execution_graph`` what Flink would submit."""
@@ -102,7 +94,7 @@ class SqlPipeline(Pipeline):
         self.session = session
         self.statement = statements[-1].text
         self.plan: StatementPlan = _at_line(statements[-1], session.translate)
-        self.explain_text = explain_text(session, self.plan.logical, (), (self.plan.physical, self.plan.exec_root))
+        self.explain_text = explain_text(session, self.plan.logical, (), (self.plan.physical, self.plan.plan_root))
         super().__init__(name, session.env, taskmanagers=taskmanagers, slots_per_taskmanager=slots_per_taskmanager)
         self.links = self._links()
 
@@ -126,6 +118,20 @@ class SqlPipeline(Pipeline):
             vertices = tuple(dict.fromkeys(vertex_of[node_id] for node_id, _ in operators))
             links.append(PlanLink(exec_id, description, operators, vertices))
         return links
+
+    def plan_lines(self) -> list[tuple[str, PlanLink | None]]:
+        """The Optimized Execution Plan's lines, each with what its ExecNode became (None for an
+        exchange, which becomes an edge)."""
+        by_id = {link.exec_node_id: link for link in self.links}
+        text = self.explain_text.split("== Optimized Execution Plan ==\n", 1)[1].rstrip("\n")
+        nodes = rendered_nodes(self.plan.plan_root)
+        return [(line, by_id.get(node.id)) for line, node in zip(text.splitlines(), nodes, strict=True)]
+
+    def show(self, level: str = "all", *, physical_graph: PhysicalGraph | None = None) -> FlowGraphs:
+        """The graph widget with the statement's plans in a first tab (see :meth:`Pipeline.show`)."""
+        graphs = super().show(level, physical_graph=physical_graph)
+        graphs.sql_plans = SqlPlans(self.name, self.explain_text, self.plan_lines())
+        return graphs
 
     def explain(self) -> PlanText:
         """Flink's ``EXPLAIN`` of the statement: Abstract Syntax Tree, Optimized Physical Plan and

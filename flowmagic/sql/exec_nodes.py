@@ -166,26 +166,44 @@ class ExecGraphBuilder:
 class _Line:
     text: str
     children: list[_Line]
+    node: ExecNode
+
+
+def _tree(root: ExecNode) -> _Line:
+    consumers: dict[int, int] = {}
+    for node in nodes(root):
+        for child in node.inputs:
+            consumers[id(child)] = consumers.get(id(child), 0) + 1
+    reuse_ids: dict[int, int] = {}
+
+    def lines(node: ExecNode) -> _Line:
+        if consumers.get(id(node), 0) < 2:
+            return _Line(node.description, [lines(c) for c in node.inputs], node)
+        if id(node) in reuse_ids:
+            return _Line(f"Reused(reference_id=[{reuse_ids[id(node)]}])", [], node)
+        reuse_ids[id(node)] = len(reuse_ids) + 1
+        return _Line(f"{node.description}(reuse_id=[{reuse_ids[id(node)]}])", [lines(c) for c in node.inputs], node)
+
+    return lines(root)
 
 
 def render(root: ExecNode) -> str:
     """The Optimized Execution Plan: each ExecNode's description in Flink's tree; a node with
     several consumers is printed once with ``(reuse_id=[n])``, then as ``Reused``."""
-    consumers: dict[int, int] = {}
-    for node in nodes(root):
-        for child in node.inputs:
-            consumers[child.id] = consumers.get(child.id, 0) + 1
-    reuse_ids: dict[int, int] = {}
+    return tree.render(_tree(root), lambda line: line.text, lambda line: line.children)
 
-    def lines(node: ExecNode) -> _Line:
-        if consumers.get(node.id, 0) < 2:
-            return _Line(node.description, [lines(c) for c in node.inputs])
-        if node.id in reuse_ids:
-            return _Line(f"Reused(reference_id=[{reuse_ids[node.id]}])", [])
-        reuse_ids[node.id] = len(reuse_ids) + 1
-        return _Line(f"{node.description}(reuse_id=[{reuse_ids[node.id]}])", [lines(c) for c in node.inputs])
 
-    return tree.render(lines(root), lambda line: line.text, lambda line: line.children)
+def rendered_nodes(root: ExecNode) -> list[ExecNode]:
+    """The ExecNode of each line :func:`render` prints, in order."""
+    out: list[ExecNode] = []
+
+    def visit(line: _Line) -> None:
+        out.append(line.node)
+        for child in line.children:
+            visit(child)
+
+    visit(_tree(root))
+    return out
 
 
 def nodes(root: ExecNode) -> list[ExecNode]:
@@ -194,9 +212,9 @@ def nodes(root: ExecNode) -> list[ExecNode]:
     visited: set[int] = set()
 
     def visit(node: ExecNode) -> None:
-        if node.id in visited:
+        if id(node) in visited:
             return
-        visited.add(node.id)
+        visited.add(id(node))
         for child in node.inputs:
             visit(child)
         out.append(node)

@@ -58,6 +58,8 @@ class StatementPlan:
     physical: ph.PhysicalNode
     #: The sink ExecNode (the collect sink of a SELECT), the root of the ExecNode graph.
     exec_root: ExecNode
+    #: The ExecNode the Optimized Execution Plan starts at (a SELECT's query, without its sink).
+    plan_root: ExecNode
     translation: Translation
     job_name: str
 
@@ -314,7 +316,7 @@ class SqlSession:
             collect=not isinstance(physical, ph.Sink),
             uids=uids,
         )
-        return StatementPlan(planned.logical, physical, sink or root, translation, planned.job_name)
+        return StatementPlan(planned.logical, physical, sink or root, root, translation, planned.job_name)
 
     def stream_graph(self, plan: StatementPlan, job_name: str | None = None) -> StreamGraph:
         """The StreamGraph of a translated statement (its own transformations only)."""
@@ -324,7 +326,7 @@ class SqlSession:
         """``EXPLAIN [details] statement`` as Flink 2.3 prints it."""
         if "JSON_EXECUTION_PLAN" in details:
             plan = self.translate(statement, collect=False)
-            text = explain_text(self, plan.logical, details, (plan.physical, plan.exec_root))
+            text = explain_text(self, plan.logical, details, (plan.physical, plan.plan_root))
             return f"{text}\n== Physical Execution Plan ==\n{self.stream_graph(plan).to_json_plan()}"
         planned = self.plan(statement)
         return explain_text(self, planned.logical, details)
