@@ -52,7 +52,7 @@ def test_the_sql_cell_shows_the_plans_with_links_then_the_graphs(executed) -> No
     # Hovering the GroupAggregate line names the operator and the JobGraph vertex it became.
     assert (
         'title="ExecNode [3] became GroupAggregate[3] (StreamGraph node 3), in JobGraph vertex '
-        "&#x27;GroupAggregate[3] -&gt; ConstraintEnforcer[4]&#x27;\">GroupAggregate(groupBy=[num]" in page
+        '&#x27;GroupAggregate[3] -&gt; ConstraintEnforcer[4]&#x27;">GroupAggregate(groupBy=[num]' in page
     )
     assert WIDGET_VIEW in live.data
 
