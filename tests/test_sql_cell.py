@@ -23,6 +23,7 @@ CELLS = [
     ("import json\nprint(json.dumps(seed.job_graph.to_dict()))", []),
     ("%%flow typo --sql\n" + SEED.replace("SELECT num,", "SELECT nope,"), ["raises-exception"]),
     ("seed.run()", ["raises-exception"]),
+    ("%flow run seed", ["raises-exception"]),
 ]
 
 
@@ -81,3 +82,11 @@ def test_running_a_sql_pipeline_says_it_comes_with_part_two_in_one_line(executed
     (error,) = executed.cells[5].outputs
     assert error.ename == "TableException"
     assert "\n" not in error.evalue and "SQL part 2" in error.evalue
+
+
+def test_flow_run_of_a_sql_pipeline_says_it_comes_with_part_two(executed) -> None:
+    # IPython shows a UsageError as one line on stderr, without a traceback.
+    (output,) = executed.cells[6].outputs
+    assert output.output_type == "stream" and output.name == "stderr"
+    assert output.text.startswith("UsageError: %flow run seed: Running SQL queries comes with flowmagic's SQL part 2")
+    assert output.text.count("\n") == 1
