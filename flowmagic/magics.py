@@ -1,4 +1,4 @@
-"""IPython magics: ``%%flow NAME`` defines a pipeline; ``%flow list|show|explain|run|cancel`` use it.
+"""IPython magics: ``%%flow NAME`` defines a pipeline; ``%flow list|show|explain|run|cancel|stop|check`` use it.
 
 ``%load_ext flowmagic`` registers them; ``%flow?`` prints the options.
 
@@ -62,6 +62,7 @@ from flowmagic.runtime import JobResult
 from flowmagic.runtime.continuous.job import ContinuousJob
 from flowmagic.sql_pipeline import SqlPipeline
 from flowmagic.widgets.graph_view import LEVELS, GraphPicture
+from flowmagic.widgets.restore_check import RestoreCheckView
 
 __all__ = ["SUBCOMMANDS", "FlowMagics", "Subcommand", "load_ipython_extension"]
 
@@ -167,6 +168,27 @@ def _stop_parser() -> MagicArgumentParser:
     return parser
 
 
+def _check_parser() -> MagicArgumentParser:
+    parser = _parser(
+        "check",
+        "Check, before restoring, what a savepoint (or retained checkpoint chk-N) restores into the pipeline: "
+        "per operator restored, new (starts empty), missing (needs --allow-non-restored-state) or incompatible "
+        "(refused), drawn on the JobGraph. Nothing runs; the savepoint is verified as a restore verifies it.",
+    )
+    parser.add_argument("name", metavar="NAME", help="the pipeline")
+    parser.add_argument("--savepoint", metavar="DIR", required=True, help="the savepoint or retained checkpoint")
+    parser.add_argument(
+        "--allow-non-restored-state",
+        action="store_true",
+        help="as %%flow run: state of operators the pipeline no longer has is dropped, not refused",
+    )
+    parser.add_argument(
+        "-p", "--parallelism", type=_positive_int, metavar="N", help="check a restore at parallelism N (%%flow run -p)"
+    )
+    parser.add_argument("--spark", metavar="VAR", help="the SparkSession whose S3A settings reach an s3a:// path")
+    return parser
+
+
 #: The ``%flow`` line commands, by name.
 SUBCOMMANDS: dict[str, Subcommand] = {
     "list": Subcommand(_list_parser(), "list_pipelines"),
@@ -175,6 +197,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "run": Subcommand(_run_parser(), "run_pipeline"),
     "cancel": Subcommand(_cancel_parser(), "cancel_pipeline"),
     "stop": Subcommand(_stop_parser(), "stop_pipeline"),
+    "check": Subcommand(_check_parser(), "check_restore"),
 }
 
 
@@ -387,6 +410,14 @@ class FlowMagics(Magics):
             defined = ", ".join(self.pipelines) or "none yet"
             raise UsageError(f"%flow: no pipeline named {name!r} (defined: {defined}).") from None
 
+    def _spark(self, variable: str | None, command: str) -> Any:
+        """The SparkSession the variable ``variable`` holds (None: none named)."""
+        if variable is None:
+            return None
+        if variable not in self.ipython.user_ns:
+            raise UsageError(f"%flow {command}: no variable named {variable!r} holds a SparkSession.")
+        return self.ipython.user_ns[variable]
+
     def list_pipelines(self, args: argparse.Namespace) -> PipelineTable:
         """``%flow list``: a table of the pipelines."""
         return PipelineTable(list(self.pipelines.values()))
@@ -429,11 +460,7 @@ class FlowMagics(Magics):
     def run_pipeline(self, args: argparse.Namespace) -> JobResult | None:
         """``%flow run NAME``: run on Spark with the live view; errors are short messages."""
         pipeline = self._pipeline(args.name)
-        spark = None
-        if args.spark is not None:
-            if args.spark not in self.ipython.user_ns:
-                raise UsageError(f"%flow run: no variable named {args.spark!r} holds a SparkSession.")
-            spark = self.ipython.user_ns[args.spark]
+        spark = self._spark(args.spark, "run")
         options = {"spark": spark, "parallelism": args.parallelism, "mode": args.mode, "executor": args.executor}
         if args.from_savepoint is not None or args.allow_non_restored_state:
             options.update(from_savepoint=args.from_savepoint, allow_non_restored_state=args.allow_non_restored_state)
@@ -490,6 +517,25 @@ class FlowMagics(Magics):
         for path in paths:
             # Flink's CLI says the same after stop-with-savepoint.
             print(f"Savepoint completed. Path: file:{os.path.abspath(path)}")
+
+    def check_restore(self, args: argparse.Namespace) -> RestoreCheckView:
+        """``%flow check NAME --savepoint DIR``: every operator's verdict, on the JobGraph."""
+        pipeline = self._pipeline(args.name)
+        spark = self._spark(args.spark, "check")
+        try:
+            job_graph, _execution_graph = pipeline.compiled(args.parallelism)
+            check = pipeline.check_restore(
+                args.savepoint,
+                allow_non_restored_state=args.allow_non_restored_state,
+                parallelism=args.parallelism,
+                spark=spark,
+            )
+        except FlowError as error:
+            raise UsageError(f"%flow check {pipeline.name}: {type(error).__name__}: {error}") from None
+        view = RestoreCheckView(job_graph, check)
+        with _drawing(f"%flow check {pipeline.name}:"):
+            view.svg()
+        return view
 
     def explain_pipeline(self, args: argparse.Namespace) -> None:
         """``%flow explain NAME``: the three graphs as text."""

@@ -18,6 +18,7 @@ from flowmagic.graph import ExecutionGraph, JobGraph, PhysicalGraph, StreamGraph
 from flowmagic.render import explain
 from flowmagic.runtime import JobResult
 from flowmagic.runtime.continuous.job import ContinuousJob
+from flowmagic.runtime.continuous.restore_check import RestoreCheck, check_restore
 from flowmagic.widgets.graph_view import LEVELS, FlowGraphs
 from flowmagic.widgets.job_view import JobView
 
@@ -105,6 +106,37 @@ class Pipeline:
         }
         return graphs[level]
 
+    def compiled(self, parallelism: int | None = None, mode: str | None = None) -> tuple[JobGraph, ExecutionGraph]:
+        """Its JobGraph and ExecutionGraph, built again at ``parallelism`` (operators without
+        their own) or in ``mode`` when given, as ``flink run -p`` would."""
+        if parallelism is None and mode is None:
+            return self.job_graph, self.execution_graph
+        compiled = passes.build(self.env.get_stream_graph(self.name, parallelism=parallelism, runtime_mode=mode))
+        return compiled.job_graph, compiled.execution_graph
+
+    def check_restore(
+        self,
+        savepoint_path: str,
+        *,
+        allow_non_restored_state: bool = False,
+        parallelism: int | None = None,
+        spark: Any = None,
+    ) -> RestoreCheck:
+        """What restoring the savepoint (or retained checkpoint ``chk-<n>``) at
+        ``savepoint_path`` into this pipeline would do, operator by operator, without running
+        it: restored, new (starts empty), missing (refused unless ``allow_non_restored_state``,
+        Flink's ``--allowNonRestoredState``), incompatible (refused, with the restore's
+        texts). ``parallelism`` checks a restore at another parallelism (``%flow run -p``).
+
+        The savepoint is verified as a restore verifies it (a damaged or unsigned one raises
+        :class:`~flowmagic.errors.StateIntegrityError`); its state is not unpickled. The
+        keyed operators' functions are opened once here, on copies, to learn the states they
+        declare. ``%flow check NAME --savepoint DIR`` draws the result on the JobGraph."""
+        _job_graph, execution_graph = self.compiled(parallelism)
+        return check_restore(
+            execution_graph, savepoint_path, allow_non_restored_state=allow_non_restored_state, spark=spark
+        )
+
     @property
     def is_unbounded(self) -> bool:
         """Whether the pipeline reads an unbounded source (it then runs in the continuous mode)."""
@@ -133,10 +165,9 @@ class Pipeline:
         once; the view keeps updating (printed lines, checkpoints). ``from_savepoint`` restores
         its state (``allow_non_restored_state`` skips state of operators it no longer has).
         """
-        job_graph, execution_graph, physical_graph = self.job_graph, self.execution_graph, self.physical_graph
+        job_graph, execution_graph = self.compiled(parallelism, mode)
+        physical_graph = self.physical_graph
         if parallelism is not None or mode is not None:
-            compiled = passes.build(self.env.get_stream_graph(self.name, parallelism=parallelism, runtime_mode=mode))
-            job_graph, execution_graph = compiled.job_graph, compiled.execution_graph
             physical_graph = passes.deploy(
                 execution_graph, physical_graph.taskmanagers, physical_graph.slots_per_taskmanager
             )

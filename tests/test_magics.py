@@ -327,10 +327,10 @@ def test_show_widget_and_formats(shell, tmp_path) -> None:
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("%flow nope", "%flow: unknown command 'nope'; use one of list, show, explain, run, cancel, stop."),
+        ("%flow nope", "%flow: unknown command 'nope'; use one of list, show, explain, run, cancel, stop, check."),
         (
             "%flow runn wc",
-            "%flow: unknown command 'runn'; use one of list, show, explain, run, cancel, stop. Did you mean "
+            "%flow: unknown command 'runn'; use one of list, show, explain, run, cancel, stop, check. Did you mean "
             "%flow run? To define a pipeline, use the cell magic: %%flow runn",
         ),
         ("%flow wordcount", "To define a pipeline, use the cell magic: %%flow wordcount"),
@@ -342,6 +342,12 @@ def test_show_widget_and_formats(shell, tmp_path) -> None:
         ("%flow explain", "the following arguments are required: NAME"),
         ("%flow list extra", "unrecognized arguments: extra"),
         ('%flow show wordcount -o "unclosed', "%flow show: No closing quotation."),
+        ("%flow check wordcount", "the following arguments are required: --savepoint"),
+        (
+            "%flow check wordcount --savepoint /nonexistent/sp",
+            "%flow check wordcount: JobError: Cannot find a savepoint or checkpoint in '/nonexistent/sp' (no "
+            "_metadata.json).",
+        ),
     ],
 )
 def test_bad_line_commands(shell, line, message) -> None:

@@ -21,12 +21,26 @@ __all__ = [
     "MapState",
     "ReducingState",
     "ValueState",
+    "incompatibility",
 ]
 
 
 class IncompatibleStateError(Exception):
     """A state declared with another kind or type than the snapshot restored into it had
     (Flink refuses such a restore when the state is registered)."""
+
+
+def incompatibility(restored: tuple[str, str | None], declared: tuple[str, str | None]) -> str | None:
+    """Why a state declared as ``declared`` (Flink's state type, the type information's text)
+    cannot take the state a snapshot holds as ``restored``, in Flink's words (None: it can)."""
+    if restored[0] != declared[0]:
+        return f"Incompatible key/value state types. Was [{restored[0]}], registered with [{declared[0]}]."
+    if None not in (restored[1], declared[1]) and restored[1] != declared[1]:
+        return (
+            f"For heap backends, the new state serializer ({declared[1]}) must not be incompatible with the old "
+            f"state serializer ({restored[1]})."
+        )
+    return None
 
 
 class KeyedStateBackend:
@@ -69,16 +83,9 @@ class KeyedStateBackend:
         when the snapshot restored from had the state with another kind or type."""
         declared = (kind, None if type_info is None else str(type_info))
         restored = self.restored_declarations.get(name)
-        if restored is not None and restored[0] != kind:
-            raise IncompatibleStateError(
-                f"Incompatible key/value state types. Was [{restored[0]}], registered with [{kind}]. "
-                f"(keyed state {name!r}, restored from a snapshot)"
-            )
-        if restored is not None and None not in (restored[1], declared[1]) and restored[1] != declared[1]:
-            raise IncompatibleStateError(
-                f"For heap backends, the new state serializer ({declared[1]}) must not be incompatible with the old "
-                f"state serializer ({restored[1]}). (keyed state {name!r}, restored from a snapshot)"
-            )
+        problem = None if restored is None else incompatibility(restored, declared)
+        if problem is not None:
+            raise IncompatibleStateError(f"{problem} (keyed state {name!r}, restored from a snapshot)")
         if self.declared.get(name) != declared:
             self.declared[name] = declared
             self.declarations_changed = True

@@ -67,6 +67,7 @@ from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction, is_bounded_source
 from flowmagic.runtime.continuous.file_commit import FileCommits
 from flowmagic.runtime.continuous.file_monitor import FileMonitor
+from flowmagic.runtime.continuous.restore_check import compare_restore, program_operators, read_snapshot
 from flowmagic.runtime.continuous.sources import (
     SocketLog,
     SourceDescriptor,
@@ -312,33 +313,10 @@ class ContinuousJob:
         it never resumes another job's checkpoints unless told to, as in Flink)."""
         if savepoint_path is None:
             return None
-        savepoint = self._storage(savepoint_path)
-        if not savepoint.exists(MANIFEST):
-            retained = sorted(
-                (name for name in savepoint.list("") if name.startswith("chk-") and name[4:].isdigit()),
-                key=lambda name: int(name[4:]),
-            )
-            if retained:
-                raise JobError(
-                    f"Cannot restore from {savepoint_path!r}: it is a job's checkpoint directory, not a checkpoint. "
-                    f"Restore from one of its retained checkpoints ({', '.join(retained)}): execution.savepoint.path "
-                    f"= {posixpath.join(savepoint_path.rstrip('/'), retained[-1])!r}."
-                )
-        manifest = read_manifest(savepoint)
-        if manifest.root == "..":
-            # A retained checkpoint: its files are its job's, in the directory above it.
-            savepoint = self._storage(posixpath.dirname(savepoint_path.rstrip("/")))
-        elif manifest.root != ".":
-            raise JobError(f"Cannot restore from {savepoint_path!r}: {MANIFEST} names files in {manifest.root!r}.")
-        known = set(self.operator_ids.values())
-        for operator_id in manifest.operators:
-            if operator_id not in known and not allow_non_restored:
-                raise NonRestoredStateError(
-                    f"Failed to rollback to checkpoint/savepoint {savepoint_path}. Cannot map checkpoint/savepoint "
-                    f"state for operator {operator_id} to the new program, because the operator is not available in "
-                    "the new program. If you want to allow to skip this, you can set the --allowNonRestoredState "
-                    "option on the CLI."
-                )
+        manifest, savepoint = read_snapshot(savepoint_path, self._storage)
+        # Every operator's verdict before anything runs: a refusal lists them all.
+        program = program_operators(self.graph, self.plans)
+        compare_restore(manifest, program, savepoint_path, self.graph.job_name, allow_non_restored).raise_if_refused()
         # Every file, before any task unpickles one: a damaged savepoint is one error now.
         verify_snapshot(savepoint, manifest, self._describe_operator)
         self._restore_storage = savepoint

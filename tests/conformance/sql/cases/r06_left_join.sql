@@ -1,0 +1,9 @@
+-- Regular LEFT OUTER join: left rows without a match are padded with NULL; a streaming join
+-- retracts a padded row (-D) when its match arrives later.
+CREATE VIEW orders AS SELECT * FROM (VALUES
+  (1, 10, 100), (2, 20, 250), (3, 10, 75), (4, 30, 30), (5, 40, 990), (6, 20, 5)
+) AS o(order_id, cust_id, amount);
+CREATE VIEW customers AS SELECT * FROM (VALUES
+  (10, 'alice'), (20, 'bob'), (30, 'carol'), (50, 'erin')
+) AS c(cust_id, name);
+SELECT o.order_id, c.name, o.amount FROM orders AS o LEFT JOIN customers AS c ON o.cust_id = c.cust_id;
