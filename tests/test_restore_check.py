@@ -18,9 +18,9 @@ from continuous_support import Printed, start, wait_for
 import flowmagic
 from flowmagic import compile as passes
 from flowmagic import errors
-from flowmagic.api.configuration import Configuration
 from flowmagic.runtime.continuous.restore_check import RestoreCheck, Verdict, check_restore
 from flowmagic.runtime.continuous.state_store import MANIFEST
+from flowmagic.vocabulary.configuration import Configuration
 
 
 class _Count(flowmagic.KeyedProcessFunction):

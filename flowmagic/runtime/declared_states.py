@@ -49,7 +49,7 @@ def declared_states(plans: dict[str, VertexPlan], operator_ids: dict[int, str]) 
             plan.batch,
             job_parameters=dict(plan.job_parameters),
             auto_watermark_interval_ms=plan.auto_watermark_interval_ms,
-            pyflink_api=plan.pyflink_api,
+            dialect=plan.dialect,
         )
         for node_id, node in plan.nodes.items():
             operator_id = operator_ids.get(node_id)

@@ -20,6 +20,7 @@ from flowmagic.graph.transformations import (
     LegacySinkTransformation,
     OneInputTransformation,
     PartitionTransformation,
+    SinkTransformation,
     SourceTransformation,
     Transformation,
     TwoInputTransformation,
@@ -76,6 +77,20 @@ _KEYED = {
 #: Flink's transformation meta names where they differ from the ExecNode type (the uids of
 #: ``table.exec.uid.generation=ALWAYS`` are ``<ExecNode id>_<meta name>``).
 _META_NAMES = {"table-source-scan": "source"}
+
+
+#: Connectors whose table sink is a Sink V2 (Flink's SinkV2Provider); the others' are
+#: SinkFunctions (``print``).
+_SINK_V2_CONNECTORS = frozenset({"blackhole"})
+
+
+@dataclass(frozen=True)
+class TableSinkV2:
+    """The Sink V2 of a table's connector (a writer, no committer), as its graphs need it."""
+
+    table: str
+    connector: str
+    has_committer: bool = False
 
 
 @dataclass(frozen=True)
@@ -162,10 +177,12 @@ class _Translator:
             raise NotImplementedError(f"flowmagic cannot build the graphs of Flink's {node.type} ExecNode yet")
         keys = tuple(p.keys for p in node.input_properties)
         keyed = self.streaming and short in _KEYED
+        # A join reading one side broadcast runs at the other side's parallelism.
+        probe = next((t for t in inputs if not _broadcast(t)), inputs[0])
         common: dict[str, Any] = {
             "id": self.env.new_id(),
             "name": f"{_operator_name(short)}[{node.id}]",
-            "parallelism": inputs[0].parallelism,
+            "parallelism": probe.parallelism,
             "inputs": inputs,
             "description": f"[{node.id}]:{node.description}",
             "uid": self._uid(node.id, _META_NAMES.get(short, short)),
@@ -271,6 +288,21 @@ class _Translator:
             physical = node.physical
             table = physical.table.rsplit(".", 1)[-1] if isinstance(physical, ph.Sink) else "sink"
             table = table.strip("`").split(", ")[-1].rstrip("]")
+            connector = physical.connector if isinstance(physical, ph.Sink) else ""
+            if connector in _SINK_V2_CONNECTORS:
+                # A Sink V2 (SinkV2Provider): expanded into its writer when the graph is generated.
+                sink_v2 = SinkTransformation(
+                    id=sink_id,
+                    name=f"{table}[{node.id}]",
+                    parallelism=input_t.parallelism,
+                    inputs=[input_t],
+                    uid=self._uid(node.id, "sink"),
+                    operator=self._spec(OperatorKind.SQL_SINK, node),
+                    sink=TableSinkV2(table, connector),
+                )
+                self.env.add_operator(sink_v2)
+                self._record(node, sink_v2)
+                return sink_v2
             sink = LegacySinkTransformation(
                 id=sink_id,
                 name=f"{table}[{node.id}]",
@@ -283,6 +315,10 @@ class _Translator:
         self.env.add_operator(sink)
         self._record(node, sink)
         return sink
+
+
+def _broadcast(transformation: Transformation) -> bool:
+    return isinstance(transformation, PartitionTransformation) and transformation.partitioner.kind == BROADCAST
 
 
 def _exchange_keys(node: ExecNode) -> tuple[int, ...]:

@@ -60,7 +60,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from flowmagic.errors import InvalidTypeError, JobCancelledError, JobError, JobFailedError, NonRestoredStateError
+from flowmagic.errors import InvalidTypeError, JobCancelledError, JobError, JobFailedError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
