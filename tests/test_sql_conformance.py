@@ -324,3 +324,24 @@ def test_transformation_ids_continue_over_a_sessions_statements() -> None:
     assert '"type" : "GroupAggregate[6]"' in second
     fresh = _environment("streaming", setup).explain_sql(query, ExplainDetail.JSON_EXECUTION_PLAN)
     assert fresh == first
+
+
+def _session_params() -> list[object]:
+    params = []
+    for path in sorted((HERE / "expected").glob("*.json")):
+        recorded = json.loads(path.read_text())
+        for mode in ("streaming", "batch"):
+            if recorded[mode].get("explain_session"):
+                params.append(pytest.param(path.stem, mode, id=f"{path.stem}-{mode}"))
+    return params
+
+
+@pytest.mark.parametrize(("case", "mode"), _session_params())
+def test_explains_in_one_session_advance_the_id_counters_as_flinks(case: str, mode: str) -> None:
+    """The EXPLAINs a case recorded one after the other in ONE session (the plain one included:
+    Flink translates every explained statement), each text exactly as Flink printed it."""
+    *setup, query = _statements(case)
+    t_env = _environment(mode, setup)
+    for step in json.loads((HERE / "expected" / f"{case}.json").read_text())[mode]["explain_session"]:
+        details = [ExplainDetail[name] for name in step["details"]]
+        assert t_env.explain_sql(query, *details) == step["text"]

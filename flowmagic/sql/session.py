@@ -324,12 +324,14 @@ class SqlSession:
 
     def explain(self, statement: str, details: tuple[str, ...] = ()) -> str:
         """``EXPLAIN [details] statement`` as Flink 2.3 prints it."""
+        # Flink translates the statement into transformations and their StreamGraph for every
+        # EXPLAIN, so each one advances both id counters (the plain EXPLAIN included).
+        plan = self.translate(statement, collect=False)
+        text = explain_text(self, plan.logical, details, (plan.physical, plan.plan_root))
+        stream_graph = self.stream_graph(plan)
         if "JSON_EXECUTION_PLAN" in details:
-            plan = self.translate(statement, collect=False)
-            text = explain_text(self, plan.logical, details, (plan.physical, plan.plan_root))
-            return f"{text}\n== Physical Execution Plan ==\n{self.stream_graph(plan).to_json_plan()}"
-        planned = self.plan(statement)
-        return explain_text(self, planned.logical, details)
+            return f"{text}\n== Physical Execution Plan ==\n{stream_graph.to_json_plan()}"
+        return text
 
 
 def _flink_sql(expression: exp.Expr) -> str:
