@@ -60,6 +60,7 @@ from flowmagic.pipeline import Pipeline
 from flowmagic.render import GraphvizError, layout, to_dot
 from flowmagic.runtime import JobResult
 from flowmagic.runtime.continuous.job import ContinuousJob
+from flowmagic.sql_pipeline import SqlPipeline
 from flowmagic.widgets.graph_view import LEVELS, GraphPicture
 from flowmagic.widgets.restore_check import RestoreCheckView
 
@@ -254,6 +255,11 @@ class FlowMagics(Magics):
     @argument("--show", choices=_SHOW_CHOICES, default="all", help="which graphs to show (default: all, in tabs)")
     @argument("--slots-per-taskmanager", type=_positive_int, metavar="M", help=_SLOTS_HELP)
     @argument("--taskmanagers", type=_positive_int, metavar="N", help=_TASKMANAGERS_HELP)
+    @argument(
+        "--sql",
+        action="store_true",
+        help="the cell is Flink SQL: DDL and SET statements, then one query or INSERT INTO",
+    )
     def flow(self, line: str, cell: str | None = None) -> Any:
         """Define a Flink-style DataStream pipeline and draw its StreamGraph, JobGraph, ExecutionGraph
         and physical graph (its subtasks in the slots of --taskmanagers N TaskManagers of
@@ -275,6 +281,8 @@ class FlowMagics(Magics):
         __tracebackhide__ = True
         name = args.name
         _check_name(name)
+        if args.sql:
+            return self._define_sql(args, cell)
         env = StreamExecutionEnvironment()
         try:
             if args.parallelism is not None:
@@ -299,6 +307,28 @@ class FlowMagics(Magics):
             )
         except FlowError as error:
             # The message names the operator and the cell line that created it.
+            raise UsageError(f"%%flow {name}: {type(error).__name__}: {error}") from None
+        self.pipelines[name] = pipeline
+        self.ipython.user_ns[name] = pipeline
+        if args.show != "none":
+            with _drawing(f"%%flow {name}: the pipeline is defined, but"):
+                view = pipeline.show(args.show).draw()
+            display(view)
+
+    def _define_sql(self, args: argparse.Namespace, cell: str) -> None:
+        """``%%flow NAME --sql``: plan the cell's statements and bind NAME to their pipeline."""
+        __tracebackhide__ = True
+        name = args.name
+        try:
+            pipeline = SqlPipeline(
+                name,
+                cell,
+                mode=args.mode,
+                parallelism=args.parallelism,
+                taskmanagers=args.taskmanagers,
+                slots_per_taskmanager=args.slots_per_taskmanager,
+            )
+        except FlowError as error:
             raise UsageError(f"%%flow {name}: {type(error).__name__}: {error}") from None
         self.pipelines[name] = pipeline
         self.ipython.user_ns[name] = pipeline

@@ -116,12 +116,12 @@ _LAYERS = {
     "api": 6,
     "common": 6,
     "datastream": 6,
-    # Flink SQL above the DataStream API: the planner, then PyFlink's Table API names over it.
+    # Flink SQL, the second front end: the planner, then PyFlink's Table API names over it.
     "sql": 7,
     "table": 8,
-    "widgets": 7,
-    "pipeline": 8,
-    "magics": 9,
+    "widgets": 9,
+    "pipeline": 10,
+    "magics": 11,
 }
 
 #: Imports of a higher layer, deliberately deferred into a function: (importing file, module).

@@ -1,7 +1,8 @@
 """Flink SQL planning against what real Flink 2.3.0 printed (tests/conformance/sql).
 
 Every ``expected/*.json`` there is checked, mode by mode, field by field: the EXPLAIN text, the
-EXPLAIN CHANGELOG_MODE text and the job name (the validator's expanded query). Cases another
+EXPLAIN CHANGELOG_MODE and JSON_EXECUTION_PLAN texts, the job name (the validator's expanded
+query), and the StreamGraph, JobGraph and job plan a ``%%flow NAME --sql`` pipeline builds. Cases another
 branch records into the same folders are picked up without editing this file; what the planner
 does not plan yet is listed in ``NOT_YET`` with the reason, as strict xfail, so it flags the day
 it starts passing.
@@ -12,17 +13,28 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from flowmagic import FlowError
+from flowmagic.sql_pipeline import SqlPipeline
 from flowmagic.table import EnvironmentSettings, ExplainDetail, TableEnvironment
 
 HERE = Path(__file__).parent / "conformance" / "sql"
-FIELDS = ("explain", "explain_changelog_mode", "job_name")
+FIELDS = ("explain", "explain_changelog_mode", "explain_json_execution_plan", "job_name")
+GRAPH_FIELDS = ("stream_plan", "stream_graph", "job_graph", "job_plan")
 _SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.I | re.S)
 
 _BATCH_PHYSICAL = "batch joins of tables fused with a Calc into a MultipleInput come next"
+
+_BATCH_SOURCE_ORDER = "the batch planner translates a FLIP-27 source before the others: not built yet"
+
+_VALUES_GRAPHS = "the graphs of VALUES rows with expressions (a Union of one-row Values sources) come next"
+
+_FILESYSTEM_SINK = "the filesystem sink's writer and committer operators are not built yet"
+
+_GRAPH_FIELDS_OF_TEXTS = ("explain_json_execution_plan", "physical_execution_plan", *GRAPH_FIELDS)
 
 #: (case, mode, field) the planner does not plan yet, and why. The r* entries are cases the
 #: sql-cases branch records; their texts were checked against Flink 2.3's planner.
@@ -36,6 +48,26 @@ NOT_YET: dict[tuple[str, str, str], str] = {
         ): "MOD(a, 3) unparses as a % 3: sqlglot parses both into one node"
         for mode in ("streaming", "batch")
     },
+    **{
+        (case, "batch", field): _BATCH_PHYSICAL
+        for case in ("s10_interval_join", "r09_interval_join_strict_bounds")
+        for field in _GRAPH_FIELDS_OF_TEXTS
+    },
+    ("r11_dedup_first_rowtime", "batch", "stream_graph"): (
+        "the BATCH exchange mode of a forward edge into a Sort over a file source (Calc -> Sort) is not derived yet"
+    ),
+    **{
+        (case, mode, field): _VALUES_GRAPHS
+        for case in ("r15_type_derivation", "r26_values_simplification")
+        for mode in ("streaming", "batch")
+        for field in GRAPH_FIELDS
+    },
+    **{
+        ("r18_insert_filesystem_csv", mode, field): _FILESYSTEM_SINK
+        for mode in ("streaming", "batch")
+        for field in _GRAPH_FIELDS_OF_TEXTS
+    },
+    **{("s13_union_all", "batch", field): _BATCH_SOURCE_ORDER for field in _GRAPH_FIELDS_OF_TEXTS},
 }
 
 
@@ -83,6 +115,8 @@ def test_sql_case_matches_flink(case: str, mode: str, field: str) -> None:
             return t_env.explain_sql(query)
         if field == "explain_changelog_mode":
             return t_env.explain_sql(query, ExplainDetail.CHANGELOG_MODE)
+        if field == "explain_json_execution_plan":
+            return t_env.explain_sql(query, ExplainDetail.JSON_EXECUTION_PLAN)
         return t_env.session.job_name(query)
 
     if isinstance(recorded, dict) and "error" in recorded:
@@ -140,37 +174,121 @@ def test_exec_node_graph_matches_flinks_compiled_plan(case: str) -> None:
     assert edges == [(e["source"], e["target"]) for e in want["edges"]]
 
 
-def _session_params() -> list[object]:
-    return [
-        pytest.param(path.stem, mode, id=f"{path.stem}-{mode}")
-        for path in sorted((HERE / "expected").glob("*.json"))
-        for mode, stage in json.loads(path.read_text()).items()
-        if isinstance(stage, dict) and stage.get("explain_session")
+#: The fields compared as the DataStream cases compare them (the recorded graphs carry more,
+#: informative ones: operator factories and classes, managed memory, invokables).
+_NODE_FIELDS = ("id", "name", "parallelism", "max_parallelism", "slot_sharing_group", "chaining_strategy", "uid")
+_EDGE_FIELDS = ("target", "partitioner", "type_number", "output_tag", "exchange_mode")
+_VERTEX_FIELDS = ("id", "name", "parallelism", "max_parallelism", "slot_sharing_group", "operator_ids")
+_INPUT_FIELDS = ("source_vertex", "ship_strategy", "distribution_pattern", "result_partition_type")
+_PLAN_NODE_FIELDS = ("id", "parallelism", "description", "inputs", "operator", "operator_strategy")
+
+
+def _pick(item: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    return {field: item.get(field) for field in fields}
+
+
+def _comparable(field: str, document: dict[str, Any]) -> object:
+    if field == "stream_plan":
+        return document
+    if field == "stream_graph":
+        nodes = [
+            {
+                **_pick(n, (*_NODE_FIELDS, "operator_id")),
+                "out_edges": [_pick(e, _EDGE_FIELDS) for e in n["out_edges"]],
+            }
+            for n in document["nodes"]
+        ]
+        return {"nodes": nodes, "sources": sorted(document["source_ids"]), "sinks": sorted(document["sink_ids"])}
+    if field == "job_graph":
+        return [
+            {**_pick(v, _VERTEX_FIELDS), "inputs": [_pick(i, _INPUT_FIELDS) for i in v["inputs"]]}
+            for v in document["vertices"]
+        ]
+    return {"type": document["type"], "nodes": [_pick(n, _PLAN_NODE_FIELDS) for n in document["nodes"]]}
+
+
+def _graph_params() -> list[object]:
+    params = []
+    for path in sorted((HERE / "expected").glob("*.json")):
+        recorded = json.loads(path.read_text())
+        for mode in ("streaming", "batch"):
+            if not isinstance(recorded[mode].get("stream_graph"), dict):
+                continue
+            for field in (*GRAPH_FIELDS, "physical_execution_plan"):
+                key = (path.stem, mode, field)
+                marks = [pytest.mark.xfail(reason=NOT_YET[key], strict=True)] if key in NOT_YET else []
+                params.append(pytest.param(*key, marks=marks, id="-".join(key)))
+    return params
+
+
+def _pipeline(case: str, mode: str) -> SqlPipeline:
+    """The pipeline of a ``%%flow NAME --sql`` cell holding the case, as the README's checks run it."""
+    script = "\n".join(
+        [
+            "SET 'parallelism.default' = '2';",
+            "SET 'table.local-time-zone' = 'UTC';",
+            f"SET 'execution.runtime-mode' = '{mode}';",
+            *(f"{statement};" for statement in _statements(case)),
+        ]
+    )
+    return SqlPipeline("sqlcase", script)
+
+
+@pytest.mark.parametrize(("case", "mode", "field"), _graph_params())
+def test_sql_graphs_match_flink(case: str, mode: str, field: str) -> None:
+    """The graphs Flink would submit for the statement (a SELECT with its collect sink), and
+    EXPLAIN JSON_EXECUTION_PLAN's StreamGraph (the query's own, without the collect sink)."""
+    recorded = json.loads((HERE / "expected" / f"{case}.json").read_text())[mode]
+    if field == "physical_execution_plan":
+        *setup, query = _statements(case)
+        text = _environment(mode, setup).explain_sql(query, ExplainDetail.JSON_EXECUTION_PLAN)
+        assert json.loads(text.split("== Physical Execution Plan ==\n", 1)[1]) == recorded[field]
+        return
+    pipeline = _pipeline(case, mode)
+    job_graph = pipeline.job_graph
+    actual = {
+        "stream_plan": pipeline.stream_graph.to_plan(),
+        "stream_graph": pipeline.stream_graph.to_dict(),
+        "job_graph": job_graph.to_dict(),
+        "job_plan": job_graph.to_plan(),
+    }[field]
+    assert _comparable(field, actual) == _comparable(field, recorded[field])
+
+
+def test_transformation_ids_continue_over_a_sessions_statements() -> None:
+    """Flink numbers transformations per session: a second EXPLAIN JSON_EXECUTION_PLAN shows the
+    next ids (and ExecNode ids), a fresh environment starts again at 1. Generating a StreamGraph
+    draws an id for each partitioning's virtual node too (Flink's PartitionTransformationTranslator
+    calls Transformation.getNewNodeId()), so the second statement starts at 5, not 4."""
+    *setup, query = _statements("s01_seed_group_count")
+    t_env = _environment("streaming", setup)
+    first = t_env.explain_sql(query, ExplainDetail.JSON_EXECUTION_PLAN)
+    second = t_env.explain_sql(query, ExplainDetail.JSON_EXECUTION_PLAN)
+    ids = [
+        [n["id"] for n in json.loads(t.split("== Physical Execution Plan ==\n")[1])["nodes"]] for t in (first, second)
     ]
+    assert ids == [[1, 3], [5, 7]]
+    assert '"type" : "GroupAggregate[6]"' in second
+    fresh = _environment("streaming", setup).explain_sql(query, ExplainDetail.JSON_EXECUTION_PLAN)
+    assert fresh == first
+
+
+def _session_params() -> list[object]:
+    params = []
+    for path in sorted((HERE / "expected").glob("*.json")):
+        recorded = json.loads(path.read_text())
+        for mode in ("streaming", "batch"):
+            if recorded[mode].get("explain_session"):
+                params.append(pytest.param(path.stem, mode, id=f"{path.stem}-{mode}"))
+    return params
 
 
 @pytest.mark.parametrize(("case", "mode"), _session_params())
-def test_explains_in_one_session_continue_the_exec_node_ids(case: str, mode: str) -> None:
-    """Several EXPLAINs in ONE session (``explain_session``): each text as Flink printed it, and
-    the ExecNode ids going on from the previous statement, plain EXPLAINs included: the
-    ``[id]:Name`` each JSON_EXECUTION_PLAN step shows are the ids of the operators' ExecNodes
-    that statement numbered. (That section's StreamGraph itself is SQL part 2's.)"""
-    from flowmagic.sql.exec_nodes import ExecGraphBuilder, nodes
-    from flowmagic.sql.optimize import optimize
-
-    steps = json.loads((HERE / "expected" / f"{case}.json").read_text())[mode]["explain_session"]
+def test_explains_in_one_session_advance_the_id_counters_as_flinks(case: str, mode: str) -> None:
+    """The EXPLAINs a case recorded one after the other in ONE session (the plain one included:
+    Flink translates every explained statement), each text exactly as Flink printed it."""
     *setup, query = _statements(case)
     t_env = _environment(mode, setup)
-    session = t_env.session
-    for step in steps:
-        plan, marker, stream_graph = step["text"].partition("\n== Physical Execution Plan ==\n")
-        details = [ExplainDetail[d] for d in step["details"] if d != "JSON_EXECUTION_PLAN"]
-        start = session.exec_node_ids
-        assert t_env.explain_sql(query, *details) == (plan if marker else step["text"])
-        # The same statement numbered again from where the EXPLAIN started: the ids it took.
-        builder = ExecGraphBuilder(start, session.streaming)
-        graph = nodes(builder.build(optimize(session.plan(query).logical, session.streaming, session.configuration)))
-        assert builder.next_id == session.exec_node_ids
-        if marker:
-            shown = re.findall(r'"contents" : "\[(\d+)\]:(\w+)', stream_graph)
-            assert sorted((n.id, n.name) for n in graph if n.name != "Exchange") == [(int(i), n) for i, n in shown]
+    for step in json.loads((HERE / "expected" / f"{case}.json").read_text())[mode]["explain_session"]:
+        details = [ExplainDetail[name] for name in step["details"]]
+        assert t_env.explain_sql(query, *details) == step["text"]

@@ -119,8 +119,6 @@ def test_running_a_query_says_it_comes_with_part_two_in_one_line() -> None:
         with pytest.raises(TableException) as raised:
             run()
         assert "\n" not in str(raised.value) and "part 2" in str(raised.value)
-    with pytest.raises(TableException, match="part 2"):
-        t_env.explain_sql("SELECT * FROM vv", ExplainDetail.JSON_EXECUTION_PLAN)
 
 
 def test_exec_node_ids_continue_in_a_session_and_restart_in_a_fresh_one() -> None:

@@ -531,6 +531,11 @@ class StreamExecutionEnvironment:
         """
         return self._generate(self._transformations, job_name, parallelism=parallelism, runtime_mode=runtime_mode)
 
+    def stream_graph_of(self, roots: list[Transformation], job_name: str | None = None) -> StreamGraph:
+        """The StreamGraph of ``roots`` and their inputs only, not of the whole program: how a
+        second front end (Flink's table planner) builds the graph of one statement."""
+        return self._generate(list(roots), job_name)
+
     def _generate(self, roots: list[Transformation], job_name: str | None, **overrides: Any) -> StreamGraph:
         return passes.generate(roots, self._pipeline_config(job_name, **overrides), self.new_id)
 

@@ -47,6 +47,7 @@ __all__ = [
     "SocketSourceParams",
     "SourceParams",
     "SparkSourceParams",
+    "SqlOperatorParams",
     "TimestampsWatermarksParams",
     "WindowFunctionKind",
     "WindowParams",
@@ -245,3 +246,18 @@ class SinkParams(OperatorParams):
     sink: FileSink
     #: The writer's input type (None for the committer).
     type_info: TypeInformation | None = None
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class SqlOperatorParams(OperatorParams):
+    """A SQL operator: its ExecNode's id, type (``stream-exec-calc_1``) and description, the
+    names of its output fields, and the planner's node (the expressions and keys to run)."""
+
+    exec_node_id: int
+    exec_type: str
+    description: str
+    field_names: tuple[str, ...]
+    #: The physical plan node (``flowmagic.sql.physical``), None for the operators a sink adds.
+    physical: Any = None
+    #: Key field indexes of a keyed input (hash exchange), one tuple per input.
+    keys: tuple[tuple[int, ...], ...] = ()

@@ -64,6 +64,33 @@ class OperatorKind(enum.StrEnum):
     SINK_WRITER = "sink_writer"
     SINK_COMMITTER = "sink_committer"
     CACHE_WRITE = "cache_write"
+    # Flink SQL's operators, one per ExecNode kind the planner translates (their run-time
+    # behaviour comes with SQL part 2).
+    SQL_TABLE_SOURCE_SCAN = "sql.table_source_scan"
+    SQL_VALUES = "sql.values"
+    SQL_CALC = "sql.calc"
+    SQL_EXPAND = "sql.expand"
+    SQL_WATERMARK_ASSIGNER = "sql.watermark_assigner"
+    SQL_GROUP_AGGREGATE = "sql.group_aggregate"
+    SQL_LOCAL_WINDOW_AGGREGATE = "sql.local_window_aggregate"
+    SQL_GLOBAL_WINDOW_AGGREGATE = "sql.global_window_aggregate"
+    SQL_WINDOW_AGGREGATE = "sql.window_aggregate"
+    SQL_WINDOW_TABLE_FUNCTION = "sql.window_table_function"
+    SQL_JOIN = "sql.join"
+    SQL_INTERVAL_JOIN = "sql.interval_join"
+    SQL_NESTED_LOOP_JOIN = "sql.nested_loop_join"
+    SQL_HASH_JOIN = "sql.hash_join"
+    SQL_ADAPTIVE_JOIN = "sql.adaptive_join"
+    SQL_RANK = "sql.rank"
+    SQL_DEDUPLICATE = "sql.deduplicate"
+    SQL_OVER_AGGREGATE = "sql.over_aggregate"
+    SQL_SORT_LIMIT = "sql.sort_limit"
+    SQL_SORT = "sql.sort"
+    SQL_HASH_AGGREGATE = "sql.hash_aggregate"
+    SQL_SORT_AGGREGATE = "sql.sort_aggregate"
+    SQL_CONSTRAINT_ENFORCER = "sql.constraint_enforcer"
+    SQL_SINK = "sql.sink"
+    SQL_COLLECT_SINK = "sql.collect_sink"
 
     def __str__(self) -> str:
         return self.value
@@ -101,6 +128,31 @@ PARAMETERS: dict[OperatorKind, type[op.OperatorParams]] = {
     OperatorKind.SINK_WRITER: op.SinkParams,
     OperatorKind.SINK_COMMITTER: op.SinkParams,
     OperatorKind.CACHE_WRITE: op.OperatorParams,
+    OperatorKind.SQL_TABLE_SOURCE_SCAN: op.SqlOperatorParams,
+    OperatorKind.SQL_VALUES: op.SqlOperatorParams,
+    OperatorKind.SQL_CALC: op.SqlOperatorParams,
+    OperatorKind.SQL_EXPAND: op.SqlOperatorParams,
+    OperatorKind.SQL_WATERMARK_ASSIGNER: op.SqlOperatorParams,
+    OperatorKind.SQL_GROUP_AGGREGATE: op.SqlOperatorParams,
+    OperatorKind.SQL_LOCAL_WINDOW_AGGREGATE: op.SqlOperatorParams,
+    OperatorKind.SQL_GLOBAL_WINDOW_AGGREGATE: op.SqlOperatorParams,
+    OperatorKind.SQL_WINDOW_AGGREGATE: op.SqlOperatorParams,
+    OperatorKind.SQL_WINDOW_TABLE_FUNCTION: op.SqlOperatorParams,
+    OperatorKind.SQL_JOIN: op.SqlOperatorParams,
+    OperatorKind.SQL_INTERVAL_JOIN: op.SqlOperatorParams,
+    OperatorKind.SQL_NESTED_LOOP_JOIN: op.SqlOperatorParams,
+    OperatorKind.SQL_HASH_JOIN: op.SqlOperatorParams,
+    OperatorKind.SQL_ADAPTIVE_JOIN: op.SqlOperatorParams,
+    OperatorKind.SQL_RANK: op.SqlOperatorParams,
+    OperatorKind.SQL_DEDUPLICATE: op.SqlOperatorParams,
+    OperatorKind.SQL_OVER_AGGREGATE: op.SqlOperatorParams,
+    OperatorKind.SQL_SORT_LIMIT: op.SqlOperatorParams,
+    OperatorKind.SQL_SORT: op.SqlOperatorParams,
+    OperatorKind.SQL_HASH_AGGREGATE: op.SqlOperatorParams,
+    OperatorKind.SQL_SORT_AGGREGATE: op.SqlOperatorParams,
+    OperatorKind.SQL_CONSTRAINT_ENFORCER: op.SqlOperatorParams,
+    OperatorKind.SQL_SINK: op.SqlOperatorParams,
+    OperatorKind.SQL_COLLECT_SINK: op.SqlOperatorParams,
 }
 
 

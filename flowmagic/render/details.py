@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from flowmagic.graph.execution_graph import ExecutionEdge, ExecutionGraph, ExecutionJobVertex, ExecutionVertex
 from flowmagic.graph.job_graph import JobEdge, JobGraph, JobVertex
+from flowmagic.graph.operator_params import SqlOperatorParams
 from flowmagic.graph.physical_graph import ChannelKind, PhysicalGraph, PhysicalTask, Slot
 from flowmagic.graph.stream_graph import UNDEFINED, StreamEdge, StreamGraph, StreamNode
 
@@ -151,6 +152,9 @@ def stream_graph_details(graph: StreamGraph) -> list[NodeDetails]:
         ]
         if node.description is not None:
             rows.append(("Description", node.description))
+        plan_node = sql_plan_node(node)
+        if plan_node is not None:
+            rows.append(("SQL plan node", plan_node))
         if node.call_site:
             rows.append(("Defined at", node.call_site))
         items.append(NodeDetails(stream_node_key(node.id), f"{node.id}: {node.name}", tuple(rows)))
@@ -209,8 +213,20 @@ def _chained_operator_rows(graph: JobGraph, vertex: JobVertex) -> list[tuple[str
         if node.uid_hash:
             facts.append(f"uid hash {node.uid_hash}")
         facts.append(f"chaining {node.chaining_strategy}")
+        plan_node = sql_plan_node(node)
+        if plan_node is not None:
+            facts.append(f"from SQL plan node {plan_node}")
         rows.append((f"Operator {position}", f"{node.name} ({', '.join(facts)})"))
     return rows
+
+
+def sql_plan_node(node: StreamNode) -> str | None:
+    """The line of the SQL statement's Optimized Execution Plan an operator came from
+    (``ExecNode [3] GroupAggregate(...)``), None for a DataStream operator."""
+    params = node.operator.params if node.operator is not None else None
+    if not isinstance(params, SqlOperatorParams):
+        return None
+    return f"ExecNode [{params.exec_node_id}] {params.description}"
 
 
 def chain_lines(graph: JobGraph, vertex: JobVertex) -> list[str]:

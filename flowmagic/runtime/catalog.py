@@ -10,6 +10,7 @@ from flowmagic.runtime import (  # noqa: F401 - each module registers its kinds
     process,
     sinks,
     sources,
+    sql_operators,
     stateless,
     two_input,
     watermark_assignment,

@@ -46,6 +46,8 @@ def _batch_type(node: ph.PhysicalNode) -> str:
         return "batch-exec-rank_1"
     if isinstance(node, ph.NestedLoopJoin):
         return "batch-exec-nested-loop-join_1"
+    if isinstance(node, ph.Expand):
+        return "batch-exec-expand_1"
     if isinstance(node, ph.HashJoin):
         return "batch-exec-adaptive-join_1" if node.adaptive else "batch-exec-hash-join_1"
     return STREAM_TYPES.get(type(node), "").replace("stream-exec-", "batch-exec-")
@@ -91,6 +93,8 @@ class ExecNode:
     fields: list[Field]
     inputs: list[ExecNode] = field(default_factory=list)
     input_properties: list[InputProperty] = field(default_factory=list)
+    #: The physical node it was made from (None for the forward exchanges batch plans add).
+    physical: ph.PhysicalNode | None = field(default=None, repr=False)
 
     def output_type(self) -> object:
         """The output row type as Flink's compiled plan serializes it."""
@@ -106,6 +110,8 @@ def _input_property(node: ph.PhysicalNode) -> InputProperty:
     if isinstance(node, ph.Exchange):
         if node.distribution == "hash":
             return InputProperty("HASH", node.keys)
+        if node.distribution == "broadcast":
+            return InputProperty("BROADCAST")
         return InputProperty("SINGLETON")
     return InputProperty()
 
@@ -158,19 +164,19 @@ class ExecGraphBuilder:
         self._forwards.append(kept)
         return kept
 
-    def build(self, node: ph.PhysicalNode) -> ExecNode:
-        """The ExecNode graph of ``node``, numbered as Flink's planner numbers it."""
-        root = self._build(node)
-        for forward in self._forwards:
+    def finish(self) -> None:
+        """Number the forward exchanges added while building, after every other node."""
+        for exchange in self._forwards:
             self.next_id += 1
-            forward.id = self.next_id
+            exchange.id = self.next_id
         self._forwards.clear()
-        return root
 
-    def _build(self, node: ph.PhysicalNode) -> ExecNode:
+    def build(self, node: ph.PhysicalNode) -> ExecNode:
+        """The ExecNode graph of ``node``, numbered as Flink's planner numbers it but for the
+        exchanges Flink adds afterwards, which :meth:`finish` numbers."""
         inputs = []
         for child in node.inputs:
-            built = self._build(child)
+            built = self.build(child)
             hashed = () if self.streaming else _required_hash(node)
             names = ", ".join(child.fields[k].name for k in hashed)
             sorted_input = not self.streaming and isinstance(child, ph.Sort) and _reads_sorted_partitions(node)
@@ -199,6 +205,7 @@ class ExecGraphBuilder:
             fields=list(node.fields),
             inputs=inputs,
             input_properties=properties,
+            physical=node,
         )
         self._built[key] = built
         return built
@@ -208,26 +215,44 @@ class ExecGraphBuilder:
 class _Line:
     text: str
     children: list[_Line]
+    node: ExecNode
+
+
+def _tree(root: ExecNode) -> _Line:
+    consumers: dict[int, int] = {}
+    for node in nodes(root):
+        for child in node.inputs:
+            consumers[id(child)] = consumers.get(id(child), 0) + 1
+    reuse_ids: dict[int, int] = {}
+
+    def lines(node: ExecNode) -> _Line:
+        if consumers.get(id(node), 0) < 2:
+            return _Line(node.description, [lines(c) for c in node.inputs], node)
+        if id(node) in reuse_ids:
+            return _Line(f"Reused(reference_id=[{reuse_ids[id(node)]}])", [], node)
+        reuse_ids[id(node)] = len(reuse_ids) + 1
+        return _Line(f"{node.description}(reuse_id=[{reuse_ids[id(node)]}])", [lines(c) for c in node.inputs], node)
+
+    return lines(root)
 
 
 def render(root: ExecNode) -> str:
     """The Optimized Execution Plan: each ExecNode's description in Flink's tree; a node with
     several consumers is printed once with ``(reuse_id=[n])``, then as ``Reused``."""
-    consumers: dict[int, int] = {}
-    for node in nodes(root):
-        for child in node.inputs:
-            consumers[child.id] = consumers.get(child.id, 0) + 1
-    reuse_ids: dict[int, int] = {}
+    return tree.render(_tree(root), lambda line: line.text, lambda line: line.children)
 
-    def lines(node: ExecNode) -> _Line:
-        if consumers.get(node.id, 0) < 2:
-            return _Line(node.description, [lines(c) for c in node.inputs])
-        if node.id in reuse_ids:
-            return _Line(f"Reused(reference_id=[{reuse_ids[node.id]}])", [])
-        reuse_ids[node.id] = len(reuse_ids) + 1
-        return _Line(f"{node.description}(reuse_id=[{reuse_ids[node.id]}])", [lines(c) for c in node.inputs])
 
-    return tree.render(lines(root), lambda line: line.text, lambda line: line.children)
+def rendered_nodes(root: ExecNode) -> list[ExecNode]:
+    """The ExecNode of each line :func:`render` prints, in order."""
+    out: list[ExecNode] = []
+
+    def visit(line: _Line) -> None:
+        out.append(line.node)
+        for child in line.children:
+            visit(child)
+
+    visit(_tree(root))
+    return out
 
 
 def nodes(root: ExecNode) -> list[ExecNode]:
@@ -236,9 +261,9 @@ def nodes(root: ExecNode) -> list[ExecNode]:
     visited: set[int] = set()
 
     def visit(node: ExecNode) -> None:
-        if node.id in visited:
+        if id(node) in visited:
             return
-        visited.add(node.id)
+        visited.add(id(node))
         for child in node.inputs:
             visit(child)
         out.append(node)

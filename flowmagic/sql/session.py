@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
@@ -15,9 +16,14 @@ from flowmagic.sql.dialect import Flink, parse_statement
 from flowmagic.sql.errors import TableException, ValidationException
 from flowmagic.sql.exec_nodes import ExecGraphBuilder, ExecNode
 from flowmagic.sql.explain import explain_text
-from flowmagic.sql.logical import RelNode
+from flowmagic.sql.logical import Field, RelNode
 from flowmagic.sql.optimize import optimize
 from flowmagic.sql.to_rel import SqlToRel, sql_type
+from flowmagic.sql.translate import Translation, translate
+
+if TYPE_CHECKING:
+    from flowmagic.api.environment import StreamExecutionEnvironment
+    from flowmagic.graph.stream_graph import StreamGraph
 
 EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "JSON_EXECUTION_PLAN", "PLAN_ADVICE")
 _EXPLAIN = re.compile(r"^\s*EXPLAIN\s+((?:PLAN\s+FOR\s+)?)", re.I)
@@ -44,14 +50,48 @@ class PlannedQuery:
     job_name: str
 
 
+@dataclass
+class StatementPlan:
+    """A statement's plans, from the logical plan to the transformations it became."""
+
+    logical: RelNode
+    physical: ph.PhysicalNode
+    #: The sink ExecNode (the collect sink of a SELECT), the root of the ExecNode graph.
+    exec_root: ExecNode
+    #: The ExecNode the Optimized Execution Plan starts at (a SELECT's query, without its sink).
+    plan_root: ExecNode
+    translation: Translation
+    job_name: str
+
+
 class SqlSession:
     """One table environment's SQL state."""
 
-    def __init__(self, streaming: bool, configuration: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        streaming: bool,
+        configuration: dict[str, str] | None = None,
+        env: StreamExecutionEnvironment | None = None,
+    ) -> None:
         self.streaming = streaming
         self.configuration: dict[str, str] = dict(configuration or {})
         self.catalog = cat.Catalog()
         self.exec_node_ids = 0
+        self._env = env
+
+    @property
+    def env(self) -> StreamExecutionEnvironment:
+        """The stream environment statements are translated into: its transformation id
+        counter is the session's, which every translated statement advances as in Flink."""
+        from flowmagic.api.environment import StreamExecutionEnvironment
+
+        if self._env is None:
+            self._env = StreamExecutionEnvironment()
+        parallelism = self.configuration.get("parallelism.default")
+        if parallelism is not None:
+            self._env.set_parallelism(int(parallelism))
+        self._env.set_runtime_mode("streaming" if self.streaming else "batch")
+        return self._env
 
     # --- statements ------------------------------------------------------------------------
 
@@ -221,6 +261,7 @@ class SqlSession:
         every EXPLAIN and execution in a Flink session advances it."""
         builder = ExecGraphBuilder(self.exec_node_ids, self.streaming)
         root = builder.build(physical)
+        builder.finish()
         self.exec_node_ids = builder.next_id
         return root
 
@@ -228,14 +269,69 @@ class SqlSession:
         """The ExecNode graph of ``statement`` (an INSERT, or a query without its collect sink)."""
         return self.exec_graph(optimize(self.plan(statement).logical, self.streaming, self.configuration))
 
+    def translate(self, statement: str, *, collect: bool = True) -> StatementPlan:
+        """Plan ``statement`` (a query or INSERT) and add its transformations to :attr:`env`, as
+        executing it in Flink does: a SELECT ends in its collect sink (unless not ``collect``:
+        EXPLAIN's physical execution plan). ExecNode and transformation ids continue the
+        session's counters."""
+        planned = self.plan(statement)
+        physical = optimize(planned.logical, self.streaming, self.configuration)
+        builder = ExecGraphBuilder(self.exec_node_ids, self.streaming)
+        root = builder.build(physical)
+        sink: ExecNode | None
+        if not collect and not isinstance(physical, ph.Sink):
+            sink, query, sink_fields = None, root, []
+        elif isinstance(physical, ph.Sink):
+            sink, query, collect = root, root.inputs[0], False
+            table = self.catalog.lookup(physical.table.split(".")[-1].strip("`"))
+            sink_fields = [
+                Field(c.name, c.type)
+                for c in (table.physical if isinstance(table, cat.CatalogTable) else [])
+                if c.type is not None
+            ]
+        else:
+            # A query's rows go to Flink's collect sink, the ExecNode after the query's.
+            builder.next_id += 1
+            sink_fields = list(planned.logical.fields)
+            sink = ExecNode(
+                id=builder.next_id,
+                type=("stream" if self.streaming else "batch") + "-exec-sink_2",
+                name="Sink",
+                description=f"Sink(table=[*anonymous_collect${builder.next_id}*], "
+                f"fields=[{', '.join(f.name for f in sink_fields)}])",
+                fields=sink_fields,
+                inputs=[root],
+            )
+            query = root
+        builder.finish()
+        self.exec_node_ids = builder.next_id
+        uids = self.configuration.get("table.exec.uid.generation", "PLAN_ONLY").upper() == "ALWAYS"
+        translation = translate(
+            query,
+            sink,
+            sink_fields,
+            self.env,
+            self.catalog,
+            streaming=self.streaming,
+            collect=not isinstance(physical, ph.Sink),
+            uids=uids,
+        )
+        return StatementPlan(planned.logical, physical, sink or root, root, translation, planned.job_name)
+
+    def stream_graph(self, plan: StatementPlan, job_name: str | None = None) -> StreamGraph:
+        """The StreamGraph of a translated statement (its own transformations only)."""
+        return self.env.stream_graph_of([plan.translation.sink], job_name or plan.job_name)
+
     def explain(self, statement: str, details: tuple[str, ...] = ()) -> str:
         """``EXPLAIN [details] statement`` as Flink 2.3 prints it."""
+        # Flink translates the statement into transformations and their StreamGraph for every
+        # EXPLAIN, so each one advances both id counters (the plain EXPLAIN included).
+        plan = self.translate(statement, collect=False)
+        text = explain_text(self, plan.logical, details, (plan.physical, plan.plan_root))
+        stream_graph = self.stream_graph(plan)
         if "JSON_EXECUTION_PLAN" in details:
-            raise TableException(
-                "EXPLAIN JSON_EXECUTION_PLAN prints the query's StreamGraph, which comes with flowmagic's SQL part 2."
-            )
-        planned = self.plan(statement)
-        return explain_text(self, planned.logical, details)
+            return f"{text}\n== Physical Execution Plan ==\n{stream_graph.to_json_plan()}"
+        return text
 
 
 def _flink_sql(expression: exp.Expr) -> str:

@@ -55,7 +55,9 @@ class StreamTableEnvironment(TableEnvironment):
 
     def __init__(self, settings: EnvironmentSettings, env: StreamExecutionEnvironment | None = None) -> None:
         super().__init__(settings)
-        self._stream_env = env
+        # Statements are translated into the user's environment, continuing its id counter.
+        self.session = SqlSession(settings.is_streaming_mode(), env=env)
+        self._config = TableConfig(self.session.configuration)
 
     @classmethod
     def create(  # type: ignore[override]

@@ -42,6 +42,7 @@ from flowmagic.render import (
     svg_size,
     to_svg,
 )
+from flowmagic.widgets.sql_plans import SqlPlans
 
 __all__ = ["LEVELS", "FlowGraphs", "GraphPicture", "physical_error_html"]
 
@@ -149,6 +150,8 @@ class FlowGraphs:
         ]
         self._svgs: dict[tuple[str, bool], str] = {}
         self._widget: ipywidgets.Tab | None = None
+        #: A SQL statement's plans, drawn in a first tab before the graphs (``%%flow NAME --sql``).
+        self.sql_plans: SqlPlans | None = None
 
     def __repr__(self) -> str:
         stream, job, execution = self.graphs["stream"], self.graphs["job"], self.graphs["execution"]
@@ -175,11 +178,14 @@ class FlowGraphs:
     def widget(self) -> ipywidgets.Tab:
         """The ipywidgets view (built on first use)."""
         if self._widget is None:
-            tab = ipywidgets.Tab(
-                children=[self._level_view(level) for level in self.levels],
-                titles=[LEVELS[level] for level in self.levels],
-                selected_index=self.levels.index(self.selected),
-            )
+            children: list[ipywidgets.Widget] = [self._level_view(level) for level in self.levels]
+            titles = [LEVELS[level] for level in self.levels]
+            selected = self.levels.index(self.selected)
+            if self.sql_plans is not None:
+                plans = ipywidgets.HTML(self.sql_plans.html())
+                plans.add_class("flowmagic-level-sql")
+                children, titles, selected = [plans, *children], ["SQL plans", *titles], 0
+            tab = ipywidgets.Tab(children=children, titles=titles, selected_index=selected)
             tab.add_class("flowmagic-graphs")
             self._widget = tab
         return self._widget
@@ -258,6 +264,8 @@ class FlowGraphs:
             figures.append(
                 f"<p><b>{html.escape(LEVELS[level])}</b></p>{picture_html(self.svg(level), printable(title))}"
             )
+        if self.sql_plans is not None:
+            figures.insert(0, self.sql_plans.html())
         return {
             "text/html": f'<div class="flowmagic-static {_NO_MATH}">{"".join(figures)}</div>',
             "image/svg+xml": stack_svgs([(LEVELS[level], self.svg(level)) for level in self.levels]),

@@ -1,0 +1,348 @@
+"""ExecNodes -> transformations: what Flink's ``ExecNode.translateToPlan`` builds, through the
+program builder's public protocol (``new_id``, ``add_operator``), so that the DataStream
+compile passes build the StreamGraph, JobGraph and ExecutionGraph of a SQL statement unchanged.
+
+Each ExecNode becomes one transformation, numbered from the environment's counter as Flink
+numbers them (an exchange is a partitioning that takes an id but makes no node); a sink
+becomes a ``ConstraintEnforcer`` when the sink's schema has NOT NULL columns, then the sink.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from flowmagic.graph.operator_params import SqlOperatorParams
+from flowmagic.graph.operators import ChainingStrategy, OperatorKind, OperatorSpec
+from flowmagic.graph.partitioners import BROADCAST, FORWARD, GLOBAL, HASH, Partitioner
+from flowmagic.graph.transformations import (
+    PARALLELISM_DEFAULT,
+    LegacySinkTransformation,
+    OneInputTransformation,
+    PartitionTransformation,
+    SinkTransformation,
+    SourceTransformation,
+    Transformation,
+    TwoInputTransformation,
+    UnionTransformation,
+)
+from flowmagic.sql import catalog as cat
+from flowmagic.sql import physical as ph
+from flowmagic.sql.exec_nodes import ExecNode
+from flowmagic.sql.logical import Field
+
+if TYPE_CHECKING:
+    from flowmagic.api.environment import StreamExecutionEnvironment
+
+__all__ = ["COLLECT_SINK_NAME", "RowKey", "Translation", "translate"]
+
+COLLECT_SINK_NAME = "Collect table sink"
+
+#: The operator kind of each ExecNode type (without ``stream-exec-``/``batch-exec-`` and version).
+_KINDS: dict[str, OperatorKind] = {
+    "table-source-scan": OperatorKind.SQL_TABLE_SOURCE_SCAN,
+    "values": OperatorKind.SQL_VALUES,
+    "calc": OperatorKind.SQL_CALC,
+    "expand": OperatorKind.SQL_EXPAND,
+    "watermark-assigner": OperatorKind.SQL_WATERMARK_ASSIGNER,
+    "group-aggregate": OperatorKind.SQL_GROUP_AGGREGATE,
+    "local-window-aggregate": OperatorKind.SQL_LOCAL_WINDOW_AGGREGATE,
+    "global-window-aggregate": OperatorKind.SQL_GLOBAL_WINDOW_AGGREGATE,
+    "window-aggregate": OperatorKind.SQL_WINDOW_AGGREGATE,
+    "window-table-function": OperatorKind.SQL_WINDOW_TABLE_FUNCTION,
+    "join": OperatorKind.SQL_JOIN,
+    "interval-join": OperatorKind.SQL_INTERVAL_JOIN,
+    "nested-loop-join": OperatorKind.SQL_NESTED_LOOP_JOIN,
+    "hash-join": OperatorKind.SQL_HASH_JOIN,
+    "adaptive-join": OperatorKind.SQL_ADAPTIVE_JOIN,
+    "rank": OperatorKind.SQL_RANK,
+    "deduplicate": OperatorKind.SQL_DEDUPLICATE,
+    "over-aggregate": OperatorKind.SQL_OVER_AGGREGATE,
+    "sort-limit": OperatorKind.SQL_SORT_LIMIT,
+    "sort": OperatorKind.SQL_SORT,
+    "hash-aggregate": OperatorKind.SQL_HASH_AGGREGATE,
+    "sort-aggregate": OperatorKind.SQL_SORT_AGGREGATE,
+}
+
+#: Streaming operators that keep keyed state (Flink translates them with a key selector).
+_KEYED = {
+    "group-aggregate",
+    "global-window-aggregate",
+    "window-aggregate",
+    "join",
+    "interval-join",
+    "rank",
+    "deduplicate",
+    "sort-limit",
+}
+
+#: Flink's transformation meta names where they differ from the ExecNode type (the uids of
+#: ``table.exec.uid.generation=ALWAYS`` are ``<ExecNode id>_<meta name>``).
+_META_NAMES = {"table-source-scan": "source"}
+
+
+#: Connectors whose table sink is a Sink V2 (Flink's SinkV2Provider); the others' are
+#: SinkFunctions (``print``).
+_SINK_V2_CONNECTORS = frozenset({"blackhole"})
+
+
+@dataclass(frozen=True)
+class TableSinkV2:
+    """The Sink V2 of a table's connector (a writer, no committer), as its graphs need it."""
+
+    table: str
+    connector: str
+    has_committer: bool = False
+
+
+@dataclass(frozen=True)
+class RowKey:
+    """The key selector of a keyed SQL operator: the row's fields at ``indexes``."""
+
+    indexes: tuple[int, ...]
+
+    def __call__(self, row: Any) -> tuple[Any, ...]:
+        return tuple(row[i] for i in self.indexes)
+
+
+@dataclass
+class Translation:
+    """The transformations of one statement: the last one (its sink's, or its query's when it has
+    no sink), and which transformations each ExecNode became (for the plan view's links)."""
+
+    sink: Transformation
+    by_exec_node: dict[int, list[Transformation]]
+
+
+def _operator_name(short: str) -> str:
+    """Flink's simplified operator name: the ExecNode class's (``SortAggregate`` for the local
+    and the global phase alike)."""
+    return "".join(word.capitalize() for word in short.split("-"))
+
+
+def _short_type(exec_type: str) -> str:
+    return exec_type.split("-exec-", 1)[1].rsplit("_", 1)[0]
+
+
+class _Translator:
+    def __init__(self, env: StreamExecutionEnvironment, catalog: cat.Catalog, streaming: bool, uids: bool) -> None:
+        self.env = env
+        self.catalog = catalog
+        self.streaming = streaming
+        self.uids = uids
+        self.done: dict[int, Transformation] = {}
+        self.by_exec_node: dict[int, list[Transformation]] = {}
+
+    def _record(self, node: ExecNode, t: Transformation) -> Transformation:
+        self.by_exec_node.setdefault(node.id, []).append(t)
+        return t
+
+    def _uid(self, exec_id: int, meta: str) -> str | None:
+        return f"{exec_id}_{meta}" if self.uids else None
+
+    def _spec(self, kind: OperatorKind, node: ExecNode, keys: tuple[tuple[int, ...], ...] = ()) -> OperatorSpec:
+        params = SqlOperatorParams(
+            exec_node_id=node.id,
+            exec_type=node.type,
+            description=node.description,
+            field_names=tuple(f.name for f in node.fields),
+            physical=node.physical,
+            keys=keys,
+        )
+        return OperatorSpec(kind, params)
+
+    def translate(self, node: ExecNode) -> Transformation:
+        # Inputs first, as Flink's translateToPlan recurses; a reused sub-plan translates once.
+        stack: list[tuple[ExecNode, bool]] = [(node, False)]
+        while stack:
+            current, ready = stack.pop()
+            if current.id in self.done:
+                continue
+            if not ready:
+                stack.append((current, True))
+                stack.extend((child, False) for child in reversed(current.inputs))
+                continue
+            self.done[current.id] = self._record(current, self._one(current))
+        return self.done[node.id]
+
+    def _one(self, node: ExecNode) -> Transformation:
+        short = _short_type(node.type)
+        inputs = [self.done[child.id] for child in node.inputs]
+        if short == "exchange":
+            return self._exchange(node, inputs[0])
+        if short == "union":
+            return UnionTransformation(id=self.env.new_id(), name=f"Union[{node.id}]", parallelism=-1, inputs=inputs)
+        if short in ("table-source-scan", "values"):
+            return self._source(node, short)
+        kind = _KINDS.get(short)
+        if kind is None:
+            raise NotImplementedError(f"flowmagic cannot build the graphs of Flink's {node.type} ExecNode yet")
+        keys = tuple(p.keys for p in node.input_properties)
+        keyed = self.streaming and short in _KEYED
+        # A join reading one side broadcast runs at the other side's parallelism.
+        probe = next((t for t in inputs if not _broadcast(t)), inputs[0])
+        common: dict[str, Any] = {
+            "id": self.env.new_id(),
+            "name": f"{_operator_name(short)}[{node.id}]",
+            "parallelism": probe.parallelism,
+            "inputs": inputs,
+            "description": f"[{node.id}]:{node.description}",
+            "uid": self._uid(node.id, _META_NAMES.get(short, short)),
+            "operator": self._spec(kind, node, keys),
+            # An operator reading a singleton exchange runs as one subtask, for good.
+            "max_parallelism": 1
+            if any(i.max_parallelism == 1 and isinstance(i, PartitionTransformation) for i in inputs)
+            else -1,
+        }
+        if len(inputs) == 2:
+            t: Transformation = TwoInputTransformation(
+                **common,
+                state_key1=RowKey(_exchange_keys(node.inputs[0])) if keyed else None,
+                state_key2=RowKey(_exchange_keys(node.inputs[1])) if keyed else None,
+            )
+        else:
+            t = OneInputTransformation(**common, state_key=RowKey(_exchange_keys(node.inputs[0])) if keyed else None)
+        self.env.add_operator(t)
+        return t
+
+    def _exchange(self, node: ExecNode, input_t: Transformation) -> Transformation:
+        prop = node.input_properties[0] if node.input_properties else None
+        distribution = prop.distribution if prop is not None else "FORWARD"
+        names = [f.name for f in node.fields]
+        parallelism, max_parallelism, mode = PARALLELISM_DEFAULT, -1, None if self.streaming else "BATCH"
+        if distribution == "HASH":
+            kind = HASH if self.streaming else f"HASH[{', '.join(names[k] for k in prop.keys)}]"  # type: ignore[union-attr]
+        elif distribution == "SINGLETON":
+            kind, parallelism, max_parallelism = GLOBAL, 1, 1
+        elif distribution == "BROADCAST":
+            kind = BROADCAST
+        else:
+            kind, parallelism, mode = FORWARD, input_t.parallelism, None
+        return PartitionTransformation(
+            id=self.env.new_id(),
+            name="Partition",
+            parallelism=parallelism,
+            max_parallelism=max_parallelism,
+            inputs=[input_t],
+            partitioner=Partitioner(kind),
+            exchange_mode=mode,
+        )
+
+    def _source(self, node: ExecNode, short: str) -> Transformation:
+        physical = node.physical
+        if isinstance(physical, ph.TableSourceScan):
+            table = self.catalog.lookup(physical.path[-1])
+            options = table.options if isinstance(table, cat.CatalogTable) else {}
+            legacy = options.get("connector") != "filesystem"
+            name = f"{physical.path[-1]}[{node.id}]"
+            parallelism, configured = PARALLELISM_DEFAULT, False
+            bounded = options.get("connector") == "filesystem" or "number-of-rows" in options
+            max_parallelism = -1
+        else:
+            legacy, name, parallelism, configured, bounded = True, f"Values[{node.id}]", 1, True, True
+            max_parallelism = 1
+        t = SourceTransformation(
+            id=self.env.new_id(),
+            name=name,
+            parallelism=parallelism,
+            parallelism_configured=configured,
+            max_parallelism=max_parallelism,
+            description=f"[{node.id}]:{node.description}",
+            uid=self._uid(node.id, _META_NAMES.get(short, short)),
+            operator=self._spec(_KINDS[short], node),
+            chaining_strategy=ChainingStrategy.HEAD if legacy else ChainingStrategy.ALWAYS,
+            bounded=bounded,
+            legacy=legacy,
+        )
+        self.env.add_operator(t)
+        return t
+
+    def sink(self, node: ExecNode, query: ExecNode, fields: list[Field], collect: bool) -> Transformation:
+        """The sink ExecNode ``node`` over ``query``: a ConstraintEnforcer for NOT NULL columns,
+        then the collect sink (a SELECT) or the table's sink."""
+        input_t = self.translate(query)
+        not_null = [f.name for f in fields if not f.type.nullable]
+        if not_null:
+            description = f"ConstraintEnforcer[NotNullEnforcer(fields=[{', '.join(not_null)}])]"
+            enforcer = OneInputTransformation(
+                id=self.env.new_id(),
+                name=f"ConstraintEnforcer[{node.id}]",
+                parallelism=input_t.parallelism,
+                inputs=[input_t],
+                description=f"[{node.id}]:{description}",
+                uid=self._uid(node.id, "constraint-validator"),
+                operator=self._spec(OperatorKind.SQL_CONSTRAINT_ENFORCER, node),
+            )
+            self.env.add_operator(enforcer)
+            input_t = self._record(node, enforcer)
+        sink_id = self.env.new_id()
+        if collect:
+            sink = LegacySinkTransformation(
+                id=sink_id,
+                name=COLLECT_SINK_NAME,
+                parallelism=1,
+                parallelism_configured=True,
+                inputs=[input_t],
+                uid=self._uid(node.id, "collect") if self.uids else f"tableCollectSink_{sink_id}",
+                operator=self._spec(OperatorKind.SQL_COLLECT_SINK, node),
+            )
+        else:
+            physical = node.physical
+            table = physical.table.rsplit(".", 1)[-1] if isinstance(physical, ph.Sink) else "sink"
+            table = table.strip("`").split(", ")[-1].rstrip("]")
+            connector = physical.connector if isinstance(physical, ph.Sink) else ""
+            if connector in _SINK_V2_CONNECTORS:
+                # A Sink V2 (SinkV2Provider): expanded into its writer when the graph is generated.
+                sink_v2 = SinkTransformation(
+                    id=sink_id,
+                    name=f"{table}[{node.id}]",
+                    parallelism=input_t.parallelism,
+                    inputs=[input_t],
+                    uid=self._uid(node.id, "sink"),
+                    operator=self._spec(OperatorKind.SQL_SINK, node),
+                    sink=TableSinkV2(table, connector),
+                )
+                self.env.add_operator(sink_v2)
+                self._record(node, sink_v2)
+                return sink_v2
+            sink = LegacySinkTransformation(
+                id=sink_id,
+                name=f"{table}[{node.id}]",
+                parallelism=input_t.parallelism,
+                inputs=[input_t],
+                description=f"[{node.id}]:{node.description}",
+                uid=self._uid(node.id, "sink"),
+                operator=self._spec(OperatorKind.SQL_SINK, node),
+            )
+        self.env.add_operator(sink)
+        self._record(node, sink)
+        return sink
+
+
+def _broadcast(transformation: Transformation) -> bool:
+    return isinstance(transformation, PartitionTransformation) and transformation.partitioner.kind == BROADCAST
+
+
+def _exchange_keys(node: ExecNode) -> tuple[int, ...]:
+    return node.input_properties[0].keys if node.input_properties else ()
+
+
+def translate(
+    root: ExecNode,
+    sink: ExecNode | None,
+    sink_fields: list[Field],
+    env: StreamExecutionEnvironment,
+    catalog: cat.Catalog,
+    *,
+    streaming: bool,
+    collect: bool,
+    uids: bool = False,
+) -> Translation:
+    """Add the transformations of ``root`` and its ``sink`` ExecNode (if any) to ``env``, ids from its
+    counter. ``collect``: the sink is a SELECT's collect sink; ``uids``: Flink's
+    ``table.exec.uid.generation=ALWAYS``; ``sink_fields`` the sink's schema (its NOT NULL
+    columns are enforced)."""
+    translator = _Translator(env, catalog, streaming, uids)
+    if sink is None:
+        return Translation(translator.translate(root), translator.by_exec_node)
+    return Translation(translator.sink(sink, root, sink_fields, collect), translator.by_exec_node)

@@ -1,0 +1,163 @@
+"""A pipeline made from a Flink SQL script (``%%flow NAME --sql``): DDL statements and SET lines,
+then one query or INSERT, planned as Flink 2.3 plans it and built into the graphs Flink would
+submit for it (a SELECT with its collect sink).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from flowmagic.api.environment import StreamExecutionEnvironment
+from flowmagic.errors import FlowError
+from flowmagic.graph.job_graph import JobGraph
+from flowmagic.graph.physical_graph import PhysicalGraph
+from flowmagic.pipeline import Pipeline, PlanText
+from flowmagic.sql.errors import TableException
+from flowmagic.sql.exec_nodes import rendered_nodes
+from flowmagic.sql.explain import explain_text
+from flowmagic.sql.session import RUN_LATER, SqlSession, StatementPlan
+from flowmagic.sql.translate import COLLECT_SINK_NAME
+from flowmagic.widgets.graph_view import FlowGraphs
+from flowmagic.widgets.sql_plans import PlanLink, SqlPlans
+
+__all__ = ["PlanLink", "SqlPipeline", "SqlScriptError", "Statement", "split_script"]
+
+_SET = re.compile(r"^\s*SET\s+'([^']+)'\s*=\s*'([^']*)'\s*$", re.I | re.S)
+_MODE = "execution.runtime-mode"
+
+
+class SqlScriptError(FlowError):
+    """A statement of a SQL script failed; the message names its line in the script."""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement of a script and the script line it starts on (1-based)."""
+
+    text: str
+    line: int
+
+
+def split_script(script: str) -> list[Statement]:
+    """The statements of ``script``, each ending in ``;`` at a line end as in Flink's SQL client;
+    ``--`` comment lines are left out."""
+    statements: list[Statement] = []
+    current: list[str] = []
+    start = 0
+    for number, line in enumerate(script.splitlines(), start=1):
+        if not current and (not line.strip() or line.strip().startswith("--")):
+            continue
+        if line.strip().startswith("--"):
+            continue
+        if not current:
+            start = number
+        current.append(line)
+        if line.rstrip().endswith(";"):
+            statements.append(Statement("\n".join(current).rstrip()[:-1].strip(), start))
+            current = []
+    if current and "".join(current).strip():
+        statements.append(Statement("\n".join(current).strip(), start))
+    return statements
+
+
+class SqlPipeline(Pipeline):
+    """A pipeline whose program is a SQL statement: ``.explain()`` is Flink's EXPLAIN text,
+    ``.stream_graph``, ``.job_graph`` and ``.execution_graph`` what Flink would submit."""
+
+    def __init__(
+        self,
+        name: str,
+        script: str,
+        *,
+        mode: str | None = None,
+        parallelism: int | None = None,
+        taskmanagers: int | None = None,
+        slots_per_taskmanager: int | None = None,
+    ):
+        statements = split_script(script)
+        if not statements:
+            raise SqlScriptError("The SQL script holds no statement: end it with a query or an INSERT INTO.")
+        configuration = {}
+        for statement in statements:
+            match = _SET.match(statement.text)
+            if match:
+                configuration[match.group(1)] = match.group(2)
+        if mode is None:
+            mode = configuration.get(_MODE, "streaming").lower()
+        if mode not in ("streaming", "batch"):
+            raise SqlScriptError(f"Unsupported {_MODE} '{mode}': use 'streaming' or 'batch'.")
+        session = SqlSession(mode == "streaming", env=StreamExecutionEnvironment(parallelism=parallelism))
+        for statement in statements[:-1]:
+            _at_line(statement, session.execute)
+        self.session = session
+        self.statement = statements[-1].text
+        self.plan: StatementPlan = _at_line(statements[-1], session.translate)
+        self.explain_text = explain_text(session, self.plan.logical, (), (self.plan.physical, self.plan.plan_root))
+        super().__init__(name, session.env, taskmanagers=taskmanagers, slots_per_taskmanager=slots_per_taskmanager)
+        self.links = self._links()
+
+    def _links(self) -> list[PlanLink]:
+        links = []
+        vertex_of = _vertex_names(self.job_graph)
+        for exec_id, transformations in sorted(self.plan.translation.by_exec_node.items()):
+            operators = tuple(
+                (t.id, self.stream_graph.nodes[t.id].name) for t in transformations if t.id in self.stream_graph.nodes
+            )
+            if not operators:
+                continue
+            description = next(
+                (
+                    self.stream_graph.nodes[t.id].operator_description
+                    for t in transformations
+                    if t.id in self.stream_graph.nodes
+                ),
+                "",
+            )
+            vertices = tuple(dict.fromkeys(vertex_of[node_id] for node_id, _ in operators))
+            links.append(PlanLink(exec_id, description, operators, vertices))
+        return links
+
+    def plan_lines(self) -> list[tuple[str, PlanLink | None]]:
+        """The Optimized Execution Plan's lines, each with what its ExecNode became (None for an
+        exchange, which becomes an edge)."""
+        by_id = {link.exec_node_id: link for link in self.links}
+        text = self.explain_text.split("== Optimized Execution Plan ==\n", 1)[1].rstrip("\n")
+        nodes = rendered_nodes(self.plan.plan_root)
+        return [(line, by_id.get(node.id)) for line, node in zip(text.splitlines(), nodes, strict=True)]
+
+    def show(self, level: str = "all", *, physical_graph: PhysicalGraph | None = None) -> FlowGraphs:
+        """The graph widget with the statement's plans in a first tab (see :meth:`Pipeline.show`)."""
+        graphs = super().show(level, physical_graph=physical_graph)
+        graphs.sql_plans = SqlPlans(self.name, self.explain_text, self.plan_lines())
+        return graphs
+
+    def explain(self) -> PlanText:
+        """Flink's ``EXPLAIN`` of the statement: Abstract Syntax Tree, Optimized Physical Plan and
+        Optimized Execution Plan."""
+        return PlanText(self.explain_text)
+
+    def run(self, spark: Any = None, **options: Any) -> Any:
+        """Running SQL statements comes with flowmagic's SQL part 2."""
+        raise TableException(RUN_LATER)
+
+    @property
+    def collects(self) -> bool:
+        """Whether the statement is a query whose rows a collect sink returns."""
+        return any(node.name == f"Sink: {COLLECT_SINK_NAME}" for node in self.stream_graph.nodes.values())
+
+
+def _vertex_names(job_graph: JobGraph) -> dict[int, str]:
+    names = {}
+    for vertex in job_graph.vertices.values():
+        for node_id in vertex.chain:
+            names[node_id] = vertex.name
+    return names
+
+
+def _at_line(statement: Statement, action: Any) -> Any:
+    try:
+        return action(statement.text)
+    except FlowError as error:
+        raise type(error)(f"{error}\n(the statement at line {statement.line} of the script)") from None

@@ -1,0 +1,92 @@
+"""The SQL cell (``%%flow NAME --sql``) in a notebook executed by nbclient on a real kernel: the
+seed's statements (tests/conformance/sql/cases/s01) show Flink's three plans next to the graphs,
+bind NAME to the pipeline Flink would submit, and ``%flow explain`` prints Flink's EXPLAIN."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from test_magics_notebook import WIDGET_VIEW, execute
+
+SQL = Path(__file__).parent / "conformance" / "sql"
+SEED = (SQL / "cases" / "s01_seed_group_count.sql").read_text()
+RECORDED = json.loads((SQL / "expected" / "s01_seed_group_count.json").read_text())["streaming"]
+
+CELLS = [
+    ("%load_ext flowmagic", []),
+    ("%%flow seed --sql\nSET 'parallelism.default' = '2';\n" + SEED, []),
+    ("%flow explain seed", []),
+    ("import json\nprint(json.dumps(seed.job_graph.to_dict()))", []),
+    ("%%flow typo --sql\n" + SEED.replace("SELECT num,", "SELECT nope,"), ["raises-exception"]),
+    ("seed.run()", ["raises-exception"]),
+    ("%flow run seed", ["raises-exception"]),
+]
+
+
+@pytest.fixture(scope="module")
+def executed() -> nbformat.NotebookNode:
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.cells = [nbformat.v4.new_code_cell(source, metadata={"tags": tags}) for source, tags in CELLS]
+    return execute(notebook)
+
+
+def _text(output: nbformat.NotebookNode) -> str:
+    if output.output_type == "stream":
+        return output.text
+    if output.output_type == "error":
+        return "\n".join(output.traceback)
+    return output.data.get("text/plain", "")
+
+
+def test_the_sql_cell_shows_the_plans_with_links_then_the_graphs(executed) -> None:
+    saved, live = executed.cells[1].outputs
+    page = saved.data["text/html"]
+    for title in ("Abstract Syntax Tree", "Optimized Physical Plan", "Optimized Execution Plan"):
+        assert f"<b>{title}</b>" in page
+    # The graphs follow the plans in the saved pictures, as DataStream cells keep them.
+    assert page.index("Optimized Execution Plan") < page.index("<b>StreamGraph</b>") < page.index("<b>JobGraph</b>")
+    # Hovering the GroupAggregate line names the operator and the JobGraph vertex it became.
+    assert (
+        'title="ExecNode [3] became GroupAggregate[3] (StreamGraph node 3), in JobGraph vertex '
+        '&#x27;GroupAggregate[3] -&gt; ConstraintEnforcer[4]&#x27;">GroupAggregate(groupBy=[num]' in page
+    )
+    assert WIDGET_VIEW in live.data
+
+
+def test_explain_prints_flinks_explain_text(executed) -> None:
+    (output,) = executed.cells[2].outputs
+    assert output.text == RECORDED["explain"]
+
+
+def test_the_name_is_bound_to_the_job_graph_flink_submits(executed) -> None:
+    (output,) = executed.cells[3].outputs
+    vertices = json.loads(output.text)["vertices"]
+    assert [(v["id"], v["name"], v["parallelism"]) for v in vertices] == [
+        (v["id"], v["name"], v["parallelism"]) for v in RECORDED["job_graph"]["vertices"]
+    ]
+
+
+def test_an_invalid_statement_names_its_line_and_column_in_flinks_words(executed) -> None:
+    text = re.sub(r"\x1b\[[0-9;]*m", "", _text(executed.cells[4].outputs[-1]))
+    assert "ValidationException: SQL validation failed. From line 1, column 8 to line 1, column 11: " in text
+    assert "Column 'nope' not found in any table" in text
+    assert "(the statement at line 4 of the script)" in text
+
+
+def test_running_a_sql_pipeline_says_it_comes_with_part_two_in_one_line(executed) -> None:
+    (error,) = executed.cells[5].outputs
+    assert error.ename == "TableException"
+    assert "\n" not in error.evalue and "SQL part 2" in error.evalue
+
+
+def test_flow_run_of_a_sql_pipeline_says_it_comes_with_part_two(executed) -> None:
+    # IPython shows a UsageError as one line on stderr, without a traceback.
+    (output,) = executed.cells[6].outputs
+    assert output.output_type == "stream" and output.name == "stderr"
+    assert output.text.startswith("UsageError: %flow run seed: Running SQL queries comes with flowmagic's SQL part 2")
+    assert output.text.count("\n") == 1
