@@ -14,6 +14,7 @@ from continuous_support import LineServer, wait_for
 import flowmagic
 from flowmagic import errors
 from flowmagic.api.sinks import Encoder, FileSink
+from flowmagic.graph.operator_params import SinkParams
 from flowmagic.runtime.clock import EpochClock
 from flowmagic.runtime.continuous.job import JobStatus
 from flowmagic.runtime.file_sink import FileSinkWriter, commit_part
@@ -31,7 +32,7 @@ def _writer(base: Path, policy: RollingPolicy, clock: EpochClock, check_interval
         .build()
     )
     task = TaskInfo("Sink: Writer", index, 2, 128, 0, False, clock, run_id="run")
-    writer = FileSinkWriter("Sink: Writer", {"sink": sink}, task)
+    writer = FileSinkWriter("Sink: Writer", SinkParams(sink=sink), task)
     handed: list[tuple[str, str | None]] = []
     writer.output.targets.append(lambda committable, _timestamp: handed.append(committable))
     writer.output.seal()

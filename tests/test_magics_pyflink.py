@@ -64,9 +64,9 @@ def test_a_pyflink_cell_that_only_builds_its_program_is_still_the_pipeline(shell
 
 
 def test_a_pyflink_module_flowmagic_lacks_is_a_short_error(shell) -> None:
-    ran = run(shell, "%%flow table\nfrom pyflink.table import TableEnvironment\n")
+    ran = run(shell, "%%flow table\nfrom pyflink.table.udf import udf\n")
     assert not ran.success and isinstance(ran.error, UsageError)
-    assert "pyflink.table has no flowmagic counterpart" in str(ran.error)
+    assert "pyflink.table.udf has no flowmagic counterpart" in str(ran.error)
 
 
 def test_an_installed_pyflink_is_left_alone_and_the_error_says_so(shell, tmp_path: Path) -> None:
