@@ -30,8 +30,6 @@ _BATCH_PHYSICAL = "batch joins of tables fused with a Calc into a MultipleInput 
 
 _BATCH_SOURCE_ORDER = "the batch planner translates a FLIP-27 source before the others: not built yet"
 
-_VALUES_GRAPHS = "the graphs of VALUES rows with expressions (a Union of one-row Values sources) come next"
-
 _FILESYSTEM_SINK = "the filesystem sink's writer and committer operators are not built yet"
 
 _GRAPH_FIELDS_OF_TEXTS = ("explain_json_execution_plan", "physical_execution_plan", *GRAPH_FIELDS)
@@ -56,12 +54,6 @@ NOT_YET: dict[tuple[str, str, str], str] = {
     ("r11_dedup_first_rowtime", "batch", "stream_graph"): (
         "the BATCH exchange mode of a forward edge into a Sort over a file source (Calc -> Sort) is not derived yet"
     ),
-    **{
-        (case, mode, field): _VALUES_GRAPHS
-        for case in ("r15_type_derivation", "r26_values_simplification")
-        for mode in ("streaming", "batch")
-        for field in GRAPH_FIELDS
-    },
     **{
         ("r18_insert_filesystem_csv", mode, field): _FILESYSTEM_SINK
         for mode in ("streaming", "batch")

@@ -171,7 +171,11 @@ class _Translator:
         if short == "exchange":
             return self._exchange(node, inputs[0])
         if short == "union":
-            return UnionTransformation(id=self.env.new_id(), name=f"Union[{node.id}]", parallelism=-1, inputs=inputs)
+            # Flink's UnionTransformation takes its first input's parallelism, which a consumer
+            # that inherits its input's (a Calc, the sink's ConstraintEnforcer) then runs at.
+            return UnionTransformation(
+                id=self.env.new_id(), name=f"Union[{node.id}]", parallelism=inputs[0].parallelism, inputs=inputs
+            )
         if short in ("table-source-scan", "values"):
             return self._source(node, short)
         kind = _KINDS.get(short)
