@@ -51,9 +51,6 @@ NOT_YET: dict[tuple[str, str, str], str] = {
         for case in ("s10_interval_join", "r09_interval_join_strict_bounds")
         for field in _GRAPH_FIELDS_OF_TEXTS
     },
-    ("r11_dedup_first_rowtime", "batch", "stream_graph"): (
-        "the BATCH exchange mode of a forward edge into a Sort over a file source (Calc -> Sort) is not derived yet"
-    ),
     **{
         ("r18_insert_filesystem_csv", mode, field): _FILESYSTEM_SINK
         for mode in ("streaming", "batch")

@@ -214,12 +214,18 @@ class _Translator:
         distribution = prop.distribution if prop is not None else "FORWARD"
         names = [f.name for f in node.fields]
         parallelism, max_parallelism, mode = PARALLELISM_DEFAULT, -1, None if self.streaming else "BATCH"
+        hashed = None
         if distribution == "HASH":
             kind = HASH if self.streaming else f"HASH[{', '.join(names[k] for k in prop.keys)}]"  # type: ignore[union-attr]
         elif distribution == "SINGLETON":
             kind, parallelism, max_parallelism = GLOBAL, 1, 1
         elif distribution == "BROADCAST":
             kind = BROADCAST
+        elif distribution == "KEEP_INPUT_AS_IS":
+            # Flink's non-strict keep_input_as_is (a ForwardForConsecutiveHashPartitioner) keeps
+            # the batch exchange mode; only the strict one (a plain forward) is UNDEFINED.
+            kind, parallelism = FORWARD, input_t.parallelism
+            hashed = Partitioner(f"HASH[{', '.join(names[k] for k in prop.keys)}]")  # type: ignore[union-attr]
         else:
             kind, parallelism, mode = FORWARD, input_t.parallelism, None
         return PartitionTransformation(
@@ -228,7 +234,7 @@ class _Translator:
             parallelism=parallelism,
             max_parallelism=max_parallelism,
             inputs=[input_t],
-            partitioner=Partitioner(kind),
+            partitioner=Partitioner(kind, consecutive_hash=hashed),
             exchange_mode=mode,
         )
 
