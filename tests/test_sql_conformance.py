@@ -28,8 +28,6 @@ _SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.I | re.S)
 
 _BATCH_PHYSICAL = "batch joins of tables fused with a Calc into a MultipleInput come next"
 
-_BATCH_SOURCE_ORDER = "the batch planner translates a FLIP-27 source before the others: not built yet"
-
 _FILESYSTEM_SINK = "the filesystem sink's writer and committer operators are not built yet"
 
 _GRAPH_FIELDS_OF_TEXTS = ("explain_json_execution_plan", "physical_execution_plan", *GRAPH_FIELDS)
@@ -56,7 +54,6 @@ NOT_YET: dict[tuple[str, str, str], str] = {
         for mode in ("streaming", "batch")
         for field in _GRAPH_FIELDS_OF_TEXTS
     },
-    **{("s13_union_all", "batch", field): _BATCH_SOURCE_ORDER for field in _GRAPH_FIELDS_OF_TEXTS},
 }
 
 

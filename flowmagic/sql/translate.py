@@ -30,6 +30,7 @@ from flowmagic.sql import catalog as cat
 from flowmagic.sql import physical as ph
 from flowmagic.sql.exec_nodes import ExecNode
 from flowmagic.sql.logical import Field
+from flowmagic.sql.multiple_input import multiple_input_groups
 
 if TYPE_CHECKING:
     from flowmagic.api.environment import StreamExecutionEnvironment
@@ -164,6 +165,12 @@ class _Translator:
                 continue
             self.done[current.id] = self._record(current, self._one(current))
         return self.done[node.id]
+
+    def chainable_source(self, scan: ExecNode) -> bool:
+        """Translate ``scan`` now, as Flink's MultipleInputNodeCreationProcessor does to ask
+        whether it is a FLIP-27 source (its transformation then keeps that early id)."""
+        source = self.translate(scan)
+        return isinstance(source, SourceTransformation) and not source.legacy
 
     def _one(self, node: ExecNode) -> Transformation:
         short = _short_type(node.type)
@@ -353,6 +360,8 @@ def translate(
     ``table.exec.uid.generation=ALWAYS``; ``sink_fields`` the sink's schema (its NOT NULL
     columns are enforced)."""
     translator = _Translator(env, catalog, streaming, uids)
+    if not streaming:
+        multiple_input_groups(root, translator.chainable_source)
     if sink is None:
         return Translation(translator.translate(root), translator.by_exec_node)
     return Translation(translator.sink(sink, root, sink_fields, collect), translator.by_exec_node)
