@@ -28,8 +28,6 @@ _SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.I | re.S)
 
 _BATCH_PHYSICAL = "batch joins of tables fused with a Calc into a MultipleInput come next"
 
-_FILESYSTEM_SINK = "the filesystem sink's writer and committer operators are not built yet"
-
 _GRAPH_FIELDS_OF_TEXTS = ("explain_json_execution_plan", "physical_execution_plan", *GRAPH_FIELDS)
 
 #: (case, mode, field) the planner does not plan yet, and why. The r* entries are cases the
@@ -47,11 +45,6 @@ NOT_YET: dict[tuple[str, str, str], str] = {
     **{
         (case, "batch", field): _BATCH_PHYSICAL
         for case in ("s10_interval_join", "r09_interval_join_strict_bounds")
-        for field in _GRAPH_FIELDS_OF_TEXTS
-    },
-    **{
-        ("r18_insert_filesystem_csv", mode, field): _FILESYSTEM_SINK
-        for mode in ("streaming", "batch")
         for field in _GRAPH_FIELDS_OF_TEXTS
     },
 }

@@ -308,6 +308,8 @@ class _Translator:
             table = physical.table.rsplit(".", 1)[-1] if isinstance(physical, ph.Sink) else "sink"
             table = table.strip("`").split(", ")[-1].rstrip("]")
             connector = physical.connector if isinstance(physical, ph.Sink) else ""
+            if connector == "filesystem":
+                return self._filesystem_sink(node, input_t, sink_id, table)
             if connector in _SINK_V2_CONNECTORS:
                 # A Sink V2 (SinkV2Provider): expanded into its writer when the graph is generated.
                 sink_v2 = SinkTransformation(
@@ -334,6 +336,45 @@ class _Translator:
         self.env.add_operator(sink)
         self._record(node, sink)
         return sink
+
+    def _filesystem_sink(self, node: ExecNode, input_t: Transformation, sink_id: int, table: str) -> Transformation:
+        """Flink's FileSystemTableSink: in BATCH an output format sink named ``Filesystem``;
+        streaming, a ``StreamingFileWriter`` operator then a discarding Sink V2 ``end`` of
+        parallelism 1 (StreamingSink.writer and .sink), the ExecNode's id prefixing neither."""
+        if not self.streaming:
+            sink: Transformation = LegacySinkTransformation(
+                id=sink_id,
+                name="Filesystem",
+                parallelism=input_t.parallelism,
+                inputs=[input_t],
+                uid=self._uid(node.id, "sink"),
+                operator=self._spec(OperatorKind.SQL_SINK, node),
+            )
+            self.env.add_operator(sink)
+            return self._record(node, sink)
+        writer = OneInputTransformation(
+            id=sink_id,
+            name="StreamingFileWriter",
+            parallelism=input_t.parallelism,
+            inputs=[input_t],
+            description="StreamingFileWriter",
+            uid=self._uid(node.id, "streaming-writer"),
+            operator=self._spec(OperatorKind.SQL_SINK, node),
+        )
+        self.env.add_operator(writer)
+        self._record(node, writer)
+        end = SinkTransformation(
+            id=self.env.new_id(),
+            name="end",
+            parallelism=1,
+            parallelism_configured=True,
+            inputs=[writer],
+            uid=self._uid(node.id, "discarding-sink"),
+            operator=self._spec(OperatorKind.SQL_SINK, node),
+            sink=TableSinkV2(table, "discarding"),
+        )
+        self.env.add_operator(end)
+        return self._record(node, end)
 
 
 def _broadcast(transformation: Transformation) -> bool:
