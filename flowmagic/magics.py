@@ -294,7 +294,7 @@ class FlowMagics(Magics):
             if args.mode is not None:
                 env.set_runtime_mode(args.mode)
         except FlowError as error:
-            raise UsageError(f"%%flow {name}: {error}") from None
+            raise UsageError(f"%%flow {name}: {_error_text(error)}") from None
         env = self._run_cell(name, cell, env)
         if not env.transformations:
             raise UsageError(
@@ -307,7 +307,7 @@ class FlowMagics(Magics):
             )
         except FlowError as error:
             # The message names the operator and the cell line that created it.
-            raise UsageError(f"%%flow {name}: {type(error).__name__}: {error}") from None
+            raise UsageError(f"%%flow {name}: {type(error).__name__}: {_error_text(error)}") from None
         self.pipelines[name] = pipeline
         self.ipython.user_ns[name] = pipeline
         if args.show != "none":
@@ -329,7 +329,7 @@ class FlowMagics(Magics):
                 slots_per_taskmanager=args.slots_per_taskmanager,
             )
         except FlowError as error:
-            raise UsageError(f"%%flow {name}: {type(error).__name__}: {error}") from None
+            raise UsageError(f"%%flow {name}: {type(error).__name__}: {_error_text(error)}") from None
         self.pipelines[name] = pipeline
         self.ipython.user_ns[name] = pipeline
         if args.show != "none":
@@ -468,7 +468,7 @@ class FlowMagics(Magics):
             try:
                 job = pipeline.run(**options)
             except FlowError as error:
-                raise UsageError(f"%flow run {pipeline.name}: {error}") from None
+                raise UsageError(f"%flow run {pipeline.name}: {_error_text(error)}") from None
             assert isinstance(job, ContinuousJob)
             print(
                 f"Job {pipeline.name!r} ({job.get_job_id()}) runs in the background. End it with "
@@ -482,7 +482,7 @@ class FlowMagics(Magics):
         try:
             pipeline.run(**options)
         except FlowError as error:
-            raise UsageError(f"%flow run {pipeline.name}: {error}") from None
+            raise UsageError(f"%flow run {pipeline.name}: {_error_text(error)}") from None
         return None
 
     @staticmethod
@@ -490,7 +490,7 @@ class FlowMagics(Magics):
         try:
             pipeline.run(**options)
         except FlowError as error:
-            print(f"%flow run {pipeline.name}: {error}", file=sys.stderr)
+            print(f"%flow run {pipeline.name}: {_error_text(error)}", file=sys.stderr)
 
     def cancel_pipeline(self, args: argparse.Namespace) -> None:
         """``%flow cancel NAME``: cancel every run of it under way."""
@@ -499,7 +499,7 @@ class FlowMagics(Magics):
         try:
             count = pipeline.cancel()
         except FlowError as error:
-            raise UsageError(f"%flow cancel {pipeline.name}: {error}") from None
+            raise UsageError(f"%flow cancel {pipeline.name}: {_error_text(error)}") from None
         if count == 0:
             raise UsageError(f"%flow cancel: {pipeline.name!r} has no running job.")
         print(f"Cancelled {count} run{'s' if count > 1 else ''} of {pipeline.name!r}.")
@@ -513,7 +513,7 @@ class FlowMagics(Magics):
         try:
             paths = pipeline.stop(args.savepoint)
         except FlowError as error:
-            raise UsageError(f"%flow stop {pipeline.name}: {error}") from None
+            raise UsageError(f"%flow stop {pipeline.name}: {_error_text(error)}") from None
         for path in paths:
             # Flink's CLI says the same after stop-with-savepoint.
             print(f"Savepoint completed. Path: file:{os.path.abspath(path)}")
@@ -531,7 +531,7 @@ class FlowMagics(Magics):
                 spark=spark,
             )
         except FlowError as error:
-            raise UsageError(f"%flow check {pipeline.name}: {type(error).__name__}: {error}") from None
+            raise UsageError(f"%flow check {pipeline.name}: {type(error).__name__}: {_error_text(error)}") from None
         view = RestoreCheckView(job_graph, check)
         with _drawing(f"%flow check {pipeline.name}:"):
             view.svg()
@@ -585,7 +585,7 @@ def _drawing(context: str) -> Iterator[None]:
     try:
         yield
     except GraphvizError as error:
-        raise UsageError(f"{context} it cannot be drawn: {error}") from None
+        raise UsageError(f"{context} it cannot be drawn: {_error_text(error)}") from None
 
 
 def _parallelism_range(pipeline: Pipeline) -> str:
@@ -605,8 +605,22 @@ def _flow_error_message(name: str, error: FlowError) -> str:
     where = f"%%flow {name}"
     if lineno is not None:
         text = linecache.getline(filename, lineno).strip()
-        return f"{where}, line {lineno}: {type(error).__name__}: {error}\n    {text}"
-    return f"{where}: {type(error).__name__}: {error}"
+        return f"{where}, line {lineno}: {type(error).__name__}: {_error_text(error)}\n    {text}"
+    return f"{where}: {type(error).__name__}: {_error_text(error)}"
+
+
+def _error_text(error: BaseException) -> str:
+    """The error's message, then its causes as Flink's client prints a chained exception
+    (``Caused by: Class: message``), then the notes (what flowmagic offers instead)."""
+    lines = [str(error)]
+    notes = list(getattr(error, "__notes__", ()))
+    cause = error.__cause__
+    while cause is not None:
+        lines.append(f"Caused by: {type(cause).__name__}: {cause}")
+        # A wrapping error may carry its cause's notes already: print each once.
+        notes += [note for note in getattr(cause, "__notes__", ()) if note not in notes]
+        cause = cause.__cause__
+    return "\n".join(lines + notes)
 
 
 def _without_internal_frames(error: Exception) -> Exception:

@@ -160,4 +160,8 @@ def _at_line(statement: Statement, action: Any) -> Any:
     try:
         return action(statement.text)
     except FlowError as error:
-        raise type(error)(f"{error}\n(the statement at line {statement.line} of the script)") from None
+        located = type(error)(f"{error}\n(the statement at line {statement.line} of the script)")
+        # Flink's reason stays the cause, and flowmagic's offer a note, as the planner raised them.
+        for note in getattr(error, "__notes__", ()):
+            located.add_note(note)
+        raise located from error.__cause__

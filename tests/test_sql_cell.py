@@ -24,6 +24,7 @@ CELLS = [
     ("%%flow typo --sql\n" + SEED.replace("SELECT num,", "SELECT nope,"), ["raises-exception"]),
     ("seed.run()", ["raises-exception"]),
     ("%flow run seed", ["raises-exception"]),
+    ("%%flow kk --sql\nCREATE TABLE kk (a INT) WITH ('connector' = 'kafka');\nSELECT a FROM kk;", ["raises-exception"]),
 ]
 
 
@@ -90,3 +91,13 @@ def test_flow_run_of_a_sql_pipeline_says_it_comes_with_part_two(executed) -> Non
     assert output.output_type == "stream" and output.name == "stderr"
     assert output.text.startswith("UsageError: %flow run seed: Running SQL queries comes with flowmagic's SQL part 2")
     assert output.text.count("\n") == 1
+
+
+def test_a_missing_connector_shows_flinks_message_its_cause_then_what_flowmagic_offers(executed) -> None:
+    text = re.sub(r"\x1b\[[0-9;]*m", "", _text(executed.cells[7].outputs[-1]))
+    message = text.index("ValidationException: Unable to create a source for reading table")
+    # As Flink's client prints a chained exception: the message, then its cause, then the offer.
+    cause = text.index("Caused by: ValidationException: Could not find any factory for identifier 'kafka'")
+    offer = text.index("flowmagic has no 'kafka' connector; it offers blackhole, datagen, filesystem, print.")
+    assert message < text.index("(the statement at line 2 of the script)") < cause < offer
+    assert text.count("flowmagic has no 'kafka' connector") == 1

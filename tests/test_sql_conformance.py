@@ -28,12 +28,6 @@ _SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.I | re.S)
 
 _BATCH_PHYSICAL = "batch joins of tables fused with a Calc into a MultipleInput come next"
 
-_BATCH_SOURCE_ORDER = "the batch planner translates a FLIP-27 source before the others: not built yet"
-
-_VALUES_GRAPHS = "the graphs of VALUES rows with expressions (a Union of one-row Values sources) come next"
-
-_FILESYSTEM_SINK = "the filesystem sink's writer and committer operators are not built yet"
-
 _GRAPH_FIELDS_OF_TEXTS = ("explain_json_execution_plan", "physical_execution_plan", *GRAPH_FIELDS)
 
 #: (case, mode, field) the planner does not plan yet, and why. The r* entries are cases the
@@ -53,21 +47,6 @@ NOT_YET: dict[tuple[str, str, str], str] = {
         for case in ("s10_interval_join", "r09_interval_join_strict_bounds")
         for field in _GRAPH_FIELDS_OF_TEXTS
     },
-    ("r11_dedup_first_rowtime", "batch", "stream_graph"): (
-        "the BATCH exchange mode of a forward edge into a Sort over a file source (Calc -> Sort) is not derived yet"
-    ),
-    **{
-        (case, mode, field): _VALUES_GRAPHS
-        for case in ("r15_type_derivation", "r26_values_simplification")
-        for mode in ("streaming", "batch")
-        for field in GRAPH_FIELDS
-    },
-    **{
-        ("r18_insert_filesystem_csv", mode, field): _FILESYSTEM_SINK
-        for mode in ("streaming", "batch")
-        for field in _GRAPH_FIELDS_OF_TEXTS
-    },
-    **{("s13_union_all", "batch", field): _BATCH_SOURCE_ORDER for field in _GRAPH_FIELDS_OF_TEXTS},
 }
 
 

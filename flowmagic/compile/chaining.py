@@ -50,6 +50,9 @@ def _operators_chainable(upstream: StreamNode, downstream: StreamNode) -> bool:
 
 
 def _partitioner_and_exchange_chainable(edge: StreamEdge) -> bool:
+    if edge.partitioner.consecutive_hash is not None:
+        # The batch exchange only matters where the edge is not chained (then it hashes).
+        return True
     return edge.partitioner.is_forward and edge.exchange_mode != _BATCH_EXCHANGE
 
 

@@ -219,7 +219,8 @@ class _JobGraphBuilder:
         # scheduler is free to choose different parallelisms for the two vertices.
         if edge.partitioner.unspecified:
             return Partitioner(RESCALE)
-        return edge.partitioner
+        # Flink replaces a ForwardForConsecutiveHashPartitioner that is not chained by its hash.
+        return edge.partitioner.consecutive_hash or edge.partitioner
 
     def _connect(self) -> None:
         by_head = self._vertices_by_head

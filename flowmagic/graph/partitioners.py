@@ -54,6 +54,10 @@ class Partitioner:
     unspecified: bool = False
     call_site: str | None = field(default=None, repr=False)
     pyflink_key_type: Any = field(default=None, repr=False)
+    #: Set on a FORWARD that is Flink's ForwardForConsecutiveHashPartitioner (a batch SQL
+    #: exchange keeping a hash made further down): chainable whatever its exchange mode, and
+    #: this hash partitioner on the JobEdge where it is not chained.
+    consecutive_hash: Partitioner | None = field(default=None, repr=False)
 
     @property
     def is_pointwise(self) -> bool:

@@ -75,7 +75,8 @@ _KEEPS_DISTRIBUTION = ("batch-exec-calc_1", "batch-exec-sort_1")
 @dataclass(frozen=True)
 class InputProperty:
     """What an ExecNode requires of one input: a distribution (``UNKNOWN``, ``HASH`` on keys,
-    ``SINGLETON``), its dam behaviour and priority."""
+    ``SINGLETON``, ``BROADCAST``, ``KEEP_INPUT_AS_IS`` a hash made further down), its dam
+    behaviour and priority."""
 
     distribution: str = "UNKNOWN"
     keys: tuple[int, ...] = ()
@@ -114,6 +115,11 @@ def _input_property(node: ph.PhysicalNode) -> InputProperty:
             return InputProperty("BROADCAST")
         return InputProperty("SINGLETON")
     return InputProperty()
+
+
+def _indexes(node: ExecNode, names: str) -> tuple[int, ...]:
+    fields = [f.name for f in node.fields]
+    return tuple(fields.index(name) for name in names.split(", ") if name in fields)
 
 
 class ExecGraphBuilder:
@@ -159,7 +165,7 @@ class ExecGraphBuilder:
             description=f"Exchange(distribution=[keep_input_as_is[hash[{names}]]])",
             fields=list(child.fields),
             inputs=[child],
-            input_properties=[InputProperty()],
+            input_properties=[InputProperty("KEEP_INPUT_AS_IS", _indexes(child, names))],
         )
         self._forwards.append(kept)
         return kept

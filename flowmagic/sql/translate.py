@@ -30,6 +30,7 @@ from flowmagic.sql import catalog as cat
 from flowmagic.sql import physical as ph
 from flowmagic.sql.exec_nodes import ExecNode
 from flowmagic.sql.logical import Field
+from flowmagic.sql.multiple_input import multiple_input_groups
 
 if TYPE_CHECKING:
     from flowmagic.api.environment import StreamExecutionEnvironment
@@ -165,13 +166,23 @@ class _Translator:
             self.done[current.id] = self._record(current, self._one(current))
         return self.done[node.id]
 
+    def chainable_source(self, scan: ExecNode) -> bool:
+        """Translate ``scan`` now, as Flink's MultipleInputNodeCreationProcessor does to ask
+        whether it is a FLIP-27 source (its transformation then keeps that early id)."""
+        source = self.translate(scan)
+        return isinstance(source, SourceTransformation) and not source.legacy
+
     def _one(self, node: ExecNode) -> Transformation:
         short = _short_type(node.type)
         inputs = [self.done[child.id] for child in node.inputs]
         if short == "exchange":
             return self._exchange(node, inputs[0])
         if short == "union":
-            return UnionTransformation(id=self.env.new_id(), name=f"Union[{node.id}]", parallelism=-1, inputs=inputs)
+            # Flink's UnionTransformation takes its first input's parallelism, which a consumer
+            # that inherits its input's (a Calc, the sink's ConstraintEnforcer) then runs at.
+            return UnionTransformation(
+                id=self.env.new_id(), name=f"Union[{node.id}]", parallelism=inputs[0].parallelism, inputs=inputs
+            )
         if short in ("table-source-scan", "values"):
             return self._source(node, short)
         kind = _KINDS.get(short)
@@ -210,12 +221,18 @@ class _Translator:
         distribution = prop.distribution if prop is not None else "FORWARD"
         names = [f.name for f in node.fields]
         parallelism, max_parallelism, mode = PARALLELISM_DEFAULT, -1, None if self.streaming else "BATCH"
+        hashed = None
         if distribution == "HASH":
             kind = HASH if self.streaming else f"HASH[{', '.join(names[k] for k in prop.keys)}]"  # type: ignore[union-attr]
         elif distribution == "SINGLETON":
             kind, parallelism, max_parallelism = GLOBAL, 1, 1
         elif distribution == "BROADCAST":
             kind = BROADCAST
+        elif distribution == "KEEP_INPUT_AS_IS":
+            # Flink's non-strict keep_input_as_is (a ForwardForConsecutiveHashPartitioner) keeps
+            # the batch exchange mode; only the strict one (a plain forward) is UNDEFINED.
+            kind, parallelism = FORWARD, input_t.parallelism
+            hashed = Partitioner(f"HASH[{', '.join(names[k] for k in prop.keys)}]")  # type: ignore[union-attr]
         else:
             kind, parallelism, mode = FORWARD, input_t.parallelism, None
         return PartitionTransformation(
@@ -224,7 +241,7 @@ class _Translator:
             parallelism=parallelism,
             max_parallelism=max_parallelism,
             inputs=[input_t],
-            partitioner=Partitioner(kind),
+            partitioner=Partitioner(kind, consecutive_hash=hashed),
             exchange_mode=mode,
         )
 
@@ -291,6 +308,8 @@ class _Translator:
             table = physical.table.rsplit(".", 1)[-1] if isinstance(physical, ph.Sink) else "sink"
             table = table.strip("`").split(", ")[-1].rstrip("]")
             connector = physical.connector if isinstance(physical, ph.Sink) else ""
+            if connector == "filesystem":
+                return self._filesystem_sink(node, input_t, sink_id, table)
             if connector in _SINK_V2_CONNECTORS:
                 # A Sink V2 (SinkV2Provider): expanded into its writer when the graph is generated.
                 sink_v2 = SinkTransformation(
@@ -318,6 +337,45 @@ class _Translator:
         self._record(node, sink)
         return sink
 
+    def _filesystem_sink(self, node: ExecNode, input_t: Transformation, sink_id: int, table: str) -> Transformation:
+        """Flink's FileSystemTableSink: in BATCH an output format sink named ``Filesystem``;
+        streaming, a ``StreamingFileWriter`` operator then a discarding Sink V2 ``end`` of
+        parallelism 1 (StreamingSink.writer and .sink), the ExecNode's id prefixing neither."""
+        if not self.streaming:
+            sink: Transformation = LegacySinkTransformation(
+                id=sink_id,
+                name="Filesystem",
+                parallelism=input_t.parallelism,
+                inputs=[input_t],
+                uid=self._uid(node.id, "sink"),
+                operator=self._spec(OperatorKind.SQL_SINK, node),
+            )
+            self.env.add_operator(sink)
+            return self._record(node, sink)
+        writer = OneInputTransformation(
+            id=sink_id,
+            name="StreamingFileWriter",
+            parallelism=input_t.parallelism,
+            inputs=[input_t],
+            description="StreamingFileWriter",
+            uid=self._uid(node.id, "streaming-writer"),
+            operator=self._spec(OperatorKind.SQL_SINK, node),
+        )
+        self.env.add_operator(writer)
+        self._record(node, writer)
+        end = SinkTransformation(
+            id=self.env.new_id(),
+            name="end",
+            parallelism=1,
+            parallelism_configured=True,
+            inputs=[writer],
+            uid=self._uid(node.id, "discarding-sink"),
+            operator=self._spec(OperatorKind.SQL_SINK, node),
+            sink=TableSinkV2(table, "discarding"),
+        )
+        self.env.add_operator(end)
+        return self._record(node, end)
+
 
 def _broadcast(transformation: Transformation) -> bool:
     return isinstance(transformation, PartitionTransformation) and transformation.partitioner.kind == BROADCAST
@@ -343,6 +401,8 @@ def translate(
     ``table.exec.uid.generation=ALWAYS``; ``sink_fields`` the sink's schema (its NOT NULL
     columns are enforced)."""
     translator = _Translator(env, catalog, streaming, uids)
+    if not streaming:
+        multiple_input_groups(root, translator.chainable_source)
     if sink is None:
         return Translation(translator.translate(root), translator.by_exec_node)
     return Translation(translator.sink(sink, root, sink_fields, collect), translator.by_exec_node)
