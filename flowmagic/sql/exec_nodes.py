@@ -131,6 +131,7 @@ class ExecGraphBuilder:
         # Identical sub-plans become one ExecNode (Flink's SubplanReuser).
         self._built: dict[tuple[str, str, tuple[int, ...]], ExecNode] = {}
         self._forwards: list[ExecNode] = []
+        self._adaptive_joins: list[ExecNode] = []
 
     def _forward(self, child: ExecNode) -> ExecNode:
         """The forward exchange Flink's batch planner puts between a Sort and the operator that
@@ -171,11 +172,17 @@ class ExecGraphBuilder:
         return kept
 
     def finish(self) -> None:
-        """Number the forward exchanges added while building, after every other node."""
+        """Number the forward exchanges added while building, after every other node, then the
+        adaptive joins: Flink's AdaptiveJoinProcessor runs after the ForwardHashExchangeProcessor
+        and replaces each hash join by a new AdaptiveJoin node, which takes the next id."""
         for exchange in self._forwards:
             self.next_id += 1
             exchange.id = self.next_id
         self._forwards.clear()
+        for join in self._adaptive_joins:
+            self.next_id += 1
+            join.id = self.next_id
+        self._adaptive_joins.clear()
 
     def build(self, node: ph.PhysicalNode) -> ExecNode:
         """The ExecNode graph of ``node``, numbered as Flink's planner numbers it but for the
@@ -214,6 +221,8 @@ class ExecGraphBuilder:
             physical=node,
         )
         self._built[key] = built
+        if name == "AdaptiveJoin":
+            self._adaptive_joins.append(built)
         return built
 
 
