@@ -1,5 +1,6 @@
 """Flink's MultipleInputNodeCreationProcessor (batch): which ExecNodes it groups into multiple
-input operators, and, as it decides, which table sources it translates first.
+input operators, which table sources it translates first as it decides, and the MultipleInput
+ExecNode that replaces each group.
 
 Flink asks of a group's entrance whether its input is a chainable (FLIP-27) source by
 translating that source (``isChainableSource`` calls ``translateToPlan``, which caches the

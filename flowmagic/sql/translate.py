@@ -222,17 +222,16 @@ class Translator:
         return t
 
     def _multiple_input(self, node: MultipleInputExecNode, inputs: list[Transformation]) -> Transformation:
-        # Flink translates each member into a transformation the multiple input operator wraps
-        # (inputs first): they take ids but are no nodes of the graph.
-        members = {id(m) for m in node.members}
-        for member in reversed(node.members):
+        # Flink translates each member into a transformation the multiple input operator wraps:
+        # they take ids but are no nodes of the graph.
+        for _ in node.members:
             self.env.new_id()
-            self.by_exec_node.setdefault(member.id, [])
         t = MultipleInputTransformation(
             id=self.env.new_id(),
             name=f"MultipleInput[{node.id}]",
+            # The largest of the members', which run at their inputs' parallelism.
             parallelism=max(i.parallelism for i in inputs),
-            inputs=_generator_order(node, members, inputs),
+            inputs=_generator_order(node, inputs),
             description=f"[{node.id}]:{node.description}",
             uid=self._uid(node.id, "multiple-input"),
             operator=self._spec(OperatorKind.SQL_MULTIPLE_INPUT, node),
@@ -240,7 +239,7 @@ class Translator:
         )
         self.env.add_operator(t)
         for member in node.members:
-            self.by_exec_node[member.id].append(t)
+            self.by_exec_node.setdefault(member.id, []).append(t)
         return t
 
     def _exchange(self, node: ExecNode, input_t: Transformation) -> Transformation:
@@ -404,11 +403,10 @@ class Translator:
         return self._record(node, end)
 
 
-def _generator_order(
-    node: MultipleInputExecNode, members: set[int], inputs: list[Transformation]
-) -> list[Transformation]:
+def _generator_order(node: MultipleInputExecNode, inputs: list[Transformation]) -> list[Transformation]:
     """The inputs in the order Flink's TableOperatorWrapperGenerator numbers them: the members'
     outside inputs met walking down from the root, each input's subtree in turn."""
+    members = {id(m) for m in node.members}
     by_node = {id(child): t for child, t in zip(node.inputs, inputs, strict=True)}
     ordered: list[Transformation] = []
 
