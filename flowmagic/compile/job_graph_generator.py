@@ -157,6 +157,8 @@ class _JobGraphBuilder:
             invokable = "SourceOperatorStreamTask"
         elif head.source_kind == "legacy":
             invokable = "SourceStreamTask"
+        elif head.multiple_inputs:
+            invokable = "MultipleInputStreamTask"
         else:
             input_types = {edge.type_number for edge in head.in_edges}
             invokable = {1: "OneInputStreamTask", 2: "TwoInputStreamTask"}.get(

@@ -17,6 +17,7 @@ from flowmagic.graph.partitioners import FORWARD, Partitioner
 from flowmagic.graph.transformations import (
     CacheTransformation,
     LegacySinkTransformation,
+    MultipleInputTransformation,
     OneInputTransformation,
     PartitionTransformation,
     SideOutputTransformation,
@@ -54,6 +55,16 @@ def _two_input(gen: StreamGraphGenerator, t: TwoInputTransformation, inputs: lis
     # passes through; one sorted input is enough to make the operator head its chain.
     keyed = t.state_key1 is not None or t.state_key2 is not None
     gen.add_node(t, t.name, group, state_keys=(t.state_key1, t.state_key2), keyed_batch_input=keyed)
+    for type_number, input_ids in enumerate(inputs, start=1):
+        for input_id in input_ids:
+            gen.add_edge(input_id, t.id, type_number)
+    return [t.id]
+
+
+def _multiple_input(
+    gen: StreamGraphGenerator, t: MultipleInputTransformation, inputs: list[list[int]], group: str
+) -> list[int]:
+    gen.add_node(t, t.name, group).multiple_inputs = True
     for type_number, input_ids in enumerate(inputs, start=1):
         for input_id in input_ids:
             gen.add_edge(input_id, t.id, type_number)
@@ -137,6 +148,7 @@ _TRANSLATORS: dict[type[Transformation], Translator] = {
     SourceTransformation: _source,
     OneInputTransformation: _one_input,
     TwoInputTransformation: _two_input,
+    MultipleInputTransformation: _multiple_input,
     LegacySinkTransformation: _legacy_sink,
     SinkTransformation: _sink_v2,
     UnionTransformation: _union,

@@ -81,6 +81,7 @@ class OperatorKind(enum.StrEnum):
     SQL_NESTED_LOOP_JOIN = "sql.nested_loop_join"
     SQL_HASH_JOIN = "sql.hash_join"
     SQL_ADAPTIVE_JOIN = "sql.adaptive_join"
+    SQL_MULTIPLE_INPUT = "sql.multiple_input"
     SQL_RANK = "sql.rank"
     SQL_DEDUPLICATE = "sql.deduplicate"
     SQL_OVER_AGGREGATE = "sql.over_aggregate"
@@ -143,6 +144,7 @@ PARAMETERS: dict[OperatorKind, type[op.OperatorParams]] = {
     OperatorKind.SQL_NESTED_LOOP_JOIN: op.SqlOperatorParams,
     OperatorKind.SQL_HASH_JOIN: op.SqlOperatorParams,
     OperatorKind.SQL_ADAPTIVE_JOIN: op.SqlOperatorParams,
+    OperatorKind.SQL_MULTIPLE_INPUT: op.SqlOperatorParams,
     OperatorKind.SQL_RANK: op.SqlOperatorParams,
     OperatorKind.SQL_DEDUPLICATE: op.SqlOperatorParams,
     OperatorKind.SQL_OVER_AGGREGATE: op.SqlOperatorParams,

@@ -76,6 +76,9 @@ class StreamNode:
     #: "new" (FLIP-27 source), "legacy" (SourceFunction) or None for non-sources.
     source_kind: str | None = None
     bounded: bool = True
+    #: Added as a multiple input operator (Flink's ``addMultipleInputOperator``), which runs in
+    #: a MultipleInputStreamTask whatever its number of inputs.
+    multiple_inputs: bool = False
     #: Key selectors of keyed inputs, one per input side (None when that side is not keyed).
     state_keys: tuple[Callable[[Any], Any] | None, ...] = field(default=(), repr=False)
     call_site: str | None = field(default=None, repr=False)

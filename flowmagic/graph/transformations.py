@@ -18,6 +18,7 @@ from flowmagic.graph.partitioners import Partitioner
 __all__ = [
     "CacheTransformation",
     "LegacySinkTransformation",
+    "MultipleInputTransformation",
     "OneInputTransformation",
     "PartitionTransformation",
     "SideOutputTransformation",
@@ -85,6 +86,12 @@ class TwoInputTransformation(PhysicalTransformation):
 
     state_key1: Callable[[Any], Any] | None = field(default=None, repr=False)
     state_key2: Callable[[Any], Any] | None = field(default=None, repr=False)
+
+
+@dataclass(eq=False)
+class MultipleInputTransformation(PhysicalTransformation):
+    """An operator of any number of inputs (Flink's batch SQL MultipleInput): input ``i`` is
+    read as edge type number ``i + 1``."""
 
 
 @dataclass(eq=False)

@@ -1,5 +1,6 @@
 """Flink's MultipleInputNodeCreationProcessor (batch): which ExecNodes it groups into multiple
-input operators, and, as it decides, which table sources it translates first.
+input operators, which table sources it translates first as it decides, and the MultipleInput
+ExecNode that replaces each group.
 
 Flink asks of a group's entrance whether its input is a chainable (FLIP-27) source by
 translating that source (``isChainableSource`` calls ``translateToPlan``, which caches the
@@ -13,9 +14,10 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from flowmagic.sql.exec_nodes import ExecNode
+from flowmagic.sql import tree
+from flowmagic.sql.exec_nodes import ExecNode, InputProperty
 
-__all__ = ["MultipleInputGroup", "multiple_input_groups"]
+__all__ = ["MultipleInputExecNode", "MultipleInputGroup", "fuse_multiple_inputs", "multiple_input_groups"]
 
 _EXCHANGE = "exchange"
 _UNION = "union"
@@ -195,3 +197,91 @@ def multiple_input_groups(root: ExecNode, chainable: Callable[[ExecNode], bool])
         if group is not None and group.root is wrapper and group not in groups:
             groups.append(group)
     return groups
+
+
+@dataclass(eq=False)
+class MultipleInputExecNode(ExecNode):
+    """Flink's BatchExecMultipleInput: the ``members`` of a group (``root`` first) run as one
+    operator; its ``inputs`` are the members' inputs from outside the group."""
+
+    root: ExecNode | None = None
+    members: list[ExecNode] = field(default_factory=list)
+
+
+def _read_priorities(path: list[tuple[ExecNode, int]]) -> tuple[int, ...]:
+    # Flink's InputOrderCalculator: a hash join reads its build side before its probe side.
+    priorities = []
+    for member, index in path:
+        build = getattr(member.physical, "build", None)
+        if build is not None and len(member.inputs) == 2:
+            priorities.append(0 if index == (0 if build == "left" else 1) else 1)
+    return tuple(priorities)
+
+
+def _multiple_input_node(group: MultipleInputGroup, node_id: int) -> MultipleInputExecNode:
+    assert group.root is not None
+    root = group.root.node
+    members = [root, *(m for m in group.nodes if m is not root)]
+    member_ids = {id(m) for m in members}
+    # Inputs in Flink's createMultipleInputNode order: member by member, each one's outside inputs.
+    inputs: list[tuple[ExecNode, ExecNode, int]] = [
+        (member, child, index)
+        for member in members
+        for index, child in enumerate(member.inputs)
+        if id(child) not in member_ids
+    ]
+    numbers = {(id(member), index): n for n, (member, _, index) in enumerate(inputs, start=1)}
+    parents: dict[int, tuple[ExecNode, int]] = {
+        id(child): (member, index) for member in members for index, child in enumerate(member.inputs)
+    }
+
+    def path(member: ExecNode, index: int) -> list[tuple[ExecNode, int]]:
+        steps = [(member, index)]
+        while id(steps[-1][0]) in parents and steps[-1][0] is not root:
+            steps.append(parents[id(steps[-1][0])])
+        return list(reversed(steps))
+
+    priorities = [_read_priorities(path(member, index)) for member, _, index in inputs]
+    ranks = {p: rank for rank, p in enumerate(sorted(set(priorities)))}
+    read_order = ",".join(str(ranks[p]) for p in priorities)
+
+    def line(item: tuple[ExecNode, ExecNode, int]) -> str:
+        parent, node, index = item
+        if id(node) in member_ids:
+            return node.description
+        return f"[#{numbers[(id(parent), index)]}] {node.description}"
+
+    def children(item: tuple[ExecNode, ExecNode, int]) -> list[tuple[ExecNode, ExecNode, int]]:
+        _, node, _ = item
+        if id(node) not in member_ids:
+            return []
+        return [(node, child, index) for index, child in enumerate(node.inputs)]
+
+    # Flink's getMultipleInputDescription: the members' tree, its line breaks escaped.
+    text = tree.render((root, root, -1), line, children).replace("\n", "\\n")
+    return MultipleInputExecNode(
+        id=node_id,
+        type="batch-exec-multiple-input_1",
+        name="MultipleInput",
+        description=f"MultipleInput(readOrder=[{read_order}], members=[\\n{text}\\n])",
+        fields=list(root.fields),
+        inputs=[child for _, child, _ in inputs],
+        input_properties=[InputProperty() for _ in inputs],
+        root=root,
+        members=members,
+    )
+
+
+def fuse_multiple_inputs(root: ExecNode, chainable: Callable[[ExecNode], bool], next_id: int) -> tuple[ExecNode, int]:
+    """Replace each multiple input group of the batch graph under ``root`` by one
+    MultipleInput ExecNode numbered from ``next_id`` on (Flink's MultipleInputNodeCreationProcessor);
+    the graph's new root and the last id taken."""
+    for group in multiple_input_groups(root, chainable):
+        assert group.root is not None
+        next_id += 1
+        fused = _multiple_input_node(group, next_id)
+        for consumer in group.root.outputs:
+            consumer.node.inputs = [fused if i is group.root.node else i for i in consumer.node.inputs]
+        if group.root.node is root:
+            root = fused
+    return root, next_id

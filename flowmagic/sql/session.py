@@ -17,9 +17,10 @@ from flowmagic.sql.errors import TableException, ValidationException
 from flowmagic.sql.exec_nodes import ExecGraphBuilder, ExecNode
 from flowmagic.sql.explain import explain_text
 from flowmagic.sql.logical import Field, RelNode
+from flowmagic.sql.multiple_input import fuse_multiple_inputs
 from flowmagic.sql.optimize import optimize
 from flowmagic.sql.to_rel import SqlToRel, sql_type
-from flowmagic.sql.translate import Translation, translate
+from flowmagic.sql.translate import Translation, Translator, translate
 
 if TYPE_CHECKING:
     from flowmagic.api.environment import StreamExecutionEnvironment
@@ -303,19 +304,21 @@ class SqlSession:
                 inputs=[root],
             )
             query = root
+        uids = self.configuration.get("table.exec.uid.generation", "PLAN_ONLY").upper() == "ALWAYS"
+        translator = Translator(self.env, self.catalog, self.streaming, uids)
+        if not self.streaming:
+            # Flink's batch planner fuses operators into MultipleInputs once the sink is made,
+            # before the exchanges it adds are numbered.
+            fused, builder.next_id = fuse_multiple_inputs(query, translator.chainable_source, builder.next_id)
+            if fused is not query:
+                if sink is not None:
+                    sink.inputs = [fused if i is query else i for i in sink.inputs]
+                if root is query:
+                    root = fused
+                query = fused
         builder.finish()
         self.exec_node_ids = builder.next_id
-        uids = self.configuration.get("table.exec.uid.generation", "PLAN_ONLY").upper() == "ALWAYS"
-        translation = translate(
-            query,
-            sink,
-            sink_fields,
-            self.env,
-            self.catalog,
-            streaming=self.streaming,
-            collect=not isinstance(physical, ph.Sink),
-            uids=uids,
-        )
+        translation = translate(translator, query, sink, sink_fields, collect=not isinstance(physical, ph.Sink))
         return StatementPlan(planned.logical, physical, sink or root, root, translation, planned.job_name)
 
     def stream_graph(self, plan: StatementPlan, job_name: str | None = None) -> StreamGraph:

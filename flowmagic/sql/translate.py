@@ -18,6 +18,7 @@ from flowmagic.graph.partitioners import BROADCAST, FORWARD, GLOBAL, HASH, Parti
 from flowmagic.graph.transformations import (
     PARALLELISM_DEFAULT,
     LegacySinkTransformation,
+    MultipleInputTransformation,
     OneInputTransformation,
     PartitionTransformation,
     SinkTransformation,
@@ -30,12 +31,12 @@ from flowmagic.sql import catalog as cat
 from flowmagic.sql import physical as ph
 from flowmagic.sql.exec_nodes import ExecNode
 from flowmagic.sql.logical import Field
-from flowmagic.sql.multiple_input import multiple_input_groups
+from flowmagic.sql.multiple_input import MultipleInputExecNode
 
 if TYPE_CHECKING:
     from flowmagic.api.environment import StreamExecutionEnvironment
 
-__all__ = ["COLLECT_SINK_NAME", "RowKey", "Translation", "translate"]
+__all__ = ["COLLECT_SINK_NAME", "RowKey", "Translation", "Translator", "translate"]
 
 COLLECT_SINK_NAME = "Collect table sink"
 
@@ -125,7 +126,9 @@ def _short_type(exec_type: str) -> str:
     return exec_type.split("-exec-", 1)[1].rsplit("_", 1)[0]
 
 
-class _Translator:
+class Translator:
+    """Translates ExecNodes into transformations of ``env``, each one once."""
+
     def __init__(self, env: StreamExecutionEnvironment, catalog: cat.Catalog, streaming: bool, uids: bool) -> None:
         self.env = env
         self.catalog = catalog
@@ -177,6 +180,8 @@ class _Translator:
         inputs = [self.done[child.id] for child in node.inputs]
         if short == "exchange":
             return self._exchange(node, inputs[0])
+        if isinstance(node, MultipleInputExecNode):
+            return self._multiple_input(node, inputs)
         if short == "union":
             # Flink's UnionTransformation takes its first input's parallelism, which a consumer
             # that inherits its input's (a Calc, the sink's ConstraintEnforcer) then runs at.
@@ -214,6 +219,27 @@ class _Translator:
         else:
             t = OneInputTransformation(**common, state_key=RowKey(_exchange_keys(node.inputs[0])) if keyed else None)
         self.env.add_operator(t)
+        return t
+
+    def _multiple_input(self, node: MultipleInputExecNode, inputs: list[Transformation]) -> Transformation:
+        # Flink translates each member into a transformation the multiple input operator wraps:
+        # they take ids but are no nodes of the graph.
+        for _ in node.members:
+            self.env.new_id()
+        t = MultipleInputTransformation(
+            id=self.env.new_id(),
+            name=f"MultipleInput[{node.id}]",
+            # The largest of the members', which run at their inputs' parallelism.
+            parallelism=max(i.parallelism for i in inputs),
+            inputs=_generator_order(node, inputs),
+            description=f"[{node.id}]:{node.description}",
+            uid=self._uid(node.id, "multiple-input"),
+            operator=self._spec(OperatorKind.SQL_MULTIPLE_INPUT, node),
+            chaining_strategy=ChainingStrategy.HEAD_WITH_SOURCES,
+        )
+        self.env.add_operator(t)
+        for member in node.members:
+            self.by_exec_node.setdefault(member.id, []).append(t)
         return t
 
     def _exchange(self, node: ExecNode, input_t: Transformation) -> Transformation:
@@ -377,6 +403,25 @@ class _Translator:
         return self._record(node, end)
 
 
+def _generator_order(node: MultipleInputExecNode, inputs: list[Transformation]) -> list[Transformation]:
+    """The inputs in the order Flink's TableOperatorWrapperGenerator numbers them: the members'
+    outside inputs met walking down from the root, each input's subtree in turn."""
+    members = {id(m) for m in node.members}
+    by_node = {id(child): t for child, t in zip(node.inputs, inputs, strict=True)}
+    ordered: list[Transformation] = []
+
+    def visit(member: ExecNode) -> None:
+        for child in member.inputs:
+            if id(child) in members:
+                visit(child)
+            elif by_node[id(child)] not in ordered:
+                ordered.append(by_node[id(child)])
+
+    assert node.root is not None
+    visit(node.root)
+    return ordered
+
+
 def _broadcast(transformation: Transformation) -> bool:
     return isinstance(transformation, PartitionTransformation) and transformation.partitioner.kind == BROADCAST
 
@@ -386,23 +431,11 @@ def _exchange_keys(node: ExecNode) -> tuple[int, ...]:
 
 
 def translate(
-    root: ExecNode,
-    sink: ExecNode | None,
-    sink_fields: list[Field],
-    env: StreamExecutionEnvironment,
-    catalog: cat.Catalog,
-    *,
-    streaming: bool,
-    collect: bool,
-    uids: bool = False,
+    translator: Translator, root: ExecNode, sink: ExecNode | None, sink_fields: list[Field], *, collect: bool
 ) -> Translation:
-    """Add the transformations of ``root`` and its ``sink`` ExecNode (if any) to ``env``, ids from its
-    counter. ``collect``: the sink is a SELECT's collect sink; ``uids``: Flink's
-    ``table.exec.uid.generation=ALWAYS``; ``sink_fields`` the sink's schema (its NOT NULL
-    columns are enforced)."""
-    translator = _Translator(env, catalog, streaming, uids)
-    if not streaming:
-        multiple_input_groups(root, translator.chainable_source)
+    """Add the transformations of ``root`` and its ``sink`` ExecNode (if any) to the translator's
+    environment, ids from its counter. ``collect``: the sink is a SELECT's collect sink;
+    ``sink_fields`` the sink's schema (its NOT NULL columns are enforced)."""
     if sink is None:
         return Translation(translator.translate(root), translator.by_exec_node)
     return Translation(translator.sink(sink, root, sink_fields, collect), translator.by_exec_node)

@@ -295,19 +295,19 @@ class ToPhysical:
         is above ``table.optimizer.join.broadcast-threshold``), and builds the left side of the
         tie. Its AdaptiveJoinProcessor (``table.optimizer.adaptive-broadcast-join.strategy``
         ``auto``) then leaves the choice of broadcasting to the runtime: an AdaptiveJoin in the
-        execution plan. A join whose input ends in a Calc above its exchange joins that Calc
-        into a MultipleInput, which flowmagic does not build yet."""
+        execution plan. A join whose input ends in a Calc above its exchange stays a HashJoin:
+        the MultipleInputNodeCreationProcessor fuses it with that Calc, which Flink's
+        AdaptiveJoinProcessor does not turn adaptive (an input is not an exchange)."""
         left, right = (self.convert(i) for i in node.inputs)
         parts = conjunctions(node.condition) if node.condition is not None else []
         left_keys, right_keys = _equi_keys(parts, len(left.fields))
         if not left_keys or node.join_type != "inner":
             raise TableException(_BATCH_LATER.format("joins of tables without keys or outer (SortMergeJoin)"))
         inputs = [self._exchange(left, tuple(left_keys)), self._exchange(right, tuple(right_keys))]
-        if not all(isinstance(i, ph.Exchange) for i in inputs):
-            raise TableException(_BATCH_LATER.format("joins of tables in a MultipleInput"))
+        adaptive = all(isinstance(i, ph.Exchange) for i in inputs)
         fields = join_fields(left.fields, right.fields, node.join_type)
         return ph.HashJoin(
-            inputs, fields, join_type=node.join_type, condition=node.condition, build="left", adaptive=True
+            inputs, fields, join_type=node.join_type, condition=node.condition, build="left", adaptive=adaptive
         )
 
     def _LogicalJoin(self, node: LogicalJoin) -> ph.PhysicalNode:
