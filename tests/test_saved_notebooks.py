@@ -111,6 +111,9 @@ def test_jupyterlab_shows_an_untrusted_notebooks_graphs_as_pictures(untrusted_la
     # And where each subtask ran on Spark, next to the Flink cluster's channels.
     assert "Physical graph on Spark: 9 of 9 subtasks placed on 1 executor (driver)" in job.inner_text()
     assert "Spark other process" in job.inner_text()
+    # Each keyed subtask's place in event time: its input channels, at the end of time.
+    assert "Input channels" in job.inner_text()
+    assert "channel 0 of subtask 0 (Flat Map) at the end of time" in job.inner_text()
     assert untrusted_lab.blocked == [] and untrusted_lab.dialogs == []
 
 

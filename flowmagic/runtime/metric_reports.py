@@ -13,9 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "ChannelWatermark",
     "CheckpointsReport",
     "ContinuousReport",
+    "EventTimeReport",
     "JobReport",
+    "PendingWindow",
     "SinkFilesReport",
     "SubtaskReport",
     "SubtaskUpdate",
@@ -33,6 +36,103 @@ def _optional(value: Any, kind: type) -> Any:
 
 #: The fields a report names otherwise on the wire.
 _WIRE_NAMES = {"records_in": "in", "records_out": "out"}
+
+
+@dataclass(frozen=True)
+class ChannelWatermark:
+    """One input channel of a subtask: the watermark it last brought, and whether its
+    producer is idle (Flink's ``WatermarkStatus``)."""
+
+    #: The subtask's input (gate) it belongs to, the producing vertex and its subtask.
+    input: int
+    producer: str
+    producer_subtask: int
+    watermark: int
+    idle: bool
+    #: Since when (seconds since the epoch) its watermark stands where it is, or it is idle.
+    since: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "input": self.input,
+            "producer": self.producer,
+            "producer_subtask": self.producer_subtask,
+            "watermark": self.watermark,
+            "idle": self.idle,
+            "since": self.since,
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> ChannelWatermark:
+        return ChannelWatermark(
+            input=int(data["input"]),
+            producer=str(data["producer"]),
+            producer_subtask=int(data["producer_subtask"]),
+            watermark=int(data["watermark"]),
+            idle=bool(data["idle"]),
+            since=float(data["since"]),
+        )
+
+
+@dataclass(frozen=True)
+class PendingWindow:
+    """A window operator's earliest event-time timer: the window it fires (or clears) and
+    when."""
+
+    operator: str
+    #: The key, as ``repr`` shows it (shortened).
+    key: str
+    #: The window's bounds in milliseconds (None: a window without bounds, GlobalWindow's).
+    start: int | None
+    end: int | None
+    #: The watermark it waits for: the timer fires once the watermark reaches it.
+    fires_at: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "operator": self.operator,
+            "key": self.key,
+            "start": self.start,
+            "end": self.end,
+            "fires_at": self.fires_at,
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> PendingWindow:
+        return PendingWindow(
+            operator=str(data["operator"]),
+            key=str(data["key"]),
+            start=_optional(data.get("start"), int),
+            end=_optional(data.get("end"), int),
+            fires_at=int(data["fires_at"]),
+        )
+
+
+@dataclass(frozen=True)
+class EventTimeReport:
+    """Where a subtask stands in event time: its input channels' watermarks and its
+    earliest pending event-time window."""
+
+    channels: list[ChannelWatermark]
+    pending: PendingWindow | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "channels": [channel.to_json() for channel in self.channels],
+            "pending": None if self.pending is None else self.pending.to_json(),
+        }
+
+    @staticmethod
+    def from_json(data: Any) -> EventTimeReport | None:
+        """The report ``data`` holds; None when it is not one (malformed fields raise
+        :class:`KeyError`, :class:`ValueError` or :class:`TypeError`)."""
+        if not isinstance(data, dict) or not isinstance(data.get("channels"), list):
+            return None
+        pending = data.get("pending")
+        return EventTimeReport(
+            channels=[ChannelWatermark.from_json(channel) for channel in data["channels"]],
+            pending=PendingWindow.from_json(pending) if isinstance(pending, dict) else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -63,6 +163,8 @@ class SubtaskUpdate:
     channels_added: dict[str, int] | None = None
     #: Why the attempt failed (see :func:`flowmagic.runtime.failures.failure_details`).
     failure: dict[str, Any] | None = None
+    #: Its input channels' watermarks and earliest pending event-time window.
+    event_time: EventTimeReport | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The report as a JSON object, without the fields left None."""
@@ -85,6 +187,8 @@ class SubtaskUpdate:
             value = getattr(self, name)
             if value is not None:
                 data[_WIRE_NAMES.get(name, name)] = value
+        if self.event_time is not None:
+            data["event_time"] = self.event_time.to_json()
         return data
 
     @staticmethod
@@ -116,6 +220,7 @@ class SubtaskUpdate:
                 {str(key): int(count) for key, count in added.items()} if isinstance(added, dict) else None
             ),
             failure=_optional(data.get("failure"), dict),
+            event_time=EventTimeReport.from_json(data.get("event_time")),
         )
 
 
@@ -144,6 +249,8 @@ class SubtaskReport:
     executor: str | None
     #: Records it handed each consumer subtask, by ``"<vertex id>/<subtask>"``.
     channels: dict[str, int]
+    #: Its input channels' watermarks and earliest pending window (None: not reported).
+    event_time: EventTimeReport | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -164,6 +271,7 @@ class SubtaskReport:
             "task": self.task,
             "executor": self.executor,
             "channels": dict(self.channels),
+            "event_time": None if self.event_time is None else self.event_time.to_json(),
         }
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flowmagic.graph.execution_graph import ExecutionState
-from flowmagic.runtime.metric_reports import JobReport, SubtaskReport, SubtaskUpdate, VertexReport
+from flowmagic.runtime.metric_reports import EventTimeReport, JobReport, SubtaskReport, SubtaskUpdate, VertexReport
 
 __all__ = ["JobMonitor", "SubtaskStatus", "process_name"]
 
@@ -50,6 +50,8 @@ class SubtaskStatus:
     executor: str | None = None
     #: Records this subtask handed each consumer subtask, by ``"<vertex id>/<subtask>"``.
     channels: dict[str, int] = field(default_factory=dict)
+    #: Its input channels' watermarks and earliest pending window, as last reported.
+    event_time: EventTimeReport | None = None
 
     @property
     def duration(self) -> float | None:
@@ -76,6 +78,7 @@ class SubtaskStatus:
             task=self.task,
             executor=self.executor,
             channels=dict(self.channels),
+            event_time=self.event_time,
         )
 
 
@@ -147,6 +150,8 @@ class JobMonitor:
                 subtask.watermark = report.watermark
             if report.metrics is not None:
                 subtask.metrics = report.metrics
+            if report.event_time is not None:
+                subtask.event_time = report.event_time
             _apply_channels(subtask, report)
             if state in TERMINAL:
                 subtask.end_time = report.end if report.end is not None else time.time()

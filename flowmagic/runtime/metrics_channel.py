@@ -298,6 +298,7 @@ class Reporter:
             start=stats.started,
             metrics=stats.user_metrics(),
             channels=stats.count_channels(),
+            event_time=stats.event_time(),
             **final,
         )
         with self._lock:

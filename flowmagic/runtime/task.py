@@ -17,11 +17,13 @@ from flowmagic.graph.operator_params import SourceParams, TimestampsWatermarksPa
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.exchange import RecordWriter
+from flowmagic.runtime.metric_reports import ChannelWatermark, EventTimeReport, PendingWindow
 from flowmagic.runtime.operator import Operator, TaskInfo
 from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import BATCH_SIZE, MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.sorting import SortedInputs
+from flowmagic.runtime.timer_queue import TimerQueue
 from flowmagic.runtime.typed_output import typed_output
 from flowmagic.runtime.wire import RESULT_SLOT, VALUES, WATERMARK, WATERMARK_STATUS
 
@@ -69,6 +71,9 @@ class SubtaskStats:
     user_metrics: Callable[[], dict[str, Any]] = field(default=dict, repr=False)
     #: Records handed to each consumer subtask, read live (see :meth:`_Chain.channel_counts`).
     count_channels: Callable[[], dict[str, int]] = field(default=dict, repr=False)
+    #: The input channels' watermarks and earliest pending window, read live (see
+    #: :meth:`Subtask.event_time`).
+    event_time: Callable[[], EventTimeReport | None] = field(default=lambda: None, repr=False)
 
     @property
     def records_out(self) -> int:
@@ -245,6 +250,9 @@ class Subtask:
         self.idle_channels: set[tuple[int, int]] = set()
         self.unaligned: set[tuple[int, int]] = set()
         self.idle = False
+        #: Per channel, since when (seconds since the epoch) its watermark stands or it is idle.
+        started = time.time()
+        self.channel_since = dict.fromkeys(self.channels, started)
         #: Records read and emitted before this object's life (a continuous job's subtask
         #: restored from an epoch's snapshot goes on counting from there).
         self.records_in_before = 0
@@ -268,6 +276,7 @@ class Subtask:
         stats.count_out = lambda: self.chain.records_out
         stats.count_channels = self.chain.channel_counts
         stats.user_metrics = self.info.metrics.values
+        stats.event_time = self.event_time
         stats.watermark = self.watermark
 
     def open(self) -> None:
@@ -304,6 +313,7 @@ class Subtask:
                 channel = (key[1], key[2])
                 if channel not in self.idle_channels and data > channels.get(channel, MIN_WATERMARK):
                     channels[channel] = data
+                    self.channel_since[channel] = time.time()
                     if channel in self.unaligned and data >= self.watermark:
                         self.unaligned.discard(channel)
                     self._advance_watermark()
@@ -339,6 +349,8 @@ class Subtask:
     def _channel_status(self, channel: tuple[int, int], idle: bool) -> None:
         """A producer went idle or active again (as Flink's StatusWatermarkValve takes it)."""
         channels, head = self.channels, self.chain.head
+        if idle != (channel in self.idle_channels):
+            self.channel_since[channel] = time.time()
         if idle and channel not in self.idle_channels:
             self.idle_channels.add(channel)
             self.unaligned.add(channel)
@@ -358,6 +370,32 @@ class Subtask:
             if self.idle:
                 self.idle = False
                 head.process_watermark_status(False)
+
+    def event_time(self) -> EventTimeReport:
+        """Its input channels' watermarks and its operators' earliest event-time timer: why
+        a window has not fired yet (read by the metrics reporter's thread: copies first)."""
+        producers = {input_plan.index: input_plan.producer for input_plan in self.plan.inputs}
+        idle, since = set(self.idle_channels), dict(self.channel_since)
+        channels = [
+            ChannelWatermark(gate, producers[gate], producer, watermark, channel in idle, since[channel])
+            for channel, watermark in list(self.channels.items())
+            for gate, producer in (channel,)
+        ]
+        pending = None
+        for node_id in self.plan.chain_order:
+            operator = self.chain.operators[node_id]
+            timers = getattr(operator, "event_timers", None)
+            timer = timers.peek() if isinstance(timers, TimerQueue) else None
+            if timer is not None and (pending is None or timer.timestamp < pending.fires_at):
+                window = timer.namespace
+                pending = PendingWindow(
+                    operator.name,
+                    repr(timer.key)[:80],
+                    getattr(window, "start", None),
+                    getattr(window, "end", None),
+                    timer.timestamp,
+                )
+        return EventTimeReport(channels, pending)
 
     def advance_processing_time(self, now: int) -> Iterator[tuple[int, Any, Any]]:
         """Fire every operator's processing-time timers due by ``now``, head first."""

@@ -33,6 +33,7 @@ from flowmagic.render import (
 )
 from flowmagic.runtime.metric_reports import ContinuousReport, JobReport, SubtaskReport, VertexReport
 from flowmagic.runtime.records import MIN_WATERMARK
+from flowmagic.widgets.event_time import event_time_html
 
 __all__ = ["RATE_SPAN", "RATE_WINDOW", "SPARK_REDRAW", "JobView", "RateWindow", "SparkPicture", "spark_placement"]
 
@@ -407,6 +408,7 @@ class JobView:
         if snapshot is None:
             return f'<div class="flowmagic-job">{_STYLE}<div class="progress">CREATED</div></div>'
         states = {vertex.id: vertex.state for vertex in snapshot.vertices}
+        names = {vertex.id: vertex.name for vertex in snapshot.vertices}
         progress = (
             f"{_state(snapshot.state)} {snapshot.finished_subtasks}/{snapshot.total_subtasks} "
             f"subtasks finished · {_duration(snapshot.elapsed)}"
@@ -455,6 +457,7 @@ class JobView:
             )
             parts.append(f"<table>{''.join(rows)}</table>")
             parts.append(_user_metrics_html(vertex))
+            parts.append(event_time_html(vertex, names, time.time()))
         continuous = snapshot.continuous
         if continuous is not None:
             parts.append(_continuous_html(continuous, snapshot.vertices))

@@ -360,6 +360,7 @@ def _run_epoch(
         host=process_name(),
         spark_task=_spark_task(),
         channels_added=_added(sent_before, subtask.chain.channel_counts()),
+        event_time=subtask.event_time().to_json(),
         **load.report(),
     )
     yield (RESULT_SLOT, (EPOCH_REPORT, plan.id, index), report)

@@ -99,6 +99,7 @@ from flowmagic.runtime.file_sink import sink_directories
 from flowmagic.runtime.metric_reports import (
     CheckpointsReport,
     ContinuousReport,
+    EventTimeReport,
     JobReport,
     SinkFilesReport,
     SubtaskUpdate,
@@ -844,6 +845,7 @@ class ContinuousJob:
                         stage=stage,
                         task=task,
                         channels_added=payload["channels_added"],
+                        event_time=EventTimeReport.from_json(payload["event_time"]),
                     )
                 )
                 continue
