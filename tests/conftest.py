@@ -11,9 +11,14 @@ import pytest
 collect_ignore_glob = ["notebooks_for_tests/*"]
 
 # Functions and classes defined in test modules are pickled by reference: the Python workers
-# Spark starts must be able to import the test modules too.
+# Spark starts must be able to import the test modules too, in each layer's folder.
 _TESTS = os.path.dirname(os.path.abspath(__file__))
-os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_TESTS, os.environ.get("PYTHONPATH")) if p)
+_LAYERS = sorted(
+    entry.path
+    for entry in os.scandir(_TESTS)
+    if entry.is_dir() and entry.name not in ("conformance", "notebooks_for_tests")
+)
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_TESTS, *_LAYERS, os.environ.get("PYTHONPATH")) if p)
 # Checkpoints are signed with the user's state key: the tests use one of their own, so that
 # running them neither creates nor reads a key file in the home directory (the tests of the
 # key file set their own config directory).

@@ -553,7 +553,7 @@ def test_a_pyflink_program_runs_with_only_its_imports_changed(tmp_path: Path) ->
 # PyFlink 2.3.0's own examples (pyflink/examples/datastream/*.py), kept as they ship, and
 # what PyFlink printed for them (expected/, without the log lines PyFlink's Python worker
 # adds to stdout). They run at the default parallelism: the number of cores (2 when recorded).
-PYFLINK_EXAMPLES = Path(__file__).parent / "conformance" / "pyflink_examples"
+PYFLINK_EXAMPLES = Path(__file__).parents[1] / "conformance" / "pyflink_examples"
 
 
 def _run_example(path: Path, *args: str) -> str:
@@ -697,7 +697,7 @@ def test_a_record_without_timestamp_has_long_min_as_in_pyflink() -> None:
     assert list(seen.execute_and_collect(executor="local")) == [None]
 
 
-_PYFLINK_NAMES = json.loads((Path(__file__).parent / "conformance" / "pyflink_public_names.json").read_text())[
+_PYFLINK_NAMES = json.loads((Path(__file__).parents[1] / "conformance" / "pyflink_public_names.json").read_text())[
     "modules"
 ]
 

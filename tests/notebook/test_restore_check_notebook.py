@@ -27,7 +27,7 @@ pytestmark = pytest.mark.e2e
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 playwright_api = test_browser.playwright_api  # the fixture: Chromium installed, Playwright imported
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS = """\
 from flowmagic import KeyedProcessFunction, ListStateDescriptor, ValueStateDescriptor, Types
 

@@ -29,7 +29,7 @@ from test_magics import WORDCOUNT
 pytestmark = pytest.mark.e2e
 playwright_api = test_browser.playwright_api  # the fixture: Chromium installed, Playwright imported
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CELLS = [
     "%load_ext flowmagic",
     f"%%flow wordcount --parallelism 4\n{WORDCOUNT}",

@@ -367,7 +367,7 @@ def test_a_write_that_fails_leaves_no_temporary_file_and_keeps_the_previous_file
         """
     )
     result = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, cwd=str(Path(__file__).parent.parent)
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=str(Path(__file__).parents[2])
     )
     assert result.returncode == 0, result.stderr
     written = tmp_path / "storage" / "state" / "file.pkl"

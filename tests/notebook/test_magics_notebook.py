@@ -5,7 +5,7 @@ re-executes it and compares them, which holds only if every output (the ``text/p
 lines, the pictures, the explain text) is deterministic. After
 changing what the notebook shows, regenerate it with::
 
-    .venv/bin/python tests/test_magics_notebook.py
+    .venv/bin/python tests/notebook/test_magics_notebook.py
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from nbclient import NotebookClient
 
 from flowmagic.widgets import LEVELS
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOK = Path(__file__).parent / "notebooks_for_tests" / "flow_demo.ipynb"
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = Path(__file__).parents[1] / "notebooks_for_tests" / "flow_demo.ipynb"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 CELLS = [

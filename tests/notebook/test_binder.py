@@ -33,7 +33,7 @@ import pytest
 # Slow end to end: `pytest -m "not e2e"` is the fast inner loop.
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BINDER = ROOT / "binder"
 KERNEL = "flowmagic-binder"
 # What a clone of the repository does not have (see .gitignore): environments, caches, build output.

@@ -21,7 +21,7 @@ from flowmagic import FlowError
 from flowmagic.sql_pipeline import SqlPipeline
 from flowmagic.table import EnvironmentSettings, ExplainDetail, TableEnvironment
 
-HERE = Path(__file__).parent / "conformance" / "sql"
+HERE = Path(__file__).parents[1] / "conformance" / "sql"
 FIELDS = ("explain", "explain_changelog_mode", "explain_json_execution_plan", "job_name")
 GRAPH_FIELDS = ("stream_plan", "stream_graph", "job_graph", "job_plan")
 _SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.I | re.S)

@@ -140,7 +140,7 @@ def test_first_row_deduplication_is_insert_only() -> None:
     assert "Deduplicate(keep=[FirstRow], key=[k], order=[PROCTIME], outputInsertOnly=[true])" in text
 
 
-SCALARS = json.loads((Path(__file__).parent / "conformance" / "sql_scalar_expressions.json").read_text())
+SCALARS = json.loads((Path(__file__).parents[1] / "conformance" / "sql_scalar_expressions.json").read_text())
 
 
 @pytest.mark.parametrize("query", sorted(SCALARS["explain"]))
@@ -153,7 +153,9 @@ def test_scalar_expressions_as_flink_plans_them(query: str) -> None:
     assert t_env.explain_sql(query) == SCALARS["explain"][query]
 
 
-VALUES_SIMPLIFIED = json.loads((Path(__file__).parent / "conformance" / "sql_values_simplification.json").read_text())
+VALUES_SIMPLIFIED = json.loads(
+    (Path(__file__).parents[1] / "conformance" / "sql_values_simplification.json").read_text()
+)
 
 
 @pytest.mark.parametrize("query", sorted(VALUES_SIMPLIFIED["explain"]))
@@ -166,7 +168,7 @@ def test_values_of_expressions_simplified_as_flink_plans_them(query: str) -> Non
     assert t_env.explain_sql(query) == VALUES_SIMPLIFIED["explain"][query]
 
 
-AGGREGATES = json.loads((Path(__file__).parent / "conformance" / "sql_aggregate_shapes.json").read_text())
+AGGREGATES = json.loads((Path(__file__).parents[1] / "conformance" / "sql_aggregate_shapes.json").read_text())
 
 
 _NOT_YET = {

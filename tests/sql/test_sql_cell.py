@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from test_magics_notebook import WIDGET_VIEW, execute
 
-SQL = Path(__file__).parent / "conformance" / "sql"
+SQL = Path(__file__).parents[1] / "conformance" / "sql"
 SEED = (SQL / "cases" / "s01_seed_group_count.sql").read_text()
 RECORDED = json.loads((SQL / "expected" / "s01_seed_group_count.json").read_text())["streaming"]
 

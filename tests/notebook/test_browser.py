@@ -28,8 +28,8 @@ import pytest
 # Slow end to end: `pytest -m "not e2e"` is the fast inner loop.
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOK = Path(__file__).parent / "notebooks_for_tests" / "browser_demo.ipynb"
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = Path(__file__).parents[1] / "notebooks_for_tests" / "browser_demo.ipynb"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [
     "--headless",

@@ -23,7 +23,7 @@ from test_browser import (  # noqa: F401 - playwright_api is a fixture used here
 
 pytestmark = pytest.mark.e2e
 
-SEED = (Path(__file__).parent / "conformance" / "sql" / "cases" / "s01_seed_group_count.sql").read_text()
+SEED = (Path(__file__).parents[1] / "conformance" / "sql" / "cases" / "s01_seed_group_count.sql").read_text()
 
 
 @pytest.fixture(scope="module")

@@ -90,7 +90,7 @@ def test_ids_are_identical_in_a_fresh_process(sources: list[str]) -> None:
     )
     import pathlib
 
-    here = str(pathlib.Path(__file__).parent)
+    here = str(pathlib.Path(__file__).parents[1])
     out = subprocess.run(
         [sys.executable, "-c", script, here], input=json.dumps(sources), capture_output=True, text=True, check=True
     )
