@@ -95,7 +95,7 @@ class _Chain:
             if node.is_source:
                 params = spec.params
                 assert isinstance(params, SourceParams), f"source {node.name!r} has no source parameters"
-                self.source = implementation(spec.kind)(params, info)
+                self.source = node.implementation(params, info)
                 strategy = params.watermark_strategy
                 if strategy is None:
                     operator = Operator(node.name, params, info)
@@ -105,7 +105,7 @@ class _Chain:
                     assigner = implementation(OperatorKind.TIMESTAMPS_WATERMARKS)
                     operator = assigner(node.name, TimestampsWatermarksParams(strategy=strategy), info)
             else:
-                operator = implementation(spec.kind)(node.name, spec.params, info)
+                operator = node.implementation(node.name, spec.params, info)
                 if spec.params.output_type is not None:
                     operator.output.convert = typed_output(spec.params.output_type, operator)
             self.operators[node.id] = operator

@@ -18,8 +18,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowmagic.graph.operator_params import DatagenSourceParams, FileSourceParams
-from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.key_groups import assign_to_key_group, compute_key_group_range
 from flowmagic.runtime.clock import EpochClock
 from flowmagic.runtime.continuous.state_store import (
@@ -39,7 +37,6 @@ from flowmagic.runtime.metrics import process_name
 from flowmagic.runtime.operator import UserFunctionError
 from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import MAX_WATERMARK
-from flowmagic.runtime.sources import chunks, generate
 from flowmagic.runtime.spark.subtask import failure_marker
 from flowmagic.runtime.task import Subtask, SubtaskStats
 from flowmagic.runtime.wire import RESULT_SLOT
@@ -51,7 +48,6 @@ __all__ = [
     "WHOLE_SNAPSHOT_EVERY",
     "EpochContext",
     "EpochSubtaskFunction",
-    "is_bounded_source",
     "run_epoch",
 ]
 
@@ -243,30 +239,13 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
 
 
 def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) -> Iterator[list[Any]]:
-    spec = subtask.plan.nodes[subtask.plan.head].operator
-    kind, params = spec.kind, spec.params
-    if isinstance(params, DatagenSourceParams) and params.count is None:
-        for start, end in inputs:
-            yield from chunks(generate(params, index) for index in range(start, end))
-    elif kind in (OperatorKind.SOURCE_SOCKET, OperatorKind.SOURCE_SPARK) or _monitored(spec):
-        # A socket's (or monitored FileSource's) lines come from the driver's log with the
-        # task; a Spark stream's rows from its batch.
-        yield from chunks(inputs)
+    source = subtask.chain.source
+    assert source is not None
+    if not subtask.plan.nodes[subtask.plan.head].bounded:
+        # An unbounded source's share of the epoch's input, as its feed on the driver gave it.
+        yield from source.epoch_batches(inputs)
     elif subtask.plan.id in context.read_bounded:
-        assert subtask.chain.source is not None
-        yield from subtask.chain.source.batches()
-
-
-def is_bounded_source(plan: VertexPlan) -> bool:
-    """Whether the source heading ``plan`` ends by itself (read whole in a job's first epoch)."""
-    spec = plan.nodes[plan.head].operator
-    if isinstance(spec.params, DatagenSourceParams):
-        return spec.params.count is not None
-    return spec.kind not in (OperatorKind.SOURCE_SOCKET, OperatorKind.SOURCE_SPARK) and not _monitored(spec)
-
-
-def _monitored(spec: OperatorSpec) -> bool:
-    return isinstance(spec.params, FileSourceParams) and spec.params.discovery_interval_ms is not None
+        yield from source.batches()
 
 
 class _Load:
@@ -339,7 +318,8 @@ def _run_epoch(
     if subtask.chain.source is not None:
         inputs = list(items)
         yield from subtask.read_source(_source_batches(subtask, context, inputs))
-        if (context.end_bounded and is_bounded_source(plan)) or (context.final and not is_bounded_source(plan)):
+        bounded = plan.nodes[plan.head].bounded
+        if (context.end_bounded and bounded) or (context.final and not bounded):
             yield from subtask.emit_watermark(MAX_WATERMARK)
     else:
         yield from subtask.consume(items)

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import json
 import os
 import posixpath
 import queue
@@ -62,24 +61,17 @@ from typing import Any
 
 from flowmagic.errors import InvalidTypeError, JobCancelledError, JobError, JobFailedError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
-from flowmagic.graph.operator_params import DatagenSourceParams, FileSourceParams, SocketSourceParams, SparkSourceParams
-from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
-from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction, is_bounded_source
+from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction
+from flowmagic.runtime.continuous.feeds import Feed, FeedContext, SourceReaderFailed
 from flowmagic.runtime.continuous.file_commit import FileCommits
-from flowmagic.runtime.continuous.file_monitor import FileMonitor
 from flowmagic.runtime.continuous.restore_check import compare_restore, program_operators, read_snapshot
 from flowmagic.runtime.continuous.sources import (
-    SocketLog,
     SourceDescriptor,
-    append_to_log,
-    drop_log_before,
-    read_log_range,
     read_range,
     source_frame,
     split_range,
     write_admission,
-    write_log_count,
 )
 from flowmagic.runtime.continuous.state_store import (
     MANIFEST,
@@ -106,6 +98,7 @@ from flowmagic.runtime.metric_reports import (
 )
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.plan import VertexPlan, build_plans, pickle_plan
+from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.result import JobResult
 from flowmagic.vocabulary.restart_strategy import RestartStrategy
 
@@ -161,6 +154,8 @@ class EpochOutput:
     epoch: int
     printed: list[tuple[bool, str]] = field(default_factory=list)
     collected: dict[int, list[Any]] = field(default_factory=dict)
+    #: The file sinks' committables (see :class:`FileCommits`), for the job to commit.
+    committables: list[Any] = field(default_factory=list)
 
 
 @dataclass
@@ -276,21 +271,16 @@ class ContinuousJob:
         self._lock = threading.Lock()
         self._finished = threading.Event()
         self._query: Any = None
-        self._sockets: dict[int, SocketLog] = {}
-        self._source_logs: dict[int, str] = {}
-        #: Monitored FileSources: a driver thread each, logging new files' lines as sockets' are.
-        self._file_monitors: dict[int, FileMonitor] = {}
-        self._spark_frames: dict[int, list[str]] = {}
+        #: Per unbounded source (node id), its driver side: see :mod:`~flowmagic.runtime.continuous.feeds`.
+        self._feeds: dict[int, Feed] = {}
         self._epoch_error: BaseException | None = None
         #: Set once the job is to run no further epoch (stopped or cancelled).
         self._ending = threading.Event()
         #: Held while an epoch runs.
         self._in_epoch = threading.Lock()
-        #: Per flowmagic source, the offset its epochs have read up to (a restored data
-        #: generator's from its position; Spark's offsets start there).
-        self._read_up_to: dict[int, int] = {
-            node_id: position["offset"] for node_id, position in self._restored_sources.items() if "offset" in position
-        }
+        #: Per flowmagic source, the offset its epochs have read up to (from its feed's start:
+        #: a restored data generator's position; Spark's offsets start there).
+        self._read_up_to: dict[int, int] = {}
         #: Per (vertex id, subtask): busy and back-pressured time, in ms per second of the
         #: last epoch that ran (Flink's busyTimeMsPerSecond, backPressuredTimeMsPerSecond).
         self.load: dict[tuple[str, int], tuple[float, float]] = {}
@@ -347,7 +337,7 @@ class ContinuousJob:
             state = self._previous.operators.get(self.operator_ids.get(plan.head, ""))
             if state is None or state.source is None:
                 continue
-            kind = plan.nodes[plan.head].operator.kind.value
+            kind = str(plan.nodes[plan.head].operator.kind)
             if state.source.get("kind") != kind:
                 raise JobError(
                     f"Cannot restore the source {plan.name!r} (operator {self.operator_ids[plan.head]}): the "
@@ -362,7 +352,6 @@ class ContinuousJob:
     def start(self) -> ContinuousJob:
         """Start the micro-batch loop (returns at once; the job runs in Spark's stream thread)."""
         from pyspark import cloudpickle
-        from pyspark.sql import functions
 
         from flowmagic.runtime.spark.placement import executor_lookup
         from flowmagic.runtime.spark.session import get_spark_session
@@ -381,73 +370,32 @@ class ContinuousJob:
         self.monitor.executor_lookup = executor_lookup(session.sparkContext)
         frames = [source_frame(session, SourceDescriptor("clock", _CLOCK_SOURCE, 1))]
         for plan in self._source_plans():
-            spec = plan.nodes[plan.head].operator
+            node = plan.nodes[plan.head]
+            if node.bounded:
+                continue
             node_id = plan.head
-            ranges_dir = os.path.join(self.local_dir, "sources", "ranges", str(node_id))
-            params = spec.params
-            if isinstance(params, DatagenSourceParams) and params.count is None:
-                self._ranges_dirs[node_id] = (ranges_dir, plan.parallelism)
-                frames.append(
-                    source_frame(
-                        session,
-                        SourceDescriptor(
-                            "datagen",
-                            node_id,
-                            plan.parallelism,
-                            rows_per_second=params.rows_per_second,
-                            max_per_epoch=MAX_RECORDS_PER_EPOCH,
-                            ranges_dir=ranges_dir,
-                            start=self._read_up_to.get(node_id, 0),
-                        ),
-                    )
-                )
-            elif isinstance(params, SocketSourceParams):
-                log_dir = os.path.join(self.local_dir, "sources", str(node_id))
-                self._restore_unread_lines(node_id, plan, log_dir)
-                log = SocketLog(params.host, params.port, params.delimiter, params.max_retry, log_dir)
-                self._sockets[node_id] = log
-                self._source_logs[node_id] = log_dir
-                self._ranges_dirs[node_id] = (ranges_dir, 1)
-                descriptor = SourceDescriptor(
-                    "socket", node_id, 1, max_per_epoch=MAX_RECORDS_PER_EPOCH, log_dir=log_dir, ranges_dir=ranges_dir
-                )
-                frames.append(source_frame(session, descriptor))
-            elif isinstance(params, FileSourceParams) and params.discovery_interval_ms is not None:
-                log_dir = os.path.join(self.local_dir, "sources", str(node_id))
-                monitor = FileMonitor(
-                    list(params.paths),
-                    params.charset,
-                    params.discovery_interval_ms,
-                    log_dir,
-                    self._restored_sources.get(node_id),
-                )
-                self._file_monitors[node_id] = monitor
-                self._source_logs[node_id] = log_dir
-                self._ranges_dirs[node_id] = (ranges_dir, plan.parallelism)
-                descriptor = SourceDescriptor(
-                    "files",
-                    node_id,
-                    plan.parallelism,
-                    max_per_epoch=MAX_RECORDS_PER_EPOCH,
-                    log_dir=log_dir,
-                    ranges_dir=ranges_dir,
-                )
-                frames.append(source_frame(session, descriptor))
-            elif isinstance(params, SparkSourceParams):
-                frame = params.frame.value
-                if frame is None or not frame.isStreaming:
-                    raise JobError(f"{plan.name!r}: from_spark() needs a streaming DataFrame (spark.readStream...).")
-                self._spark_frames[node_id] = list(frame.columns)
-                frames.append(frame.withColumn("fm_source", functions.lit(node_id)))
+            context = FeedContext(
+                node_id,
+                plan.name,
+                plan.parallelism,
+                directory=os.path.join(self.local_dir, "sources", str(node_id)),
+                ranges_dir=os.path.join(self.local_dir, "sources", "ranges", str(node_id)),
+                max_per_epoch=MAX_RECORDS_PER_EPOCH,
+                restored=self._restored_sources.get(node_id),
+                read_restored=self._restore_storage.read,
+            )
+            feed = self._feeds[node_id] = node.implementation.open_feed(node.operator.params, context)
+            if feed.ranges_dir is not None:
+                self._ranges_dirs[node_id] = (feed.ranges_dir, plan.parallelism)
+                self._read_up_to[node_id] = feed.start_offset
+            frames.append(feed.frame(session))
         for ranges_dir, _parallelism in self._ranges_dirs.values():
             write_admission(ranges_dir, self._admission)
         union = frames[0]
         for frame in frames[1:]:
             union = union.unionByName(frame, allowMissingColumns=True)
-        for log in self._sockets.values():
-            log.start()
-        for monitor in self._file_monitors.values():
-            monitor.start()
+        for feed in self._feeds.values():
+            feed.start()
         self.status = JobStatus.RUNNING
         self.monitor.state = ExecutionState.RUNNING
         self.monitor.start_time = time.time()
@@ -484,17 +432,6 @@ class ContinuousJob:
     def _source_plans(self) -> list[VertexPlan]:
         return [plan for plan in self.plans.values() if plan.nodes[plan.head].is_source]
 
-    def _restore_unread_lines(self, node_id: int, plan: VertexPlan, log_dir: str) -> None:
-        """Start a restored socket source's log with the lines the snapshot kept unprocessed."""
-        os.makedirs(log_dir, exist_ok=True)
-        path = self._restored_sources.get(node_id, {}).get("unread")
-        if path is None:
-            return
-        lines = json.loads(self._restore_storage.read(path))
-        if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
-            raise JobError(f"Cannot restore the source {plan.name!r}: {path} is not a list of lines.")
-        write_log_count(log_dir, append_to_log(log_dir, 0, lines))
-
     def _watch(self) -> None:
         """Wait for the query's end; restart a failed one as the restart strategy allows,
         and settle the job's status."""
@@ -512,7 +449,7 @@ class ContinuousJob:
     def _restart_after(self, error: BaseException) -> bool:
         """Flink's failover: count the failure; if the strategy allows, wait its backoff and
         start a new query from the last completed epoch (True); else fail the job (False)."""
-        if isinstance(self._epoch_error, _SourceReaderFailed):
+        if isinstance(self._epoch_error, SourceReaderFailed):
             # Its reader on the driver has ended, and a restart does not start it again.
             self._fail(error, recoverable=False)
             return False
@@ -565,10 +502,8 @@ class ContinuousJob:
         self.status = JobStatus.FAILED
 
     def _end(self) -> None:
-        for log in self._sockets.values():
-            log.stop()
-        for monitor in self._file_monitors.values():
-            monitor.stop()
+        for feed in self._feeds.values():
+            feed.stop()
         if self.status is JobStatus.CANCELLING:
             self.status = JobStatus.CANCELED
         elif self.status is JobStatus.RUNNING:
@@ -659,8 +594,6 @@ class ContinuousJob:
         return stopper
 
     def _epoch(self, batch: Any, epoch: int) -> None:
-        from pyspark.sql import functions
-
         previous = self._previous
         own = previous if self._own_previous else None
         if own is not None and epoch <= own.epoch:
@@ -668,16 +601,8 @@ class ContinuousJob:
         began = time.time()
         now = self._epoch_time(epoch)
         start_time = own.time if own is not None else now
-        for node_id, log in self._sockets.items():
-            # Flink's socket source fails its job when its connection fails (refused, reset),
-            # after the lines it read before: here once the epochs read every line logged.
-            if log.ended.is_set() and log.error is not None and self._read_up_to.get(node_id, 0) >= log.count:
-                raise _SourceReaderFailed(
-                    f"Socket source {log.host}:{log.port}: {log.error.__class__.__name__}: {log.error}"
-                )
-        for monitor in self._file_monitors.values():
-            if monitor.error is not None:
-                raise _SourceReaderFailed(f"{monitor.describe()}: {monitor.error.__class__.__name__}: {monitor.error}")
+        for node_id, feed in self._feeds.items():
+            feed.check(self._read_up_to.get(node_id, 0))
         session = batch.sparkSession
         sc = session.sparkContext
         ranges = self._epoch_ranges()
@@ -706,7 +631,7 @@ class ContinuousJob:
             read_bounded=frozenset(
                 plan.id
                 for plan in self._source_plans()
-                if self.epochs == 0 and is_bounded_source(plan) and plan.head not in self._restored_sources
+                if self.epochs == 0 and plan.nodes[plan.head].bounded and plan.head not in self._restored_sources
             ),
             end_bounded=self.epochs == 0,
             final=final,
@@ -715,21 +640,11 @@ class ContinuousJob:
         )
 
         def source_input(plan: VertexPlan) -> Any:
-            node_id = plan.head
-            if node_id in self._spark_frames:
-                rows = batch.where(functions.col("fm_source") == node_id).select(*self._spark_frames[node_id]).rdd
-                count = rows.getNumPartitions()
-                return (
-                    rows.coalesce(plan.parallelism) if count >= plan.parallelism else rows.repartition(plan.parallelism)
-                )
-            shares = ranges.get(node_id) or [[] for _ in range(plan.parallelism)]
-            if node_id in self._source_logs:
-                # The driver reads the epoch's lines from its log and ships them with the
-                # task, so executors need no access to the driver's disk.
-                log = self._source_logs[node_id]
-                lines = [[line for span in share for line in read_log_range(log, *span)] for share in shares]
-                return sc.parallelize(lines, plan.parallelism).flatMap(_identity)
-            return sc.parallelize(shares, plan.parallelism).flatMap(_identity)
+            shares = ranges.get(plan.head) or [[] for _ in range(plan.parallelism)]
+            feed = self._feeds.get(plan.head)
+            if feed is None:  # a bounded source reads its own input
+                return sc.parallelize(shares, plan.parallelism).flatMap(_identity)
+            return feed.epoch_input(sc, batch, shares)
 
         from flowmagic.runtime.spark.rdd_graph import build_rdds
 
@@ -772,7 +687,9 @@ class ContinuousJob:
         came, no timer is due, the job's input does not end (a Spark stream's batch is not
         known to be empty without a job reading it), and no checkpoint is due while file
         sinks keep part files open (their rolling policy may roll them at checkpoints)."""
-        if self.epochs == 0 or final or self._spark_frames or not self._own_previous:
+        if self.epochs == 0 or final or not self._own_previous:
+            return False
+        if not all(feed.knows_input for feed in self._feeds.values()):
             return False
         if checkpoint and self._commits.in_use:
             return False
@@ -781,15 +698,9 @@ class ContinuousJob:
         return self._wakeup is None or now < self._wakeup
 
     def _sources_ended(self) -> bool:
-        """Whether every source has ended: only sockets can, once their reader ended and the
-        epochs read all it logged (a generator and a Spark stream never end)."""
-        unbounded = [plan for plan in self._source_plans() if not is_bounded_source(plan)]
-        if len(unbounded) != len(self._sockets):
-            return False
-        return all(
-            log.ended.is_set() and log.error is None and self._read_up_to.get(node_id, 0) >= log.count
-            for node_id, log in self._sockets.items()
-        )
+        """Whether every unbounded source has ended (a socket can, once its reader ended and
+        the epochs read all it logged; a generator and a Spark stream never end)."""
+        return all(feed.ended(self._read_up_to.get(node_id, 0)) for node_id, feed in self._feeds.items())
 
     def _complete(
         self, epoch: int, now: int, began: float, items: list[tuple[Any, Any]], final: bool, checkpoint: bool
@@ -851,12 +762,10 @@ class ContinuousJob:
                 continue
             node_id, _subtask = key
             operator = nodes[node_id].operator
-            if operator is not None and operator.kind is OperatorKind.PRINT:
-                output.printed.append(payload)
-            elif operator is not None and operator.kind is OperatorKind.COLLECT:
-                output.collected.setdefault(node_id, []).append(payload)
-            elif operator is not None and operator.kind is OperatorKind.SINK_COMMITTER:
-                self._commits.take(payload)
+            if operator is not None:
+                implementation(operator.kind).deliver_epoch(output, node_id, payload)
+        for committable in output.committables:
+            self._commits.take(committable)
         manifest.checksums = {path: checksums[path] for path in manifest.files()}
         for operator_id, state in manifest.operators.items():
             state.states = dict(self._declarations.get(operator_id, {}))
@@ -965,28 +874,23 @@ class ContinuousJob:
         entries, checksums = dict(manifest.operators), dict(manifest.checksums)
         for plan in self._source_plans():
             node_id = plan.head
-            if node_id in self._spark_frames:
-                continue
             operator_id = self.operator_ids[node_id]
-            read = self._read_up_to.get(node_id, 0)
-            position: dict[str, Any]
-            if is_bounded_source(plan):
+            position: dict[str, Any] | None
+            if plan.nodes[node_id].bounded:
                 position = {"finished": True}
-            elif node_id in self._file_monitors:
-                position = self._file_monitors[node_id].position(read)
-            elif node_id in self._sockets:
-                count = self._sockets[node_id].count
-                if count <= read:
-                    continue  # as Flink's socket source: nothing to keep
-                path = f"state/epoch-{manifest.epoch:010d}/sources/{operator_id}.json"
-                data = json.dumps(list(read_log_range(self._source_logs[node_id], read, count))).encode()
-                self.storage.write(path, data)
-                checksums[path] = Checksum.of(data)
-                position = {"unread": path}
             else:
-                position = {"offset": read}
+
+                def save(data: bytes, operator_id: str = operator_id) -> str:
+                    path = f"state/epoch-{manifest.epoch:010d}/sources/{operator_id}.json"
+                    self.storage.write(path, data)
+                    checksums[path] = Checksum.of(data)
+                    return path
+
+                position = self._feeds[node_id].position(self._read_up_to.get(node_id, 0), save)
+                if position is None:
+                    continue
             state = manifest.operators.get(operator_id) or self._operator_state(operator_id, plan)
-            entries[operator_id] = replace(state, source={"kind": plan.nodes[node_id].operator.kind.value, **position})
+            entries[operator_id] = replace(state, source={"kind": str(plan.nodes[node_id].operator.kind), **position})
         manifest.operators, manifest.checksums = entries, checksums
 
     def _retain(self, manifest: Manifest) -> None:
@@ -1014,8 +918,8 @@ class ContinuousJob:
         for folder in self.storage.list("state"):
             if folder.startswith("epoch-") and folder not in needed and int(folder.rsplit("-", 1)[1]) <= epoch:
                 self.storage.remove_dir(f"state/{folder}")
-        for node_id, log_dir in self._source_logs.items():
-            drop_log_before(log_dir, min((manifest.offsets.get(node_id, 0) for manifest in kept), default=0))
+        for node_id, feed in self._feeds.items():
+            feed.forget_before(min((manifest.offsets.get(node_id, 0) for manifest in kept), default=0))
         for node_id, (ranges_dir, _parallelism) in self._ranges_dirs.items():
             with contextlib.suppress(FileNotFoundError):
                 os.remove(os.path.join(ranges_dir, f"{consumed.get(node_id, 0)}.json"))
@@ -1246,11 +1150,6 @@ def _discard_savepoint(target: Storage, manifest: Manifest) -> None:
     for path in manifest.files():
         with contextlib.suppress(OSError):
             target.remove(path)
-
-
-class _SourceReaderFailed(JobError):
-    """A source's reader on the driver (a socket's, a monitored FileSource's) failed: the
-    job fails without a restart, which would not start the reader again."""
 
 
 class CollectedRecords:

@@ -372,7 +372,7 @@ def program_operators(graph: ExecutionGraph, plans: dict[str, VertexPlan] | None
             operator_id = operator_ids.get(node_id)
             if operator_id is None:
                 continue
-            source_kind = node.operator.kind.value if node.source_kind is not None and node.operator else None
+            source_kind = str(node.operator.kind) if node.source_kind is not None and node.operator else None
             operators.append(
                 ProgramOperator(
                     operator_id,
