@@ -197,7 +197,7 @@ def test_a_filesystem_table_reads_the_lines_of_its_files_and_print_and_blackhole
     assert (printed.operator.params.identifier, printed.operator.params.stderr) == ("out", True)
     assert create_table_sink(_table(connector="blackhole")).operator.kind is OperatorKind.BLACKHOLE
     files = create_table_sink(_table(connector="filesystem", path=str(tmp_path / "out"), format="raw"))
-    assert files.sink.base_path == str(tmp_path / "out")
+    assert (files.file_base_path, files.charset) == (str(tmp_path / "out"), "UTF-8")
 
 
 @pytest.mark.e2e

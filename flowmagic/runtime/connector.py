@@ -74,11 +74,14 @@ class ConnectorSource:
 
 @dataclass(frozen=True)
 class ConnectorSink:
-    """What a sink factory makes: a sink operator (``print``, ``blackhole``), or a Sink V2
-    such as :class:`~flowmagic.api.sinks.FileSink` (added as ``sink_to`` adds it)."""
+    """What a sink factory makes: a sink operator (``print``, ``blackhole``), or the base
+    path and charset of a FileSink that writes each record's text as a line (the program
+    builder adds it as ``sink_to(FileSink.for_row_format(...))`` does: the runtime does not
+    import the builder)."""
 
     operator: OperatorSpec | None = None
-    sink: Any = None
+    file_base_path: str | None = None
+    charset: str = "UTF-8"
     parallelism: int | None = None
 
 

@@ -107,14 +107,11 @@ class FileSinkWriter(Operator):
     def create_sink(cls, table: TableContext) -> ConnectorSink:
         """Flink's ``filesystem`` table sink: ``path`` (the base path) and ``format``
         (``raw``: each record's text is a line, ``raw.charset``), with FileSink's defaults."""
-        from flowmagic.api.sinks import Encoder, FileSink
-
         options = TableOptions("filesystem", table, required=("path", "format"))
         charset = options.raw_format()
         path = options.string("path")
         options.validate()
-        assert path is not None
-        return ConnectorSink(sink=FileSink.for_row_format(path, Encoder.simple_string_encoder(charset)).build())
+        return ConnectorSink(file_base_path=path, charset=charset)
 
     def __init__(self, name: str, params: SinkParams, task: TaskInfo):
         super().__init__(name, params, task)
