@@ -178,6 +178,9 @@ def test_bad_options_are_flinks_errors() -> None:
     assert failure(connector="socket", hostname="localhost", port="http", format="raw") == (
         "Invalid value for option 'port'."
     )
+    socket = {"connector": "socket", "hostname": "localhost", "port": "9999", "format": "raw"}
+    assert failure(**socket, **{"raw.charset": "latin-1"}) == "Invalid value for option 'raw.charset'."
+    assert create_table_source(_table(**socket)).parallelism == 1
 
 
 def test_a_filesystem_table_reads_the_lines_of_its_files_and_print_and_blackhole_are_sinks(tmp_path) -> None:

@@ -309,7 +309,9 @@ class SocketSource(_EpochSource):
         """The ``socket`` table of Flink's examples: ``hostname``, ``port``, ``format``
         (``raw``: each line is a record) and ``byte-delimiter`` (10, a newline)."""
         options = TableOptions("socket", table, required=("hostname", "port", "format"), optional=("byte-delimiter",))
-        options.raw_format()
+        if options.raw_format().replace("-", "").upper() != "UTF8":
+            # The driver's socket reader decodes UTF-8, as socket_text_stream does.
+            raise ValidationError("Invalid value for option 'raw.charset'.")
         host, port = options.string("hostname"), options.integer("port")
         delimiter = options.integer("byte-delimiter", 10)
         options.validate()
