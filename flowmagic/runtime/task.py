@@ -270,6 +270,44 @@ class Subtask:
         self.sorter = SortedInputs(plan.sorted_inputs, self.chain.head) if plan.sorted_inputs else None
         self.rebind(stats)
 
+    def snapshot_progress(self) -> dict[str, Any]:
+        """Where the subtask stands that is not operator state: its input channels'
+        watermarks and statuses, its record counts, and each operator's
+        :meth:`~flowmagic.runtime.operator.Operator.snapshot_progress` (a continuous job's
+        epochs keep it from one to the next; savepoints do not)."""
+        operators = {}
+        for node_id, operator in self.chain.operators.items():
+            position = operator.snapshot_progress()
+            if position is not None:
+                operators[node_id] = position
+        return {
+            "channels": self.channels,
+            "watermark": self.watermark,
+            "statuses": (self.idle_channels, self.unaligned, self.idle),
+            "records_in": self.records_in_before,
+            "records_out": self.records_out_before + self.chain.records_out,
+            "operators": operators,
+        }
+
+    def restore_progress(self, progress: dict[str, Any]) -> None:
+        """Take up the position of :meth:`snapshot_progress`."""
+        self.channels.update(progress["channels"])
+        self.watermark = progress["watermark"]
+        self.idle_channels, self.unaligned, self.idle = progress["statuses"]
+        self.records_in_before = progress["records_in"]
+        self.records_out_before = progress["records_out"]
+        for node_id, position in progress["operators"].items():
+            self.chain.operators[node_id].restore_progress(position)
+
+    def snapshot_is_whole(self, whole_every: int) -> bool:
+        """Whether the next snapshot writes the whole state rather than its changes: the
+        first one, and then one in ``whole_every``."""
+        return self.deltas_since_full is None or self.deltas_since_full + 1 >= whole_every
+
+    def snapshot_written(self, whole: bool) -> None:
+        """A snapshot was written (whole, or the changes since the last)."""
+        self.deltas_since_full = 0 if whole else (self.deltas_since_full or 0) + 1
+
     def rebind(self, stats: SubtaskStats) -> None:
         """Report to ``stats`` from now on (a continuous job's next epoch has its own)."""
         self.stats = stats

@@ -140,14 +140,7 @@ def _restore(subtask: Subtask, context: EpochContext) -> None:
     progress_files = (context.restore_progress or {}).get(plan.id) or []
     progress_file = progress_files[index] if index < len(progress_files) else None
     if progress_file is not None:
-        progress = load_progress(context.storage, progress_file, checksums=context.restore_checksums)
-        subtask.channels.update(progress["channels"])
-        subtask.watermark = progress["watermark"]
-        subtask.idle_channels, subtask.unaligned, subtask.idle = progress["statuses"]
-        subtask.records_in_before = progress["records_in"]
-        subtask.records_out_before = progress["records_out"]
-        for node_id, position in progress["operators"].items():
-            subtask.chain.operators[node_id].restore_progress(position)
+        subtask.restore_progress(load_progress(context.storage, progress_file, checksums=context.restore_checksums))
 
 
 def _expect_declarations(subtask: Subtask, context: EpochContext) -> None:
@@ -166,12 +159,11 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
     epochs, else the keys that changed (of operators that record them)."""
     plan, index = subtask.plan, subtask.index
     key_groups = compute_key_group_range(plan.max_parallelism, plan.parallelism, index)
-    whole = subtask.deltas_since_full is None or subtask.deltas_since_full + 1 >= WHOLE_SNAPSHOT_EVERY
+    whole = subtask.snapshot_is_whole(WHOLE_SNAPSHOT_EVERY)
     state: dict[str, tuple[StateFile | None, bool]] = {}
     operator_states: dict[str, str] = {}
     checksums: dict[str, Checksum] = {}
     declarations: dict[str, dict[str, tuple[str, str | None]]] = {}
-    positions = {}
     for node_id, operator in subtask.chain.operators.items():
         changed = operator.take_changed_keys() if operator.changed_keys is not None else None
         delta = changed is not None and not whole
@@ -215,20 +207,9 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
                 operator_states[operator_id] = write_operator_state(
                     context.storage, context.folder, operator_id, index, attempt, operator_state, checksums=checksums
                 )
-        position = operator.snapshot_progress()
-        if position is not None:
-            positions[node_id] = position
     progress = posixpath.join(context.folder, "progress", f"{plan.id}-{index}-{attempt}.pkl")
-    position = {
-        "channels": subtask.channels,
-        "watermark": subtask.watermark,
-        "statuses": (subtask.idle_channels, subtask.unaligned, subtask.idle),
-        "records_in": subtask.records_in_before,
-        "records_out": subtask.records_out_before + subtask.chain.records_out,
-        "operators": positions,
-    }
-    write_progress(context.storage, progress, position, checksums=checksums)
-    subtask.deltas_since_full = 0 if whole else (subtask.deltas_since_full or 0) + 1
+    write_progress(context.storage, progress, subtask.snapshot_progress(), checksums=checksums)
+    subtask.snapshot_written(whole)
     return {
         "state": state,
         "operator_state": operator_states,
