@@ -9,7 +9,7 @@ exchange's format is ``wire``. Executors: ``spark`` (the only package importing 
 and ``local``, both driven by ``lifecycle``.
 """
 
-from flowmagic.runtime.continuous.job import CollectedRecords
+from flowmagic.runtime.continuous.output import CollectedRecords
 from flowmagic.runtime.job import (
     EXECUTORS,
     BoundedJob,

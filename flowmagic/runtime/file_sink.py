@@ -40,7 +40,7 @@ from flowmagic.runtime.sinks import Sink
 from flowmagic.vocabulary.rolling_policy import PartFileInfo
 
 if TYPE_CHECKING:
-    from flowmagic.runtime.continuous.job import EpochOutput
+    from flowmagic.runtime.continuous.output import EpochOutput
 
 __all__ = ["FileSinkCommitter", "FileSinkWriter", "InProgressFiles", "commit_part", "writer_of"]
 

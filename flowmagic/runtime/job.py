@@ -18,7 +18,8 @@ from flowmagic.runtime.result import JobResult
 from flowmagic.vocabulary.pipeline_config import ContinuousOptions
 
 if TYPE_CHECKING:
-    from flowmagic.runtime.continuous.job import ContinuousJob, EpochOutput
+    from flowmagic.runtime.continuous.job import ContinuousJob
+    from flowmagic.runtime.continuous.output import EpochOutput
 
 __all__ = [
     "EXECUTORS",

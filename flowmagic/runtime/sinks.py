@@ -20,7 +20,7 @@ from flowmagic.runtime.registry import register
 from flowmagic.runtime.result import JobResult
 
 if TYPE_CHECKING:
-    from flowmagic.runtime.continuous.job import EpochOutput
+    from flowmagic.runtime.continuous.output import EpochOutput
 
 __all__ = ["BlackholeSink", "CollectSink", "PrintSink", "Sink", "SinkFunctionOperator"]
 

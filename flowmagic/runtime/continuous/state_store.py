@@ -23,7 +23,7 @@ path stays inside the snapshot's directory and, on the driver before the job sta
 file; an executor checks each file it reads against the digests its task carries. Progress
 files hold plain data only and are read without unpickling any class or function.
 A manifest also keeps, per operator ID, what Flink keeps beside the state itself: a source's
-position (its ``source`` entry, see :mod:`flowmagic.runtime.continuous.job`) and the keyed
+position (its ``source`` entry, see :mod:`flowmagic.runtime.continuous.checkpoints`) and the keyed
 state descriptors the operator declared (``states``: name -> kind and type), so that a
 restore into a descriptor of another kind is refused rather than started empty.
 """
