@@ -15,7 +15,7 @@ from flowmagic.api.sources import Source as ProgramSource
 from flowmagic.errors import ValidationError
 from flowmagic.graph.operator_params import SourceParams
 from flowmagic.graph.operators import PARAMETERS, OperatorKind, OperatorSpec
-from flowmagic.runtime.connector import (
+from flowmagic.runtime.connectors.factories import (
     Column,
     ConnectorSource,
     TableContext,
@@ -24,13 +24,13 @@ from flowmagic.runtime.connector import (
     create_table_source,
     find_connector,
 )
+from flowmagic.runtime.connectors.file_sink import FileSinkWriter
+from flowmagic.runtime.connectors.file_source import FileSourceReader
+from flowmagic.runtime.connectors.sinks import BlackholeSink, PrintSink
+from flowmagic.runtime.connectors.sources import DatagenSource, SocketSource, Source
 from flowmagic.runtime.continuous.feeds import Feed, FeedContext, OffsetFeed
-from flowmagic.runtime.file_sink import FileSinkWriter
-from flowmagic.runtime.file_source import FileSourceReader
-from flowmagic.runtime.operator import TaskInfo
+from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.registry import register
-from flowmagic.runtime.sinks import BlackholeSink, PrintSink
-from flowmagic.runtime.sources import DatagenSource, SocketSource, Source
 from flowmagic.vocabulary.types import Row
 
 

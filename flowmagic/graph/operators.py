@@ -169,7 +169,7 @@ class OperatorSpec:
     """A runtime operator: its ``kind`` and parameters, fixed once the API made it."""
 
     #: One of flowmagic's kinds, or ``connector.<identifier>``: the kind of a connector
-    #: defined outside flowmagic (see :mod:`flowmagic.runtime.connector`), whose module
+    #: defined outside flowmagic (see :mod:`flowmagic.runtime.connectors.factories`), whose module
     #: enters its parameters' class in :data:`PARAMETERS`.
     kind: OperatorKind | str
     params: op.OperatorParams = field(default_factory=op.OperatorParams, repr=False)

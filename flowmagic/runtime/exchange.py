@@ -17,8 +17,8 @@ from typing import Any
 from flowmagic.graph.operator_params import KeyedAggregationParams, KeyedReduceParams
 from flowmagic.graph.partitioners import BROADCAST, CUSTOM, FORWARD, GLOBAL, HASH, REBALANCE, RESCALE, SHUFFLE
 from flowmagic.key_groups import assign_key_to_parallel_operator
-from flowmagic.runtime.context import adapt
-from flowmagic.runtime.operator import KeySelectorError, Operator
+from flowmagic.runtime.operators.context import adapt
+from flowmagic.runtime.operators.operator import KeySelectorError, Operator
 from flowmagic.runtime.plan import EdgePlan
 from flowmagic.runtime.wire import TIMESTAMPED, VALUES, WATERMARK, WATERMARK_STATUS
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from flowmagic.errors import JobCancelledError, JobError, ProgramError
 from flowmagic.graph.execution_graph import ExecutionGraph
+from flowmagic.runtime.connectors.file_sink import InProgressFiles
 from flowmagic.runtime.continuous.job import JobStatus
-from flowmagic.runtime.file_sink import InProgressFiles
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.result import JobResult

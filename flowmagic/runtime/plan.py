@@ -19,10 +19,10 @@ from flowmagic.graph.operators import OperatorSpec
 from flowmagic.graph.partitioners import HASH
 from flowmagic.graph.stream_graph import StreamGraph, StreamNode
 from flowmagic.key_groups import java_hash_code
+from flowmagic.runtime.connectors.sources import local_path
 from flowmagic.runtime.failures import call_site_frame, describe, unpicklable_part, with_source_lines
 from flowmagic.runtime.pyflink_keys import pyflink_key_hash
 from flowmagic.runtime.registry import implementation
-from flowmagic.runtime.sources import local_path
 from flowmagic.runtime.wire import ChannelOrder
 from flowmagic.vocabulary.dialect import JAVA, ApiDialect, api_dialect
 

@@ -3,7 +3,7 @@
 An operator or source class registers the kinds it implements with ``@register(kind, ...)``;
 the driver and the tasks look them up with :func:`implementation`, and read what a kind can
 do from its class (``emits_results``, ``combinable``, ...), never from lists of kind names.
-A class that names an ``identifier`` is also a connector (:mod:`flowmagic.runtime.connector`),
+A class that names an ``identifier`` is also a connector (:mod:`flowmagic.runtime.connectors.factories`),
 found by it with :func:`connectors`. :mod:`flowmagic.runtime.catalog` imports every
 implementing module; a connector defined elsewhere registers a kind of its own (a string,
 see :class:`~flowmagic.graph.operators.OperatorSpec`) when its module is imported.

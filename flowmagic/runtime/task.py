@@ -18,13 +18,13 @@ from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.exchange import RecordWriter
 from flowmagic.runtime.metric_reports import ChannelWatermark, EventTimeReport, PendingWindow
-from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.operators.operator import Operator, TaskInfo
+from flowmagic.runtime.operators.typed_output import typed_output
 from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import BATCH_SIZE, MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.sorting import SortedInputs
-from flowmagic.runtime.timer_queue import TimerQueue
-from flowmagic.runtime.typed_output import typed_output
+from flowmagic.runtime.state.timer_queue import TimerQueue
 from flowmagic.runtime.wire import RESULT_SLOT, VALUES, WATERMARK, WATERMARK_STATUS
 
 __all__ = ["Subtask", "SubtaskStats", "run_subtask"]
@@ -273,7 +273,7 @@ class Subtask:
     def snapshot_progress(self) -> dict[str, Any]:
         """Where the subtask stands that is not operator state: its input channels'
         watermarks and statuses, its record counts, and each operator's
-        :meth:`~flowmagic.runtime.operator.Operator.snapshot_progress` (a continuous job's
+        :meth:`~flowmagic.runtime.operators.operator.Operator.snapshot_progress` (a continuous job's
         epochs keep it from one to the next; savepoints do not)."""
         operators = {}
         for node_id, operator in self.chain.operators.items():

@@ -34,6 +34,7 @@ from typing import Any, Self
 
 from flowmagic.errors import JobCancelledError, JobError, JobFailedError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
+from flowmagic.runtime.connectors.file_sink import sink_directories
 from flowmagic.runtime.continuous.checkpoints import CheckpointStats, CheckpointStore, discard_savepoint
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction
 from flowmagic.runtime.continuous.feeds import Feed, FeedContext, SourceReaderFailed
@@ -56,7 +57,6 @@ from flowmagic.runtime.continuous.state_store import (
 from flowmagic.runtime.continuous.status import JobStatus
 from flowmagic.runtime.continuous.storage import Storage
 from flowmagic.runtime.failures import failure_message
-from flowmagic.runtime.file_sink import sink_directories
 from flowmagic.runtime.metric_reports import EventTimeReport, SubtaskUpdate
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.plan import VertexPlan, build_plans, pickle_plan

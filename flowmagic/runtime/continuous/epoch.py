@@ -34,7 +34,7 @@ from flowmagic.runtime.continuous.state_store import (
 from flowmagic.runtime.continuous.storage import Storage
 from flowmagic.runtime.failures import user_failure
 from flowmagic.runtime.metrics import process_name
-from flowmagic.runtime.operator import UserFunctionError
+from flowmagic.runtime.operators.operator import UserFunctionError
 from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import MAX_WATERMARK
 from flowmagic.runtime.spark.subtask import failure_marker

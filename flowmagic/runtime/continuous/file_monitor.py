@@ -17,9 +17,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from flowmagic.runtime.connectors.file_source import list_files, read_lines
 from flowmagic.runtime.continuous.feeds import FeedContext, LogFeed, SourceReaderFailed
 from flowmagic.runtime.continuous.sources import append_to_log, write_log_count
-from flowmagic.runtime.file_source import list_files, read_lines
 
 __all__ = ["FileMonitor", "FileMonitorFeed"]
 

@@ -45,8 +45,8 @@ from flowmagic.runtime.continuous.state_store import (
 )
 from flowmagic.runtime.continuous.storage import Storage, s3a_options
 from flowmagic.runtime.declared_states import Declared, declared_states
-from flowmagic.runtime.keyed_state import incompatibility
 from flowmagic.runtime.plan import VertexPlan, build_plans
+from flowmagic.runtime.state.keyed_state import incompatibility
 
 __all__ = [
     "OperatorCheck",

@@ -16,12 +16,12 @@ from typing import Any
 from flowmagic.errors import UnsupportedSourceError
 from flowmagic.graph.operator_params import FileSourceParams
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
-from flowmagic.runtime.connector import ConnectorSource, TableContext, TableOptions
+from flowmagic.runtime.connectors.factories import ConnectorSource, TableContext, TableOptions
+from flowmagic.runtime.connectors.sources import Source, local_path
 from flowmagic.runtime.continuous.feeds import Feed, FeedContext
-from flowmagic.runtime.operator import TaskInfo
+from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.records import BATCH_SIZE
 from flowmagic.runtime.registry import register
-from flowmagic.runtime.sources import Source, local_path
 
 __all__ = ["FileSourceReader", "list_files", "read_lines"]
 

@@ -3,7 +3,7 @@
 Results travel as the successful Spark task's output, so a retried subtask never delivers
 twice: print lines and collected records appear exactly once, and files are committed only
 for the attempts whose output the driver received (the FileSink is in
-:mod:`flowmagic.runtime.file_sink`).
+:mod:`flowmagic.runtime.connectors.file_sink`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from flowmagic.graph.operator_params import FunctionParams, PrintParams
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
-from flowmagic.runtime.connector import ConnectorSink, TableContext, TableOptions
-from flowmagic.runtime.context import adapt
-from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.connectors.factories import ConnectorSink, TableContext, TableOptions
+from flowmagic.runtime.operators.context import adapt
+from flowmagic.runtime.operators.operator import Operator, TaskInfo
 from flowmagic.runtime.records import printed_string
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.result import JobResult

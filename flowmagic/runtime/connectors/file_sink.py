@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from flowmagic.errors import JobError
 from flowmagic.graph.operator_params import SinkParams
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.connector import ConnectorSink, TableContext, TableOptions
-from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.connectors.factories import ConnectorSink, TableContext, TableOptions
+from flowmagic.runtime.connectors.sinks import Sink
+from flowmagic.runtime.operators.operator import Operator, TaskInfo
 from flowmagic.runtime.records import java_to_string
 from flowmagic.runtime.registry import implementation, register
 from flowmagic.runtime.result import JobResult
-from flowmagic.runtime.sinks import Sink
 from flowmagic.vocabulary.rolling_policy import PartFileInfo
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ A connector's records are what its operator makes: a datagen table's rows are
 :class:`~flowmagic.vocabulary.types.Row` objects of its columns, a ``raw`` format's records its lines.
 Adding a connector is one module: its source (or sink) class, registered for its operator
 kind with its identifier and factory (and, for an unbounded source, its feed in the
-continuous mode, see :meth:`flowmagic.runtime.sources.Source.open_feed`).
+continuous mode, see :meth:`flowmagic.runtime.connectors.sources.Source.open_feed`).
 """
 
 from __future__ import annotations

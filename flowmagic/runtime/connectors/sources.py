@@ -2,7 +2,7 @@
 
 A source yields *batches* of records (lists) so that the chain behind it can use its fast
 path; records carry no timestamps. Each source class registers its kind; a connector's names
-its identifier and makes its operator from a table's options (:mod:`flowmagic.runtime.connector`).
+its identifier and makes its operator from a table's options (:mod:`flowmagic.runtime.connectors.factories`).
 In the continuous mode an unbounded source opens a *feed* on the driver
 (:mod:`flowmagic.runtime.continuous.feeds`), and its subtasks make each epoch's records of
 their share of the feed's input; a bounded one is read whole in the job's first epoch.
@@ -30,9 +30,9 @@ from flowmagic.graph.operator_params import (
     SparkSourceParams,
 )
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
-from flowmagic.runtime.connector import ConnectorSource, TableContext, TableOptions
+from flowmagic.runtime.connectors.factories import ConnectorSource, TableContext, TableOptions
 from flowmagic.runtime.continuous.feeds import Feed, FeedContext, OffsetFeed, SocketFeed, SparkFeed
-from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.operators.operator import Operator, TaskInfo
 from flowmagic.runtime.records import BATCH_SIZE
 from flowmagic.runtime.registry import register
 from flowmagic.vocabulary.types import Row
