@@ -299,7 +299,7 @@ def snapshot_seconds(keys: int, changed: int | None) -> float:
     from flowmagic.graph.operators import OperatorKind
     from flowmagic.runtime.continuous.state_store import write_keyed
     from flowmagic.runtime.continuous.storage import Storage
-    from flowmagic.runtime.operator import TaskInfo
+    from flowmagic.runtime.operators.operator import TaskInfo
     from flowmagic.runtime.registry import implementation
 
     params = KeyedAggregationParams(key_selector=lambda pair: pair[0], aggregation=Aggregation.SUM, position=1)
@@ -325,7 +325,7 @@ def window_snapshot_seconds(keys: int, changed: int | None) -> float:
     from flowmagic.graph.operators import OperatorKind
     from flowmagic.runtime.continuous.state_store import write_keyed
     from flowmagic.runtime.continuous.storage import Storage
-    from flowmagic.runtime.operator import TaskInfo
+    from flowmagic.runtime.operators.operator import TaskInfo
     from flowmagic.runtime.registry import implementation
 
     assigner = flowmagic.TumblingEventTimeWindows.of(flowmagic.Time.minutes(1))

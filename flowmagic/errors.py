@@ -61,6 +61,7 @@ __all__ = [
     "StorageError",
     "UnsupportedFeatureError",
     "UnsupportedSourceError",
+    "ValidationError",
 ]
 
 
@@ -104,6 +105,10 @@ class NotSerializableError(ProgramError, pickle.PicklingError):
     """A user function that cannot be pickled, so cannot be shipped to the tasks (Flink's
     closure cleaner finds the same when the program is written; flowmagic when the job is
     built). A ``PicklingError`` too, which Spark lets through as it is."""
+
+
+class ValidationError(ProgramError, ValueError):
+    """A table's connector or its options that cannot be used (Flink's ``ValidationException``)."""
 
 
 class UnsupportedFeatureError(ProgramError, ImportError):

@@ -20,7 +20,8 @@ from flowmagic.errors import JobCancelledError, ProgramError, UnsupportedSourceE
 from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.graph.stream_graph import StreamGraph
 from flowmagic.runtime import BoundedJob, CollectedRecords, JobResult, echo_output, start_continuous
-from flowmagic.runtime.continuous.job import ContinuousJob, EpochOutput, JobStatus
+from flowmagic.runtime.continuous.job import ContinuousJob, JobStatus
+from flowmagic.runtime.continuous.output import EpochOutput
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.vocabulary.pipeline_config import ContinuousOptions
 

@@ -16,7 +16,10 @@ from typing import Any
 
 from flowmagic.graph import operator_params as op
 
-__all__ = ["PARAMETERS", "ChainingStrategy", "DriverSide", "OperatorKind", "OperatorSpec"]
+__all__ = ["CONNECTOR_KIND_PREFIX", "PARAMETERS", "ChainingStrategy", "DriverSide", "OperatorKind", "OperatorSpec"]
+
+#: The prefix of the operator kinds of connectors defined outside flowmagic.
+CONNECTOR_KIND_PREFIX = "connector."
 
 
 class ChainingStrategy(enum.StrEnum):
@@ -60,6 +63,7 @@ class OperatorKind(enum.StrEnum):
     CO_BROADCAST_KEYED_PROCESS = "co_broadcast_keyed_process"
     PRINT = "print"
     COLLECT = "collect"
+    BLACKHOLE = "blackhole"
     SINK_FUNCTION = "sink_function"
     SINK_WRITER = "sink_writer"
     SINK_COMMITTER = "sink_committer"
@@ -97,8 +101,9 @@ class OperatorKind(enum.StrEnum):
         return self.value
 
 
-#: The parameters of each kind of operator.
-PARAMETERS: dict[OperatorKind, type[op.OperatorParams]] = {
+#: The parameters of each kind of operator (a connector defined outside flowmagic enters its
+#: ``connector.<identifier>`` kind's when its module is imported).
+PARAMETERS: dict[OperatorKind | str, type[op.OperatorParams]] = {
     OperatorKind.SOURCE_COLLECTION: op.CollectionSourceParams,
     OperatorKind.SOURCE_SEQUENCE: op.SequenceSourceParams,
     OperatorKind.SOURCE_DATAGEN: op.DatagenSourceParams,
@@ -125,6 +130,7 @@ PARAMETERS: dict[OperatorKind, type[op.OperatorParams]] = {
     OperatorKind.CO_BROADCAST_KEYED_PROCESS: op.BroadcastProcessParams,
     OperatorKind.PRINT: op.PrintParams,
     OperatorKind.COLLECT: op.OperatorParams,
+    OperatorKind.BLACKHOLE: op.OperatorParams,
     OperatorKind.SINK_FUNCTION: op.FunctionParams,
     OperatorKind.SINK_WRITER: op.SinkParams,
     OperatorKind.SINK_COMMITTER: op.SinkParams,
@@ -162,15 +168,22 @@ PARAMETERS: dict[OperatorKind, type[op.OperatorParams]] = {
 class OperatorSpec:
     """A runtime operator: its ``kind`` and parameters, fixed once the API made it."""
 
-    kind: OperatorKind
+    #: One of flowmagic's kinds, or ``connector.<identifier>``: the kind of a connector
+    #: defined outside flowmagic (see :mod:`flowmagic.runtime.connectors.factories`), whose module
+    #: enters its parameters' class in :data:`PARAMETERS`.
+    kind: OperatorKind | str
     params: op.OperatorParams = field(default_factory=op.OperatorParams, repr=False)
 
     def __post_init__(self) -> None:
         # A misspelt kind, or parameters of another kind, fail here, where the program is
         # written, not on an executor.
-        kind = OperatorKind(self.kind)
-        object.__setattr__(self, "kind", kind)
-        expected = PARAMETERS[kind]
+        kind: OperatorKind | str = self.kind
+        if not (isinstance(kind, str) and kind.startswith(CONNECTOR_KIND_PREFIX)):
+            kind = OperatorKind(kind)
+            object.__setattr__(self, "kind", kind)
+        expected = PARAMETERS.get(kind)
+        if expected is None:
+            raise TypeError(f"operator kind {kind} has no parameters' class in PARAMETERS")
         if type(self.params) is not expected:
             raise TypeError(f"operator kind {kind} takes {expected.__name__}, not {type(self.params).__name__}")
 

@@ -2,14 +2,14 @@
 
 ``execute`` runs a bounded job and ``start_continuous`` an unbounded one (in the continuous
 mode, ``continuous/``); :mod:`flowmagic.executors` chooses between them for every way of running.
-Operators are pure Python (``stateless``, ``process``, ``keyed_aggregation``,
-``watermark_assignment``, ``two_input``, ``windowing``, ``sinks``, ``sources``, on the base in
-``operator``, registered in ``registry``); a subtask runs its chain in ``task``; the
-exchange's format is ``wire``. Executors: ``spark`` (the only package importing pyspark)
-and ``local``, both driven by ``lifecycle``.
+Operators are pure Python (``operators/``, on the base in ``operators/operator``), sources
+and sinks are connectors (``connectors/``), keyed state and timers are ``state/``, each
+implementation registered for its kinds in ``registry``; a subtask runs its chain in
+``task``; the exchange's format is ``wire``. Executors: ``spark`` (the only package importing
+pyspark) and ``local``, both driven by ``lifecycle``.
 """
 
-from flowmagic.runtime.continuous.job import CollectedRecords
+from flowmagic.runtime.continuous.output import CollectedRecords
 from flowmagic.runtime.job import (
     EXECUTORS,
     BoundedJob,

@@ -20,7 +20,7 @@ import copy
 from dataclasses import dataclass, field
 
 from flowmagic.graph.operator_params import OperatorParams
-from flowmagic.runtime.operator import TaskInfo
+from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.registry import implementation
 

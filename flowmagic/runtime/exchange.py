@@ -17,10 +17,9 @@ from typing import Any
 from flowmagic.graph.operator_params import KeyedAggregationParams, KeyedReduceParams
 from flowmagic.graph.partitioners import BROADCAST, CUSTOM, FORWARD, GLOBAL, HASH, REBALANCE, RESCALE, SHUFFLE
 from flowmagic.key_groups import assign_key_to_parallel_operator
-from flowmagic.runtime.context import adapt
-from flowmagic.runtime.operator import KeySelectorError, Operator
+from flowmagic.runtime.operators.context import adapt
+from flowmagic.runtime.operators.operator import KeySelectorError, Operator
 from flowmagic.runtime.plan import EdgePlan
-from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.wire import TIMESTAMPED, VALUES, WATERMARK, WATERMARK_STATUS
 
 __all__ = ["RecordWriter"]
@@ -64,7 +63,7 @@ class RecordWriter:
             params = node.operator.params
             assert isinstance(params, (KeyedReduceParams, KeyedAggregationParams)), f"{node.name!r} cannot combine"
             params = replace(params, key_selector=self.key_of)
-            self.combiner = implementation(node.operator.kind)(node.name, params, owner.task)
+            self.combiner = node.implementation(node.name, params, owner.task)
             self.combiner.output.batch_targets.append(self.emit_batch)
             self.combiner.output.seal()
 

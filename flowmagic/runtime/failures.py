@@ -69,7 +69,7 @@ def user_failure(error: BaseException, vertex_name: str, index: int, parallelism
     one (a source function), the subtask's chain does.
     """
     # Imported here: operator imports this module for describe().
-    from flowmagic.runtime.operator import Operator, UserFunctionError, user_traceback
+    from flowmagic.runtime.operators.operator import Operator, UserFunctionError, user_traceback
 
     if isinstance(error, UserFunctionError):
         return error.details

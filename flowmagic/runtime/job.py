@@ -10,15 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 from flowmagic.errors import JobCancelledError, JobError, ProgramError
 from flowmagic.graph.execution_graph import ExecutionGraph
+from flowmagic.runtime.connectors.file_sink import InProgressFiles
 from flowmagic.runtime.continuous.job import JobStatus
-from flowmagic.runtime.file_sink import InProgressFiles
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.result import JobResult
 from flowmagic.vocabulary.pipeline_config import ContinuousOptions
 
 if TYPE_CHECKING:
-    from flowmagic.runtime.continuous.job import ContinuousJob, EpochOutput
+    from flowmagic.runtime.continuous.job import ContinuousJob
+    from flowmagic.runtime.continuous.output import EpochOutput
 
 __all__ = [
     "EXECUTORS",

@@ -25,7 +25,7 @@ from flowmagic.runtime.failures import unpicklable_records, user_failure
 from flowmagic.runtime.lifecycle import run_job
 from flowmagic.runtime.metric_reports import SubtaskUpdate
 from flowmagic.runtime.metrics import JobMonitor
-from flowmagic.runtime.operator import UserFunctionError
+from flowmagic.runtime.operators.operator import UserFunctionError
 from flowmagic.runtime.plan import VertexPlan, build_plans, channel_orders, pickle_plan
 from flowmagic.runtime.task import SubtaskStats, run_subtask
 from flowmagic.runtime.wire import RESULT_SLOT, pickle_records

@@ -19,10 +19,10 @@ from flowmagic.graph.operators import OperatorSpec
 from flowmagic.graph.partitioners import HASH
 from flowmagic.graph.stream_graph import StreamGraph, StreamNode
 from flowmagic.key_groups import java_hash_code
+from flowmagic.runtime.connectors.sources import local_path
 from flowmagic.runtime.failures import call_site_frame, describe, unpicklable_part, with_source_lines
 from flowmagic.runtime.pyflink_keys import pyflink_key_hash
 from flowmagic.runtime.registry import implementation
-from flowmagic.runtime.sources import local_path
 from flowmagic.runtime.wire import ChannelOrder
 from flowmagic.vocabulary.dialect import JAVA, ApiDialect, api_dialect
 
@@ -112,6 +112,11 @@ class NodePlan:
     name: str
     operator: OperatorSpec
     is_source: bool
+    #: The class that runs the operator (found on the driver: a connector defined outside
+    #: flowmagic is registered on an executor once this, by reference, imports its module).
+    implementation: type[Any]
+    #: A source: whether it ends by itself (Flink's ``Boundedness``).
+    bounded: bool = True
     #: The user's ``file:line`` that created the operator.
     call_site: str | None = None
     #: Chained outputs: (target node id, output tag or None).
@@ -228,6 +233,8 @@ def _node_plan(node: StreamNode) -> NodePlan:
         name=node.name,
         operator=node.operator,
         is_source=node.source_kind is not None,
+        implementation=implementation(node.operator.kind),
+        bounded=node.bounded,
         call_site=node.call_site,
         key_hash=_state_key_hash(node),
     )

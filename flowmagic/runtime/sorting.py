@@ -15,8 +15,8 @@ import struct
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from flowmagic.runtime.context import adapt
-from flowmagic.runtime.operator import Operator
+from flowmagic.runtime.operators.context import adapt
+from flowmagic.runtime.operators.operator import Operator
 
 __all__ = ["SortedInputs", "serialized_key"]
 

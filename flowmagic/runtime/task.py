@@ -18,13 +18,13 @@ from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
 from flowmagic.runtime.exchange import RecordWriter
 from flowmagic.runtime.metric_reports import ChannelWatermark, EventTimeReport, PendingWindow
-from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.operators.operator import Operator, TaskInfo
+from flowmagic.runtime.operators.typed_output import typed_output
 from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import BATCH_SIZE, MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.sorting import SortedInputs
-from flowmagic.runtime.timer_queue import TimerQueue
-from flowmagic.runtime.typed_output import typed_output
+from flowmagic.runtime.state.timer_queue import TimerQueue
 from flowmagic.runtime.wire import RESULT_SLOT, VALUES, WATERMARK, WATERMARK_STATUS
 
 __all__ = ["Subtask", "SubtaskStats", "run_subtask"]
@@ -95,7 +95,7 @@ class _Chain:
             if node.is_source:
                 params = spec.params
                 assert isinstance(params, SourceParams), f"source {node.name!r} has no source parameters"
-                self.source = implementation(spec.kind)(params, info)
+                self.source = node.implementation(params, info)
                 strategy = params.watermark_strategy
                 if strategy is None:
                     operator = Operator(node.name, params, info)
@@ -105,7 +105,7 @@ class _Chain:
                     assigner = implementation(OperatorKind.TIMESTAMPS_WATERMARKS)
                     operator = assigner(node.name, TimestampsWatermarksParams(strategy=strategy), info)
             else:
-                operator = implementation(spec.kind)(node.name, spec.params, info)
+                operator = node.implementation(node.name, spec.params, info)
                 if spec.params.output_type is not None:
                     operator.output.convert = typed_output(spec.params.output_type, operator)
             self.operators[node.id] = operator
@@ -269,6 +269,44 @@ class Subtask:
         # BATCH keyed input is held until it is complete, then replayed key by key.
         self.sorter = SortedInputs(plan.sorted_inputs, self.chain.head) if plan.sorted_inputs else None
         self.rebind(stats)
+
+    def snapshot_progress(self) -> dict[str, Any]:
+        """Where the subtask stands that is not operator state: its input channels'
+        watermarks and statuses, its record counts, and each operator's
+        :meth:`~flowmagic.runtime.operators.operator.Operator.snapshot_progress` (a continuous job's
+        epochs keep it from one to the next; savepoints do not)."""
+        operators = {}
+        for node_id, operator in self.chain.operators.items():
+            position = operator.snapshot_progress()
+            if position is not None:
+                operators[node_id] = position
+        return {
+            "channels": self.channels,
+            "watermark": self.watermark,
+            "statuses": (self.idle_channels, self.unaligned, self.idle),
+            "records_in": self.records_in_before,
+            "records_out": self.records_out_before + self.chain.records_out,
+            "operators": operators,
+        }
+
+    def restore_progress(self, progress: dict[str, Any]) -> None:
+        """Take up the position of :meth:`snapshot_progress`."""
+        self.channels.update(progress["channels"])
+        self.watermark = progress["watermark"]
+        self.idle_channels, self.unaligned, self.idle = progress["statuses"]
+        self.records_in_before = progress["records_in"]
+        self.records_out_before = progress["records_out"]
+        for node_id, position in progress["operators"].items():
+            self.chain.operators[node_id].restore_progress(position)
+
+    def snapshot_is_whole(self, whole_every: int) -> bool:
+        """Whether the next snapshot writes the whole state rather than its changes: the
+        first one, and then one in ``whole_every``."""
+        return self.deltas_since_full is None or self.deltas_since_full + 1 >= whole_every
+
+    def snapshot_written(self, whole: bool) -> None:
+        """A snapshot was written (whole, or the changes since the last)."""
+        self.deltas_since_full = 0 if whole else (self.deltas_since_full or 0) + 1
 
     def rebind(self, stats: SubtaskStats) -> None:
         """Report to ``stats`` from now on (a continuous job's next epoch has its own)."""

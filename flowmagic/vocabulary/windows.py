@@ -3,7 +3,7 @@
 Each prints as Flink's ``toString()`` so that window operator descriptions read like
 Flink's (``Window(TumblingEventTimeWindows(5000), EventTimeTrigger, ...)``). They are
 plain data; the runtime gives them behaviour, class by class, in
-``flowmagic/runtime/window_behaviour.py`` (a new assigner, trigger or evictor is a class
+``flowmagic/runtime/operators/window_assigner_trigger_evictor.py`` (a new assigner, trigger or evictor is a class
 here and one registration there).
 """
 

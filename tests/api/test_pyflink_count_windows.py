@@ -19,7 +19,7 @@ import flowmagic
 import flowmagic.datastream
 from flowmagic.errors import InvalidArgumentError
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.operator import TaskInfo
+from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.plan import build_plans
 from flowmagic.runtime.registry import implementation
 from flowmagic.vocabulary.windows import (

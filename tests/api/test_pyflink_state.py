@@ -27,7 +27,7 @@ from flowmagic.errors import FlowError, ProgramError
 from flowmagic.graph.operator_params import ProcessParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.clock import EpochClock
-from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.operators.operator import Operator, TaskInfo
 from flowmagic.runtime.registry import implementation
 from flowmagic.vocabulary.functions import AggregateFunction
 

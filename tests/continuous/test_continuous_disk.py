@@ -23,7 +23,8 @@ import flowmagic
 from flowmagic.api.sinks import Encoder, FileSink
 from flowmagic.common import Duration, WatermarkStrategy
 from flowmagic.datastream.connectors import FileSource, StreamFormat
-from flowmagic.runtime.continuous.job import _KEPT_EPOCHS, JobStatus
+from flowmagic.runtime.continuous.checkpoints import _KEPT_EPOCHS
+from flowmagic.runtime.continuous.job import JobStatus
 from flowmagic.runtime.continuous.sources import _LINES_PER_SEGMENT
 from flowmagic.vocabulary.bucket_assigner import BucketAssigner
 from flowmagic.vocabulary.configuration import Configuration

@@ -16,9 +16,9 @@ from flowmagic import errors
 from flowmagic.api.sinks import Encoder, FileSink
 from flowmagic.graph.operator_params import SinkParams
 from flowmagic.runtime.clock import EpochClock
+from flowmagic.runtime.connectors.file_sink import FileSinkWriter, commit_part
 from flowmagic.runtime.continuous.job import JobStatus
-from flowmagic.runtime.file_sink import FileSinkWriter, commit_part
-from flowmagic.runtime.operator import TaskInfo
+from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.vocabulary.bucket_assigner import BucketAssigner
 from flowmagic.vocabulary.rolling_policy import RollingPolicy
 

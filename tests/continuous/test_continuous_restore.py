@@ -312,8 +312,8 @@ def test_a_monitored_file_sources_position_names_the_files_not_read_to_their_end
 
 def test_a_state_declared_with_another_type_than_restored_is_refused_in_flinks_words() -> None:
     from flowmagic.common import Types
-    from flowmagic.runtime.context import KeyedStateStore
-    from flowmagic.runtime.keyed_state import IncompatibleStateError, KeyedStateBackend
+    from flowmagic.runtime.operators.context import KeyedStateStore
+    from flowmagic.runtime.state.keyed_state import IncompatibleStateError, KeyedStateBackend
 
     backend = KeyedStateBackend()
     backend.restored_declarations = {"count": ("VALUE", "Integer"), "seen": ("LIST", None)}

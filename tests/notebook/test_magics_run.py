@@ -119,10 +119,10 @@ def test_cancel_a_background_run(shell) -> None:
 def test_an_unbounded_pipeline_runs_in_the_background_stops_with_a_savepoint_and_restores(
     shell, tmp_path, monkeypatch
 ) -> None:
-    from flowmagic.runtime.continuous import job as continuous_job
+    from flowmagic.runtime.continuous import output as continuous_output
 
     # Keep every printed line (a view keeps the newest few) to check the counts whole.
-    monkeypatch.setattr(continuous_job, "PRINTED_TAIL", 1_000_000)
+    monkeypatch.setattr(continuous_output, "PRINTED_TAIL", 1_000_000)
     cell = "%%flow counts --parallelism 2 --show none\n"
     cell += "env.from_datagen(lambda i: (f'k{i % 3}', 1), rows_per_second=200).key_by(lambda p: p[0]).sum(1)"
     cell += ".uid('counts').print()\n"
@@ -201,9 +201,9 @@ def _rows(job) -> list[tuple[str, int, int]]:
 
 @pytest.mark.e2e
 def test_a_pipeline_edited_and_run_from_its_savepoint_processes_every_record_once(shell, tmp_path, monkeypatch) -> None:
-    from flowmagic.runtime.continuous import job as continuous_job
+    from flowmagic.runtime.continuous import output as continuous_output
 
-    monkeypatch.setattr(continuous_job, "PRINTED_TAIL", 1_000_000)
+    monkeypatch.setattr(continuous_output, "PRINTED_TAIL", 1_000_000)
     cell = "%%flow numbered --parallelism 2 --show none\nimport flowmagic\n"
     assert run(shell, cell + NUMBERED.format(mapped="map(lambda i: (f'k{i % 3}', i))")).success
     assert run(shell, "%flow run numbered").success

@@ -85,7 +85,7 @@ def test_each_subtask_of_the_local_executor_has_its_own_function_object() -> Non
 
 
 def test_every_window_assigner_trigger_and_evictor_has_runtime_behaviour() -> None:
-    from flowmagic.runtime import window_behaviour as behaviour
+    from flowmagic.runtime.operators import window_assigner_trigger_evictor as behaviour
     from flowmagic.vocabulary import windows
 
     def concrete(base: type) -> list[type]:

@@ -124,7 +124,7 @@ def test_text_file_source_and_exactly_once_file_sink(tmp_path, spark) -> None:
 
 
 def test_text_file_splits_keep_every_line_once(tmp_path, monkeypatch, spark) -> None:
-    from flowmagic.runtime import sources
+    from flowmagic.runtime.connectors import sources
 
     monkeypatch.setattr(sources, "SPLIT_SIZE", 7)
     path = tmp_path / "lines.txt"

@@ -14,7 +14,7 @@ from flowmagic.graph.operators import OperatorKind
 from flowmagic.key_groups import compute_key_group_range
 from flowmagic.runtime.continuous.state_store import load_keyed, write_keyed
 from flowmagic.runtime.continuous.storage import Storage
-from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.operators.operator import Operator, TaskInfo
 from flowmagic.runtime.registry import implementation
 from flowmagic.vocabulary.functions import KeyedProcessFunction
 from flowmagic.vocabulary.state import ValueStateDescriptor
@@ -126,3 +126,23 @@ def test_state_that_names_the_vocabulary_by_its_former_modules_restores(tmp_path
     root.write("op/operator-0-0.pkl", written)
     checksums = {"op/operator-0-0.pkl": Checksum.of(written)}
     assert load_operator_state(root, "op/operator-0-0.pkl", checksums=checksums) == state
+
+
+def test_state_written_before_the_runtime_moved_its_modules_still_restores(tmp_path) -> None:
+    """Savepoints written before the runtime's modules moved into operators/, connectors/
+    and state/ name a state's TtlValue by its old module; they restore all the same."""
+    import pickle
+
+    from flowmagic.runtime.continuous.state_store import Checksum, StateFile
+    from flowmagic.runtime.state.state_ttl import TtlValue
+
+    # A value with a time-to-live, pickled when its class was flowmagic.runtime.state_ttl.TtlValue.
+    data = pickle.dumps({3: {"k": {"count": TtlValue(7, 1000)}}}, protocol=0)
+    data = data.replace(b"flowmagic.runtime.state.state_ttl", b"flowmagic.runtime.state_ttl")
+    storage = Storage(str(tmp_path))
+    storage.write("state/old.pkl", data)
+    restored = load_keyed(
+        storage, [StateFile("state/old.pkl", 0, 127)], range(128), checksums={"state/old.pkl": Checksum.of(data)}
+    )
+    value = restored["k"]["count"]
+    assert isinstance(value, TtlValue) and (value.value, value.timestamp) == (7, 1000)

@@ -21,7 +21,7 @@ from flowmagic.datastream.window import (
 from flowmagic.errors import InvalidArgumentError, ProgramError
 from flowmagic.graph.operator_params import WindowFunctionKind, WindowParams
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.operator import TaskInfo
+from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.registry import implementation
 
 

@@ -42,7 +42,7 @@ from flowmagic.key_groups import assign_to_key_group, compute_key_group_range
 from flowmagic.runtime.clock import EpochClock
 from flowmagic.runtime.continuous.state_store import Checksum, StateFile, load_keyed, write_keyed
 from flowmagic.runtime.continuous.storage import Storage
-from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.operators.operator import Operator, TaskInfo
 from flowmagic.runtime.plan import build_plans
 from flowmagic.runtime.registry import implementation
 

@@ -7,7 +7,11 @@ every operator's state itself, keyed by operator ID and key group, and snapshots
 end of every epoch in the checkpoint directory.
 
 * ``sources``: flowmagic's own sources as Spark Python streaming data sources;
+* ``feeds``: each unbounded source's driver side (offsets, a replayable line log, a Spark stream);
 * ``state_store``: snapshots by operator ID and key group; manifests; savepoints;
 * ``epoch``: what an executor does for one subtask in one epoch;
-* ``job``: the driver's side of a running job, and its client.
+* ``coordinator``: the driver's side of a running job: its query, epochs, admission, restarts;
+* ``checkpoints``: what a job restores from, retains and forgets;
+* ``output``: what its sinks made, handed on once each epoch completed;
+* ``job``: its client (Flink's ``JobClient``), with ``status`` its ``JobStatus``.
 """

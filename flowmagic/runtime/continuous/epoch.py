@@ -18,8 +18,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowmagic.graph.operator_params import DatagenSourceParams, FileSourceParams
-from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.key_groups import assign_to_key_group, compute_key_group_range
 from flowmagic.runtime.clock import EpochClock
 from flowmagic.runtime.continuous.state_store import (
@@ -36,10 +34,9 @@ from flowmagic.runtime.continuous.state_store import (
 from flowmagic.runtime.continuous.storage import Storage
 from flowmagic.runtime.failures import user_failure
 from flowmagic.runtime.metrics import process_name
-from flowmagic.runtime.operator import UserFunctionError
+from flowmagic.runtime.operators.operator import UserFunctionError
 from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import MAX_WATERMARK
-from flowmagic.runtime.sources import chunks, generate
 from flowmagic.runtime.spark.subtask import failure_marker
 from flowmagic.runtime.task import Subtask, SubtaskStats
 from flowmagic.runtime.wire import RESULT_SLOT
@@ -51,7 +48,6 @@ __all__ = [
     "WHOLE_SNAPSHOT_EVERY",
     "EpochContext",
     "EpochSubtaskFunction",
-    "is_bounded_source",
     "run_epoch",
 ]
 
@@ -144,14 +140,7 @@ def _restore(subtask: Subtask, context: EpochContext) -> None:
     progress_files = (context.restore_progress or {}).get(plan.id) or []
     progress_file = progress_files[index] if index < len(progress_files) else None
     if progress_file is not None:
-        progress = load_progress(context.storage, progress_file, checksums=context.restore_checksums)
-        subtask.channels.update(progress["channels"])
-        subtask.watermark = progress["watermark"]
-        subtask.idle_channels, subtask.unaligned, subtask.idle = progress["statuses"]
-        subtask.records_in_before = progress["records_in"]
-        subtask.records_out_before = progress["records_out"]
-        for node_id, position in progress["operators"].items():
-            subtask.chain.operators[node_id].restore_progress(position)
+        subtask.restore_progress(load_progress(context.storage, progress_file, checksums=context.restore_checksums))
 
 
 def _expect_declarations(subtask: Subtask, context: EpochContext) -> None:
@@ -170,12 +159,11 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
     epochs, else the keys that changed (of operators that record them)."""
     plan, index = subtask.plan, subtask.index
     key_groups = compute_key_group_range(plan.max_parallelism, plan.parallelism, index)
-    whole = subtask.deltas_since_full is None or subtask.deltas_since_full + 1 >= WHOLE_SNAPSHOT_EVERY
+    whole = subtask.snapshot_is_whole(WHOLE_SNAPSHOT_EVERY)
     state: dict[str, tuple[StateFile | None, bool]] = {}
     operator_states: dict[str, str] = {}
     checksums: dict[str, Checksum] = {}
     declarations: dict[str, dict[str, tuple[str, str | None]]] = {}
-    positions = {}
     for node_id, operator in subtask.chain.operators.items():
         changed = operator.take_changed_keys() if operator.changed_keys is not None else None
         delta = changed is not None and not whole
@@ -219,20 +207,9 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
                 operator_states[operator_id] = write_operator_state(
                     context.storage, context.folder, operator_id, index, attempt, operator_state, checksums=checksums
                 )
-        position = operator.snapshot_progress()
-        if position is not None:
-            positions[node_id] = position
     progress = posixpath.join(context.folder, "progress", f"{plan.id}-{index}-{attempt}.pkl")
-    position = {
-        "channels": subtask.channels,
-        "watermark": subtask.watermark,
-        "statuses": (subtask.idle_channels, subtask.unaligned, subtask.idle),
-        "records_in": subtask.records_in_before,
-        "records_out": subtask.records_out_before + subtask.chain.records_out,
-        "operators": positions,
-    }
-    write_progress(context.storage, progress, position, checksums=checksums)
-    subtask.deltas_since_full = 0 if whole else (subtask.deltas_since_full or 0) + 1
+    write_progress(context.storage, progress, subtask.snapshot_progress(), checksums=checksums)
+    subtask.snapshot_written(whole)
     return {
         "state": state,
         "operator_state": operator_states,
@@ -243,30 +220,13 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
 
 
 def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) -> Iterator[list[Any]]:
-    spec = subtask.plan.nodes[subtask.plan.head].operator
-    kind, params = spec.kind, spec.params
-    if isinstance(params, DatagenSourceParams) and params.count is None:
-        for start, end in inputs:
-            yield from chunks(generate(params, index) for index in range(start, end))
-    elif kind in (OperatorKind.SOURCE_SOCKET, OperatorKind.SOURCE_SPARK) or _monitored(spec):
-        # A socket's (or monitored FileSource's) lines come from the driver's log with the
-        # task; a Spark stream's rows from its batch.
-        yield from chunks(inputs)
+    source = subtask.chain.source
+    assert source is not None
+    if not subtask.plan.nodes[subtask.plan.head].bounded:
+        # An unbounded source's share of the epoch's input, as its feed on the driver gave it.
+        yield from source.epoch_batches(inputs)
     elif subtask.plan.id in context.read_bounded:
-        assert subtask.chain.source is not None
-        yield from subtask.chain.source.batches()
-
-
-def is_bounded_source(plan: VertexPlan) -> bool:
-    """Whether the source heading ``plan`` ends by itself (read whole in a job's first epoch)."""
-    spec = plan.nodes[plan.head].operator
-    if isinstance(spec.params, DatagenSourceParams):
-        return spec.params.count is not None
-    return spec.kind not in (OperatorKind.SOURCE_SOCKET, OperatorKind.SOURCE_SPARK) and not _monitored(spec)
-
-
-def _monitored(spec: OperatorSpec) -> bool:
-    return isinstance(spec.params, FileSourceParams) and spec.params.discovery_interval_ms is not None
+        yield from source.batches()
 
 
 class _Load:
@@ -339,7 +299,8 @@ def _run_epoch(
     if subtask.chain.source is not None:
         inputs = list(items)
         yield from subtask.read_source(_source_batches(subtask, context, inputs))
-        if (context.end_bounded and is_bounded_source(plan)) or (context.final and not is_bounded_source(plan)):
+        bounded = plan.nodes[plan.head].bounded
+        if (context.end_bounded and bounded) or (context.final and not bounded):
             yield from subtask.emit_watermark(MAX_WATERMARK)
     else:
         yield from subtask.consume(items)

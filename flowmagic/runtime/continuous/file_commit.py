@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from flowmagic.runtime.file_sink import commit_part, writer_of
+from flowmagic.runtime.connectors.file_sink import commit_part, writer_of
 
 __all__ = ["FileCommits"]
 

@@ -14,12 +14,36 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from typing import Any
 
+from flowmagic.runtime.connectors.file_source import list_files, read_lines
+from flowmagic.runtime.continuous.feeds import FeedContext, LogFeed, SourceReaderFailed
 from flowmagic.runtime.continuous.sources import append_to_log, write_log_count
-from flowmagic.runtime.file_source import list_files, read_lines
 
-__all__ = ["FileMonitor"]
+__all__ = ["FileMonitor", "FileMonitorFeed"]
+
+
+class FileMonitorFeed(LogFeed):
+    """A monitored FileSource's feed: the log its :class:`FileMonitor` writes."""
+
+    def __init__(self, context: FeedContext, paths: list[str], charset: str, interval_ms: int):
+        super().__init__(context)
+        self.monitor = FileMonitor(paths, charset, interval_ms, self.log_dir, context.restored)
+
+    def start(self) -> None:
+        self.monitor.start()
+
+    def stop(self) -> None:
+        self.monitor.stop()
+
+    def check(self, read: int) -> None:
+        error = self.monitor.error
+        if error is not None:
+            raise SourceReaderFailed(f"{self.monitor.describe()}: {error.__class__.__name__}: {error}")
+
+    def position(self, read: int, save: Callable[[bytes], str]) -> dict[str, Any] | None:
+        return self.monitor.position(read)
 
 
 class FileMonitor:

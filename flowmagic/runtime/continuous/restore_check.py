@@ -45,8 +45,8 @@ from flowmagic.runtime.continuous.state_store import (
 )
 from flowmagic.runtime.continuous.storage import Storage, s3a_options
 from flowmagic.runtime.declared_states import Declared, declared_states
-from flowmagic.runtime.keyed_state import incompatibility
 from flowmagic.runtime.plan import VertexPlan, build_plans
+from flowmagic.runtime.state.keyed_state import incompatibility
 
 __all__ = [
     "OperatorCheck",
@@ -372,7 +372,7 @@ def program_operators(graph: ExecutionGraph, plans: dict[str, VertexPlan] | None
             operator_id = operator_ids.get(node_id)
             if operator_id is None:
                 continue
-            source_kind = node.operator.kind.value if node.source_kind is not None and node.operator else None
+            source_kind = str(node.operator.kind) if node.source_kind is not None and node.operator else None
             operators.append(
                 ProgramOperator(
                     operator_id,

@@ -6,14 +6,16 @@ Spark's micro-batch loop owns the offsets: a source only says, when asked, how f
 and the source operator in the epoch's job makes the records of its range. So a replayed
 epoch reads the same records:
 
-* ``datagen``: ``generator(index)`` for the indices of the range, at most ``rows_per_second``
-  from the moment the job runs (a restored generator starts at its savepoint's position);
-* ``socket``: the lines a reader thread on the driver appended to a log in the checkpoint
-  directory (Flink's socket source cannot replay; the log can);
-* ``files``: the same log, of the lines of the files a monitored FileSource found
-  (:mod:`flowmagic.runtime.continuous.file_monitor`);
+* ``offsets``: records the source's subtasks make from the offsets of their range (a data
+  generator's ``generator(index)``), at most ``rows_per_second`` from the moment the job runs
+  (a restored source starts at its savepoint's position);
+* ``log``: the lines a reader thread on the driver appended to a log in the checkpoint
+  directory (a socket's: Flink's socket source cannot replay, the log can; a monitored
+  FileSource's, see :mod:`flowmagic.runtime.continuous.file_monitor`);
 * ``clock``: no rows, only time: its offset moves with the wall clock, so an epoch runs on
   every trigger even without input, and processing-time timers fire on time.
+
+Which source feeds how is the source's own choice (:mod:`flowmagic.runtime.continuous.feeds`).
 """
 
 from __future__ import annotations
@@ -58,15 +60,16 @@ _RECONNECT_DELAY = 0.5
 class SourceDescriptor:
     """What the data source needs to know of one flowmagic source (JSON, passed as an option)."""
 
-    kind: str
+    #: How the offsets move: ``offsets``, ``log`` or ``clock`` (see the module's docstring).
+    feed: str
     node_id: int
     parallelism: int
-    #: datagen: rows per second over all subtasks (None: as fast as admitted).
+    #: offsets: rows per second over all subtasks (None: as fast as admitted).
     rows_per_second: float | None = None
     #: The most records one epoch admits (bounded memory for fast sources); the driver may
     #: admit fewer (see :func:`write_admission`).
     max_per_epoch: int = 100_000
-    #: socket: the directory of the line log.
+    #: log: the directory of the line log.
     log_dir: str | None = None
     #: clock: how often the offset moves, in ms.
     tick_ms: int = 200
@@ -117,10 +120,10 @@ def _reader_class() -> type:
         def _available(self, start: int) -> int:
             descriptor = self.descriptor
             admitted = read_admission(descriptor.ranges_dir, descriptor.max_per_epoch)
-            if descriptor.kind in ("socket", "files"):
+            if descriptor.feed == "log":
                 assert descriptor.log_dir is not None
                 available = _count(descriptor.log_dir)
-            elif descriptor.kind == "datagen":
+            elif descriptor.feed == "offsets":
                 if descriptor.rows_per_second is None:
                     available = start + admitted
                 else:
@@ -141,7 +144,7 @@ def _reader_class() -> type:
             first, last = start["records"], end["records"]
             if descriptor.ranges_dir is not None:
                 write_range(descriptor.ranges_dir, first, last)
-            if descriptor.kind == "clock" or first == last:
+            if descriptor.feed == "clock" or first == last:
                 return [InputPartition((descriptor.node_id, -1, 0, 0))]
             return [
                 InputPartition((descriptor.node_id, index, *_share(first, last, index, descriptor.parallelism)))

@@ -23,7 +23,7 @@ path stays inside the snapshot's directory and, on the driver before the job sta
 file; an executor checks each file it reads against the digests its task carries. Progress
 files hold plain data only and are read without unpickling any class or function.
 A manifest also keeps, per operator ID, what Flink keeps beside the state itself: a source's
-position (its ``source`` entry, see :mod:`flowmagic.runtime.continuous.job`) and the keyed
+position (its ``source`` entry, see :mod:`flowmagic.runtime.continuous.checkpoints`) and the keyed
 state descriptors the operator declared (``states``: name -> kind and type), so that a
 restore into a descriptor of another kind is refused rather than started empty.
 """
@@ -350,26 +350,56 @@ def load_progress(storage: Storage, relative: str, *, checksums: Mapping[str, Ch
     return _PlainDataUnpickler(io.BytesIO(data)).load()
 
 
-#: Where the classes that savepoints of earlier flowmagic versions name (rows, windows, ...) are now.
+#: Where the classes that savepoints of earlier flowmagic versions name (rows, windows, a
+#: state's TtlValue, ...) are now: the vocabulary left the API, the runtime's modules went
+#: into rooms (operators, connectors, state).
 _MOVED_MODULES = {
-    f"flowmagic.api.{name}": f"flowmagic.vocabulary.{name}"
-    for name in (
-        "bucket_assigner",
-        "configuration",
-        "functions",
-        "job_execution_result",
-        "option_values",
-        "output_file_config",
-        "restart_strategy",
-        "rolling_policy",
-        "state",
-        "state_ttl",
-        "time",
-        "time_domain",
-        "types",
-        "watermarks",
-        "windows",
-    )
+    **{
+        f"flowmagic.runtime.{old}": f"flowmagic.runtime.{new}"
+        for old, new in (
+            ("broadcast", "operators.broadcast"),
+            ("cache", "operators.cache"),
+            ("connector", "connectors.factories"),
+            ("context", "operators.context"),
+            ("file_sink", "connectors.file_sink"),
+            ("file_source", "connectors.file_source"),
+            ("interval_join", "operators.interval_join"),
+            ("keyed_aggregation", "operators.keyed_aggregation"),
+            ("keyed_state", "state.keyed_state"),
+            ("operator", "operators.operator"),
+            ("process", "operators.process"),
+            ("sinks", "connectors.sinks"),
+            ("sources", "connectors.sources"),
+            ("state_ttl", "state.state_ttl"),
+            ("stateless", "operators.stateless"),
+            ("timer_queue", "state.timer_queue"),
+            ("two_input", "operators.two_input"),
+            ("typed_output", "operators.typed_output"),
+            ("watermark_assignment", "operators.watermark_assignment"),
+            ("window_behaviour", "operators.window_assigner_trigger_evictor"),
+            ("windowing", "operators.window_operator"),
+        )
+    },
+    **{
+        f"flowmagic.api.{name}": f"flowmagic.vocabulary.{name}"
+        for name in (
+            "bucket_assigner",
+            "configuration",
+            "functions",
+            "job_execution_result",
+            "option_values",
+            "output_file_config",
+            "restart_strategy",
+            "rolling_policy",
+            "state",
+            "state_ttl",
+            "time",
+            "time_domain",
+            "types",
+            "watermarks",
+            "windows",
+        )
+    },
 }
 
 

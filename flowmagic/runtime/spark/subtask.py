@@ -12,7 +12,7 @@ from flowmagic.graph.execution_graph import ExecutionState
 from flowmagic.runtime.failures import user_failure
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.metrics_channel import Reporter
-from flowmagic.runtime.operator import UserFunctionError
+from flowmagic.runtime.operators.operator import UserFunctionError
 from flowmagic.runtime.plan import VertexPlan, pickle_plan
 from flowmagic.runtime.task import SubtaskStats, run_subtask
 

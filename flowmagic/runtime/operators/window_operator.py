@@ -15,7 +15,7 @@ from typing import Any
 from flowmagic.errors import ProgramError
 from flowmagic.graph.operator_params import WindowFunctionKind, WindowParams
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.context import (
+from flowmagic.runtime.operators.context import (
     KeyedStateBackend,
     KeyedStateStore,
     ListState,
@@ -25,12 +25,9 @@ from flowmagic.runtime.context import (
     emit_all,
     takes_collector,
 )
-from flowmagic.runtime.keyed_aggregation import aggregation_function
-from flowmagic.runtime.operator import Operator, TaskInfo
-from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
-from flowmagic.runtime.registry import register
-from flowmagic.runtime.timer_queue import TimerQueue
-from flowmagic.runtime.window_behaviour import (
+from flowmagic.runtime.operators.keyed_aggregation import aggregation_function
+from flowmagic.runtime.operators.operator import Operator, TaskInfo
+from flowmagic.runtime.operators.window_assigner_trigger_evictor import (
     TimeWindow,
     assign_windows,
     clear,
@@ -41,6 +38,9 @@ from flowmagic.runtime.window_behaviour import (
     on_merge,
     on_processing_time,
 )
+from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
+from flowmagic.runtime.registry import register
+from flowmagic.runtime.state.timer_queue import TimerQueue
 from flowmagic.vocabulary import functions
 from flowmagic.vocabulary.state import ListStateDescriptor, MapStateDescriptor, ValueStateDescriptor
 from flowmagic.vocabulary.windows import TriggerResult

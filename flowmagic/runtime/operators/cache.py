@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.operator import Operator
+from flowmagic.runtime.operators.operator import Operator
 from flowmagic.runtime.registry import register
 
 __all__ = ["CacheWrite"]

@@ -6,8 +6,8 @@ from typing import Any
 
 from flowmagic.graph.operator_params import FunctionParams
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.context import adapt
-from flowmagic.runtime.operator import Operator, TaskInfo, UserFunctionError
+from flowmagic.runtime.operators.context import adapt
+from flowmagic.runtime.operators.operator import Operator, TaskInfo, UserFunctionError
 from flowmagic.runtime.registry import register
 
 __all__ = ["FilterOperator", "FlatMapOperator", "FunctionOperator", "MapOperator"]

@@ -15,11 +15,13 @@ from typing import Any
 
 from flowmagic.errors import UnsupportedSourceError
 from flowmagic.graph.operator_params import FileSourceParams
-from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.operator import TaskInfo
+from flowmagic.graph.operators import OperatorKind, OperatorSpec
+from flowmagic.runtime.connectors.factories import ConnectorSource, TableContext, TableOptions
+from flowmagic.runtime.connectors.sources import Source, local_path
+from flowmagic.runtime.continuous.feeds import Feed, FeedContext
+from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.records import BATCH_SIZE
 from flowmagic.runtime.registry import register
-from flowmagic.runtime.sources import Source, local_path
 
 __all__ = ["FileSourceReader", "list_files", "read_lines"]
 
@@ -73,7 +75,36 @@ def read_lines(path: str, charset: str) -> Iterator[list[str]]:
 
 @register(OperatorKind.SOURCE_FILE)
 class FileSourceReader(Source):
-    """The reader of a bounded FileSource's subtask."""
+    """The reader of a bounded FileSource's subtask; a monitored one is fed by the driver's
+    :class:`~flowmagic.runtime.continuous.file_monitor.FileMonitor` (the ``filesystem``
+    connector's source)."""
+
+    identifier = "filesystem"
+
+    @classmethod
+    def open_feed(cls, params: FileSourceParams, context: FeedContext) -> Feed:
+        # Below the runtime's sources in the imports: the monitor lists and reads with this module.
+        from flowmagic.runtime.continuous.file_monitor import FileMonitorFeed
+
+        assert params.discovery_interval_ms is not None, "a bounded FileSource has no feed"
+        return FileMonitorFeed(context, list(params.paths), params.charset, params.discovery_interval_ms)
+
+    @classmethod
+    def create_source(cls, table: TableContext) -> ConnectorSource:
+        """Flink's ``filesystem`` table source: ``path`` (a file or a directory), ``format``
+        (``raw``: each line is a record, ``raw.charset``), and ``source.monitor-interval`` to
+        read the files that appear there for ever."""
+        options = TableOptions("filesystem", table, required=("path", "format"), optional=("source.monitor-interval",))
+        charset = options.raw_format()
+        interval = options.millis("source.monitor-interval")
+        path = options.string("path")
+        options.validate()
+        assert path is not None
+        spec = OperatorSpec(
+            OperatorKind.SOURCE_FILE,
+            FileSourceParams(paths=(path,), charset=charset, discovery_interval_ms=interval),
+        )
+        return ConnectorSource(spec, bounded=interval is None)
 
     def __init__(self, params: FileSourceParams, task: TaskInfo):
         super().__init__(params, task)

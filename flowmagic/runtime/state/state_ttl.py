@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from flowmagic.runtime.clock import Clock
-from flowmagic.runtime.keyed_state import (
+from flowmagic.runtime.state.keyed_state import (
     AggregatingState,
     KeyedStateBackend,
     ListState,

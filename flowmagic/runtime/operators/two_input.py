@@ -6,9 +6,9 @@ from typing import Any
 
 from flowmagic.graph.operator_params import CoFunctionParams, CoProcessParams, ProcessParams
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.context import emit_all, with_collector
-from flowmagic.runtime.operator import Operator, TaskInfo
-from flowmagic.runtime.process import ProcessOperator
+from flowmagic.runtime.operators.context import emit_all, with_collector
+from flowmagic.runtime.operators.operator import Operator, TaskInfo
+from flowmagic.runtime.operators.process import ProcessOperator
 from flowmagic.runtime.registry import register
 
 __all__ = ["CoFlatMapOperator", "CoMapOperator", "CoProcessOperator"]

@@ -12,11 +12,11 @@ from typing import Any
 
 from flowmagic.graph.operator_params import ProcessParams
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.context import ProcessContext, TimerService, emit_all, with_collector
-from flowmagic.runtime.operator import TaskInfo
+from flowmagic.runtime.operators.context import ProcessContext, TimerService, emit_all, with_collector
+from flowmagic.runtime.operators.operator import TaskInfo
+from flowmagic.runtime.operators.stateless import FunctionOperator
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import register
-from flowmagic.runtime.stateless import FunctionOperator
 from flowmagic.vocabulary.time_domain import TimeDomain
 
 __all__ = ["Collector", "KeyedProcessOperator", "ProcessOperator"]

@@ -3,28 +3,34 @@
 Results travel as the successful Spark task's output, so a retried subtask never delivers
 twice: print lines and collected records appear exactly once, and files are committed only
 for the attempts whose output the driver received (the FileSink is in
-:mod:`flowmagic.runtime.file_sink`).
+:mod:`flowmagic.runtime.connectors.file_sink`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from flowmagic.graph.operator_params import FunctionParams, PrintParams
-from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.context import adapt
-from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.graph.operators import OperatorKind, OperatorSpec
+from flowmagic.runtime.connectors.factories import ConnectorSink, TableContext, TableOptions
+from flowmagic.runtime.operators.context import adapt
+from flowmagic.runtime.operators.operator import Operator, TaskInfo
 from flowmagic.runtime.records import printed_string
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.result import JobResult
 
-__all__ = ["CollectSink", "PrintSink", "Sink", "SinkFunctionOperator"]
+if TYPE_CHECKING:
+    from flowmagic.runtime.continuous.output import EpochOutput
+
+__all__ = ["BlackholeSink", "CollectSink", "PrintSink", "Sink", "SinkFunctionOperator"]
 
 
 class Sink(Operator):
     """An operator whose output goes to the driver, which delivers it into the job's result."""
 
     emits_results = True
+    #: The connector's identifier, by which tables name it (None: not a connector).
+    identifier: ClassVar[str | None] = None
 
     @staticmethod
     def deliver(result: JobResult, node_id: int, payload: Any) -> None:
@@ -36,10 +42,19 @@ class Sink(Operator):
     def finish_delivery(result: JobResult) -> None:
         """On the driver, after every payload was delivered."""
 
+    @staticmethod
+    def deliver_epoch(output: EpochOutput, node_id: int, payload: Any) -> None:
+        """On the driver, in the continuous mode: take one ``payload`` of sink ``node_id``
+        into what its epoch made, handed on once the epoch completed."""
+        output.collected.setdefault(node_id, []).append(payload)
+
 
 @register(OperatorKind.PRINT)
 class PrintSink(Sink):
-    """Flink's PrintSinkOutputWriter format: ``[identifier[:]][subtask+1]> record``."""
+    """Flink's PrintSinkOutputWriter format: ``[identifier[:]][subtask+1]> record`` (and
+    Flink's ``print`` connector)."""
+
+    identifier = "print"
 
     def __init__(self, name: str, params: PrintParams, task: TaskInfo):
         super().__init__(name, params, task)
@@ -53,6 +68,23 @@ class PrintSink(Sink):
     @staticmethod
     def deliver(result: JobResult, node_id: int, payload: Any) -> None:
         result.printed.append(payload)
+
+    @staticmethod
+    def deliver_epoch(output: EpochOutput, node_id: int, payload: Any) -> None:
+        output.printed.append(payload)
+
+    @classmethod
+    def create_sink(cls, table: TableContext) -> ConnectorSink:
+        """Flink's ``print`` table: ``print-identifier``, ``standard-error``, ``sink.parallelism``."""
+        options = TableOptions("print", table, optional=("print-identifier", "standard-error", "sink.parallelism"))
+        params = PrintParams(
+            identifier=options.string("print-identifier"),
+            stderr=options.boolean("standard-error", False),
+            type_info=None,
+        )
+        parallelism = options.integer("sink.parallelism")
+        options.validate()
+        return ConnectorSink(OperatorSpec(OperatorKind.PRINT, params), parallelism=parallelism)
 
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
         self.emit_result((self.stderr, self.prefix + printed_string(value, self.type_info)))
@@ -101,3 +133,22 @@ class SinkFunctionOperator(Sink):
                 invoke(value)
         except Exception as error:
             raise self.fail(error, value) from error
+
+
+@register(OperatorKind.BLACKHOLE)
+class BlackholeSink(Operator):
+    """Flink's ``blackhole`` connector: a sink that swallows every record."""
+
+    identifier = "blackhole"
+
+    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        pass
+
+    def process_batch(self, values: list[Any]) -> None:
+        pass
+
+    @classmethod
+    def create_sink(cls, table: TableContext) -> ConnectorSink:
+        """Flink's ``blackhole`` table (no options)."""
+        TableOptions("blackhole", table).validate()
+        return ConnectorSink(OperatorSpec(OperatorKind.BLACKHOLE))

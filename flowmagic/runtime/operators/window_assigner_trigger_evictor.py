@@ -39,8 +39,8 @@ from flowmagic.vocabulary.windows import (
 )
 
 if TYPE_CHECKING:
-    from flowmagic.runtime.context import KeyedStateStore
-    from flowmagic.runtime.windowing import TriggerContext
+    from flowmagic.runtime.operators.context import KeyedStateStore
+    from flowmagic.runtime.operators.window_operator import TriggerContext
 
 __all__ = [
     "GlobalWindow",

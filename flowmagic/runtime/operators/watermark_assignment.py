@@ -7,8 +7,8 @@ from typing import Any
 
 from flowmagic.graph.operator_params import TimestampsWatermarksParams
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.context import adapt
-from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.operators.context import adapt
+from flowmagic.runtime.operators.operator import Operator, TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.user_metrics import MetricGroup

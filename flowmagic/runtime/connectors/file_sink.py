@@ -26,17 +26,21 @@ import re
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from flowmagic.errors import JobError
 from flowmagic.graph.operator_params import SinkParams
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.connectors.factories import ConnectorSink, TableContext, TableOptions
+from flowmagic.runtime.connectors.sinks import Sink
+from flowmagic.runtime.operators.operator import Operator, TaskInfo
 from flowmagic.runtime.records import java_to_string
 from flowmagic.runtime.registry import implementation, register
 from flowmagic.runtime.result import JobResult
-from flowmagic.runtime.sinks import Sink
 from flowmagic.vocabulary.rolling_policy import PartFileInfo
+
+if TYPE_CHECKING:
+    from flowmagic.runtime.continuous.output import EpochOutput
 
 __all__ = ["FileSinkCommitter", "FileSinkWriter", "InProgressFiles", "commit_part", "writer_of"]
 
@@ -94,9 +98,20 @@ class _Bucket:
 class FileSinkWriter(Operator):
     """Writes records to an open part file per bucket, rolls them as the rolling policy says,
     and hands the rolled files on as committables (in a continuous job, also the open ones'
-    paths, so that the driver knows they are in use)."""
+    paths, so that the driver knows they are in use). The ``filesystem`` connector's sink."""
 
     splits_operator_state = True
+    identifier = "filesystem"
+
+    @classmethod
+    def create_sink(cls, table: TableContext) -> ConnectorSink:
+        """Flink's ``filesystem`` table sink: ``path`` (the base path) and ``format``
+        (``raw``: each record's text is a line, ``raw.charset``), with FileSink's defaults."""
+        options = TableOptions("filesystem", table, required=("path", "format"))
+        charset = options.raw_format()
+        path = options.string("path")
+        options.validate()
+        return ConnectorSink(file_base_path=path, charset=charset)
 
     def __init__(self, name: str, params: SinkParams, task: TaskInfo):
         super().__init__(name, params, task)
@@ -271,6 +286,10 @@ class FileSinkCommitter(Sink):
         _action, in_progress, final = payload
         commit_part(in_progress, final)
         result.committed.append(final)
+
+    @staticmethod
+    def deliver_epoch(output: EpochOutput, node_id: int, payload: Any) -> None:
+        output.committables.append(payload)
 
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
         in_progress, final_name = value

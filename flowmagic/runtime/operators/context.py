@@ -1,6 +1,6 @@
 """What user functions see while they run: runtime context, keyed state, timers, contexts.
 
-Mirrors PyFlink's ``RuntimeContext`` (keyed state is in :mod:`flowmagic.runtime.keyed_state`),
+Mirrors PyFlink's ``RuntimeContext`` (keyed state is in :mod:`flowmagic.runtime.state.keyed_state`),
 ``TimerService`` and ``ProcessFunction.Context``.
 """
 
@@ -11,7 +11,8 @@ from typing import Any
 
 from flowmagic.errors import ProgramError
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
-from flowmagic.runtime.keyed_state import (
+from flowmagic.runtime.records import MIN_WATERMARK
+from flowmagic.runtime.state.keyed_state import (
     AggregatingState,
     KeyedStateBackend,
     ListState,
@@ -19,8 +20,7 @@ from flowmagic.runtime.keyed_state import (
     ReducingState,
     ValueState,
 )
-from flowmagic.runtime.records import MIN_WATERMARK
-from flowmagic.runtime.state_ttl import (
+from flowmagic.runtime.state.state_ttl import (
     TtlAggregatingState,
     TtlListState,
     TtlMapState,
@@ -28,7 +28,7 @@ from flowmagic.runtime.state_ttl import (
     TtlReducingState,
     TtlValueState,
 )
-from flowmagic.runtime.timer_queue import TimerQueue
+from flowmagic.runtime.state.timer_queue import TimerQueue
 from flowmagic.runtime.user_metrics import MetricGroup
 from flowmagic.vocabulary import functions
 from flowmagic.vocabulary.functions import takes_collector
@@ -211,7 +211,7 @@ class RuntimeContext(KeyedStateStore, functions.RuntimeContext):
 
 class TimerService(functions.TimerService):
     """Event-time and processing-time timers of a keyed operator, one per (time, key), fired
-    in Flink's order (:class:`~flowmagic.runtime.timer_queue.TimerQueue`)."""
+    in Flink's order (:class:`~flowmagic.runtime.state.timer_queue.TimerQueue`)."""
 
     def __init__(self, backend: KeyedStateBackend | None, clock: Clock = WALL_CLOCK):
         self._backend = backend

@@ -12,9 +12,9 @@ from typing import Any
 
 from flowmagic.graph.operator_params import Aggregation, KeyedAggregationParams, KeyedReduceParams
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.context import adapt
 from flowmagic.runtime.failures import check_field_reference
-from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.operators.context import adapt
+from flowmagic.runtime.operators.operator import Operator, TaskInfo
 from flowmagic.runtime.registry import register
 from flowmagic.vocabulary.types import Row
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flowmagic.runtime.operator import Operator
+from flowmagic.runtime.operators.operator import Operator
 from flowmagic.vocabulary.types import Row, TypeInformation, is_tuple_type, named_row
 
 __all__ = ["typed_output"]

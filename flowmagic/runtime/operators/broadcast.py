@@ -17,11 +17,18 @@ from typing import Any
 from flowmagic.errors import ProgramError
 from flowmagic.graph.operator_params import BroadcastProcessParams
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.context import ProcessContext, RuntimeContext, TimerService, adapt, emit_all, with_collector
-from flowmagic.runtime.keyed_state import KeyedStateBackend
-from flowmagic.runtime.operator import TaskInfo
-from flowmagic.runtime.process import ProcessOperator
+from flowmagic.runtime.operators.context import (
+    ProcessContext,
+    RuntimeContext,
+    TimerService,
+    adapt,
+    emit_all,
+    with_collector,
+)
+from flowmagic.runtime.operators.operator import TaskInfo
+from flowmagic.runtime.operators.process import ProcessOperator
 from flowmagic.runtime.registry import register
+from flowmagic.runtime.state.keyed_state import KeyedStateBackend
 from flowmagic.vocabulary import state
 from flowmagic.vocabulary.state import (
     AggregatingStateDescriptor,

@@ -19,8 +19,8 @@ from typing import Any
 
 from flowmagic.graph.operator_params import OperatorParams
 from flowmagic.runtime.clock import WALL_CLOCK, Clock
-from flowmagic.runtime.context import KeyedStateBackend, RuntimeContext
 from flowmagic.runtime.failures import call_site_frame, describe
+from flowmagic.runtime.operators.context import KeyedStateBackend, RuntimeContext
 from flowmagic.runtime.records import MIN_WATERMARK
 from flowmagic.runtime.user_metrics import MetricGroup, MetricRegistry
 from flowmagic.vocabulary.dialect import JAVA, ApiDialect

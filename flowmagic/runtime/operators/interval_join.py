@@ -16,8 +16,8 @@ from typing import Any
 
 from flowmagic.graph.operator_params import IntervalJoinParams
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.runtime.context import adapt, emit_all, with_collector
-from flowmagic.runtime.operator import Operator, TaskInfo
+from flowmagic.runtime.operators.context import adapt, emit_all, with_collector
+from flowmagic.runtime.operators.operator import Operator, TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import register
 from flowmagic.vocabulary.functions import OutputTag

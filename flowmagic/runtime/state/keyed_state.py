@@ -3,7 +3,7 @@
 Every state is a table ``{key: value}`` in the backend, named by its kind and descriptor
 (``value:count``); the backend's current key selects the row every access reads or writes.
 A snapshot is the rows of every table, key by key, which is what checkpoints store by key
-group. States with a time-to-live are in :mod:`flowmagic.runtime.state_ttl`.
+group. States with a time-to-live are in :mod:`flowmagic.runtime.state.state_ttl`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,244 @@
+"""Connectors: sources and sinks found by identifier, as Flink's table factories.
+
+A registered source or sink class (see :mod:`flowmagic.runtime.registry`) is a connector when
+it names an ``identifier`` (Flink's ``factoryIdentifier()``: ``datagen``, ``filesystem``,
+``socket``, ``print``, ``blackhole``) and makes its operator from a table's string options:
+``create_source`` / ``create_sink``, as Flink's ``DynamicTableSourceFactory`` and
+``DynamicTableSinkFactory``. SQL's ``WITH ('connector' = '...')`` finds them here with
+:func:`create_table_source` and :func:`create_table_sink`, which fail in Flink's words.
+
+A connector's records are what its operator makes: a datagen table's rows are
+:class:`~flowmagic.vocabulary.types.Row` objects of its columns, a ``raw`` format's records its lines.
+Adding a connector is one module: its source (or sink) class, registered for its operator
+kind with its identifier and factory (and, for an unbounded source, its feed in the
+continuous mode, see :meth:`flowmagic.runtime.connectors.sources.Source.open_feed`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+from flowmagic.errors import InvalidArgumentError, ValidationError
+from flowmagic.graph.operators import OperatorSpec
+from flowmagic.runtime.registry import connector_identifiers, connectors
+from flowmagic.vocabulary.option_values import option_bool, option_int
+from flowmagic.vocabulary.time import to_millis_text
+
+__all__ = [
+    "Column",
+    "ConnectorSink",
+    "ConnectorSource",
+    "TableContext",
+    "TableOptions",
+    "create_table_sink",
+    "create_table_source",
+    "find_connector",
+]
+
+_DYNAMIC_TABLE_FACTORY = "org.apache.flink.table.factories.DynamicTableFactory"
+_SOURCE_FACTORY = "org.apache.flink.table.factories.DynamicTableSourceFactory"
+_SINK_FACTORY = "org.apache.flink.table.factories.DynamicTableSinkFactory"
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of a table: its name and its Flink SQL type as written (``INT``, ``STRING``)."""
+
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class TableContext:
+    """What a factory reads (Flink's ``DynamicTableFactory.Context``): the table's name, its
+    physical columns, and its ``WITH`` options."""
+
+    name: str
+    columns: tuple[Column, ...]
+    options: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class ConnectorSource:
+    """What a source factory makes: the source operator, whether it ends by itself, and the
+    parallelism it must run at (None: the job's)."""
+
+    operator: OperatorSpec
+    bounded: bool
+    parallelism: int | None = None
+
+
+@dataclass(frozen=True)
+class ConnectorSink:
+    """What a sink factory makes: a sink operator (``print``, ``blackhole``), or the base
+    path and charset of a FileSink that writes each record's text as a line (the program
+    builder adds it as ``sink_to(FileSink.for_row_format(...))`` does: the runtime does not
+    import the builder)."""
+
+    operator: OperatorSpec | None = None
+    file_base_path: str | None = None
+    charset: str = "UTF-8"
+    parallelism: int | None = None
+
+
+Role = Literal["source", "sink"]
+
+
+def find_connector(identifier: str, role: Role | None = None) -> type[Any]:
+    """The class of connector ``identifier`` (as a ``role``, when given): Flink's
+    ``FactoryUtil.discoverFactory``, and its words when there is none."""
+    found = connectors(identifier)
+    if not found:
+        available = "\n".join(connector_identifiers())
+        raise ValidationError(
+            f"Could not find any factory for identifier '{identifier}' that implements '{_DYNAMIC_TABLE_FACTORY}' "
+            f"in the classpath.\n\nAvailable factory identifiers are:\n\n{available}"
+        )
+    if role is None:
+        return found[0]
+    for cls in found:
+        if _role_of(cls) == role:
+            return cls
+    other = "sink" if role == "source" else "source"
+    raise ValidationError(f"Connector '{identifier}' can only be used as a {other}. It cannot be used as a {role}.")
+
+
+def _role_of(cls: type[Any]) -> Role:
+    return "source" if hasattr(cls, "create_source") else "sink"
+
+
+def _options_text(options: Mapping[str, str]) -> str:
+    def quoted(text: str) -> str:
+        return text.replace("'", "''")
+
+    return "\n".join(sorted(f"'{quoted(key)}'='{quoted(value)}'" for key, value in options.items()))
+
+
+def _discover(table: TableContext, role: Role) -> type[Any]:
+    identifier = table.options.get("connector")
+    if identifier is None:
+        raise ValidationError("Table options do not contain an option key 'connector' for discovering a connector.")
+    try:
+        return find_connector(identifier, role)
+    except ValidationError as error:
+        if connectors(identifier):
+            raise
+        raise ValidationError(
+            f"Cannot discover a connector using option: 'connector'='{identifier.replace(chr(39), chr(39) * 2)}'"
+        ) from error
+
+
+def create_table_source(table: TableContext) -> ConnectorSource:
+    """The source of ``table`` by its ``connector`` option (Flink's ``FactoryUtil.createTableSource``)."""
+    try:
+        return _discover(table, "source").create_source(table)
+    except ValidationError as error:
+        raise ValidationError(
+            f"Unable to create a source for reading table '{table.name}'.\n\n"
+            f"Table options are:\n\n{_options_text(table.options)}"
+        ) from error
+
+
+def create_table_sink(table: TableContext) -> ConnectorSink:
+    """The sink of ``table`` by its ``connector`` option (Flink's ``FactoryUtil.createTableSink``)."""
+    try:
+        return _discover(table, "sink").create_sink(table)
+    except ValidationError as error:
+        raise ValidationError(
+            f"Unable to create a sink for writing table '{table.name}'.\n\n"
+            f"Table options are:\n\n{_options_text(table.options)}"
+        ) from error
+
+
+class TableOptions:
+    """A factory's reading of a table's options, checked as Flink's ``TableFactoryHelper``
+    checks them: required options missing, then values that do not parse, then options no
+    one consumed, each in Flink's words."""
+
+    def __init__(
+        self,
+        identifier: str,
+        table: TableContext,
+        required: Iterable[str] = (),
+        optional: Iterable[str] = (),
+    ):
+        self.identifier = identifier
+        self.options = dict(table.options)
+        self.required = sorted(required)
+        self.consumed = {"connector", "property-version", *self.required, *optional}
+        missing = [key for key in self.required if key not in self.options]
+        if missing:
+            raise ValidationError(
+                "One or more required options are missing.\n\nMissing required options are:\n\n" + "\n".join(missing)
+            )
+
+    def consume(self, *keys: str) -> None:
+        """Mark ``keys`` supported (the options a factory derives, such as ``fields.<name>.kind``)."""
+        self.consumed.update(keys)
+
+    def validate(self) -> None:
+        """Refuse the options no one consumed (Flink's ``validateUnconsumedKeys``)."""
+        unsupported = sorted(set(self.options) - self.consumed)
+        if unsupported:
+            raise ValidationError(
+                f"Unsupported options found for '{self.identifier}'.\n\n"
+                "Unsupported options:\n\n" + "\n".join(unsupported) + "\n\n"
+                "Supported options:\n\n" + "\n".join(sorted(self.consumed))
+            )
+
+    def _read(self, key: str, default: _T, parse: Callable[[str], _T]) -> _T:
+        if key not in self.options:
+            return default
+        try:
+            return parse(self.options[key])
+        except (ValueError, InvalidArgumentError) as error:
+            raise ValidationError(f"Invalid value for option '{key}'.") from error
+
+    def string(self, key: str, default: str | None = None) -> str | None:
+        """Option ``key`` as text."""
+        return self._read(key, default, str)
+
+    def integer(self, key: str, default: int | None = None) -> int | None:
+        """Option ``key`` as an integer, or ``default``."""
+        return self._read(key, default, lambda text: option_int({key: text}, key))
+
+    def number(self, key: str, default: float | None = None) -> float | None:
+        """Option ``key`` as a number (an integer or a decimal), or ``default``."""
+
+        def parse(text: str) -> float:
+            try:
+                return float(text.strip())
+            except ValueError:
+                raise InvalidArgumentError(f"Could not parse value '{text}' for key '{key}'.") from None
+
+        return self._read(key, default, parse)
+
+    def boolean(self, key: str, default: bool) -> bool:
+        """Option ``key`` as ``true`` or ``false``, or ``default``."""
+        return self._read(key, default, lambda text: option_bool({key: text}, key))
+
+    def millis(self, key: str, default: int | None = None) -> int | None:
+        """Option ``key`` as a duration (``5 s``, ``100ms``, a number of ms), in ms, or ``default``."""
+        return self._read(key, default, lambda text: to_millis_text(text, key))
+
+    def raw_format(self, key: str = "format") -> str:
+        """The charset of a ``raw`` format (its option ``raw.charset``): the only format
+        flowmagic has; another is Flink's error for a format factory it cannot find."""
+        format_name = self.options.get(key)
+        if format_name != "raw":
+            raise ValidationError(
+                f"Could not find any factory for identifier '{format_name}' that implements "
+                "'org.apache.flink.table.factories.DeserializationFormatFactory' in the classpath.\n\n"
+                "Available factory identifiers are:\n\nraw"
+            )
+        self.consume("raw.charset")
+        charset = self.string("raw.charset", "UTF-8") or "UTF-8"
+        try:
+            "".encode(charset)
+        except LookupError as error:
+            raise ValidationError("Invalid value for option 'raw.charset'.") from error
+        return charset
