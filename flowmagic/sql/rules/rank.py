@@ -10,6 +10,7 @@ from flowmagic.sql.logical import Field, LogicalCalc, LogicalRank, RelNode
 from flowmagic.sql.rex import Call, InputRef, Literal, Over, Rex, conjunctions, inputs_used, shift
 from flowmagic.sql.rules import bottom_up
 from flowmagic.sql.rules.filter_into_join import conjunction
+from flowmagic.sql.rules.over_window import window_input
 
 
 def rank_range(parts: list[Rex], rank: int) -> tuple[int, int, list[Rex]] | None:
@@ -57,31 +58,19 @@ def _rank(node: RelNode) -> RelNode:
     if found is None:
         return node
     start, end, rest = found
-    source = windowed.inputs[0]
-    bottom: list[Rex] = []
-    names: list[str] = []
-
-    def place(rex: Rex) -> int:
-        if rex in bottom:
-            return bottom.index(rex)
-        bottom.append(rex)
-        names.append(source.fields[rex.index].name if isinstance(rex, InputRef) else f"${len(bottom) - 1}")
-        return len(bottom) - 1
-
-    plain = {i: place(p) for i, p in enumerate(windowed.projects) if i not in overs}
-    partition = tuple(place(p) for p in over.partition)
-    order = [(place(k.expression), k.descending, k.nulls_last) for k in over.order]
-    rank_input: RelNode = source
-    if not (
-        len(bottom) == len(source.fields)
-        and all(isinstance(b, InputRef) and b.index == i for i, b in enumerate(bottom))
-    ):
-        rank_input = LogicalCalc([source], [Field(n, b.type) for n, b in zip(names, bottom, strict=True)], bottom, None)
+    split = window_input(windowed, overs[0])
+    rank_input, plain = split.rel, split.plain
     used = set().union(*(inputs_used(p) for p in node.projects), *(inputs_used(r) for r in rest))
     output_rank = overs[0] in used
     fields = list(rank_input.fields) + ([Field("w0$o0", over.type)] if output_rank else [])
     rank = LogicalRank(
-        [rank_input], fields, partition=partition, order=order, rank_start=start, rank_end=end, output_rank=output_rank
+        [rank_input],
+        fields,
+        partition=split.partition,
+        order=split.order,
+        rank_start=start,
+        rank_end=end,
+        output_rank=output_rank,
     )
 
     def remap(index: int) -> Rex:
