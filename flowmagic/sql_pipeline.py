@@ -17,6 +17,7 @@ from flowmagic.pipeline import Pipeline, PlanText
 from flowmagic.sql.errors import TableException
 from flowmagic.sql.exec_nodes import rendered_nodes
 from flowmagic.sql.explain import explain_text
+from flowmagic.sql.retraction import Retraction, explain_retraction
 from flowmagic.sql.session import RUN_LATER, SqlSession, StatementPlan
 from flowmagic.sql.translate import COLLECT_SINK_NAME
 from flowmagic.widgets.graph_view import FlowGraphs
@@ -94,7 +95,12 @@ class SqlPipeline(Pipeline):
         self.session = session
         self.statement = statements[-1].text
         self.plan: StatementPlan = _at_line(statements[-1], session.translate)
-        self.explain_text = explain_text(session, self.plan.logical, (), (self.plan.physical, self.plan.plan_root))
+        planned = (self.plan.physical, self.plan.plan_root)
+        self.explain_text = explain_text(session, self.plan.logical, (), planned)
+        #: ``EXPLAIN CHANGELOG_MODE``: the physical plan with the kinds of rows each node emits.
+        self.changelog_text = explain_text(session, self.plan.logical, ("CHANGELOG_MODE",), planned)
+        #: Why the statement's result holds updates or deletes (or that it does not).
+        self.retraction: Retraction = explain_retraction(self.plan.exec_root, streaming=session.streaming)
         super().__init__(name, session.env, taskmanagers=taskmanagers, slots_per_taskmanager=slots_per_taskmanager)
         self.links = self._links()
 
@@ -130,13 +136,27 @@ class SqlPipeline(Pipeline):
     def show(self, level: str = "all", *, physical_graph: PhysicalGraph | None = None) -> FlowGraphs:
         """The graph widget with the statement's plans in a first tab (see :meth:`Pipeline.show`)."""
         graphs = super().show(level, physical_graph=physical_graph)
-        graphs.sql_plans = SqlPlans(self.name, self.explain_text, self.plan_lines())
+        graphs.sql_plans = SqlPlans(self.name, self.explain_text, self.plan_lines(), self.retraction)
         return graphs
 
     def explain(self) -> PlanText:
         """Flink's ``EXPLAIN`` of the statement: Abstract Syntax Tree, Optimized Physical Plan and
         Optimized Execution Plan."""
         return PlanText(self.explain_text)
+
+    def explain_changelog(self) -> PlanText:
+        """Why the statement retracts (see :class:`~flowmagic.sql.retraction.Retraction`), then
+        Flink's ``EXPLAIN CHANGELOG_MODE`` physical plan it is read from."""
+        physical = self.changelog_text.split("== Optimized Physical Plan ==\n", 1)[1]
+        physical = physical.split("\n\n== Optimized Execution Plan ==", 1)[0]
+        text = f"{self.retraction}\n\n== Optimized Physical Plan (CHANGELOG_MODE) ==\n{physical}\n"
+        if self.collects and "-U" in self.retraction.result_kinds:
+            # Flink's EXPLAIN plans a query without its collect sink, which asks for -U when it runs.
+            text += (
+                "(EXPLAIN plans the query without its collect sink; running, the collect sink asks for each "
+                "update's old row too (-U), as said above.)\n"
+            )
+        return PlanText(text)
 
     def run(self, spark: Any = None, **options: Any) -> Any:
         """Running SQL statements comes with flowmagic's SQL part 2."""

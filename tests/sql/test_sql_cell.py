@@ -25,6 +25,7 @@ CELLS = [
     ("seed.run()", ["raises-exception"]),
     ("%flow run seed", ["raises-exception"]),
     ("%%flow kk --sql\nCREATE TABLE kk (a INT) WITH ('connector' = 'kafka');\nSELECT a FROM kk;", ["raises-exception"]),
+    ("%flow explain seed --changelog", []),
 ]
 
 
@@ -101,3 +102,20 @@ def test_a_missing_connector_shows_flinks_message_its_cause_then_what_flowmagic_
     offer = text.index("flowmagic has no 'kafka' connector; it offers blackhole, datagen, filesystem, print.")
     assert message < text.index("(the statement at line 2 of the script)") < cause < offer
     assert text.count("flowmagic has no 'kafka' connector") == 1
+
+
+def test_the_cell_and_explain_changelog_say_why_the_seed_query_retracts(executed) -> None:
+    saved, _live = executed.cells[1].outputs
+    # Under the plans: the node that first emits updates, named as its operator is.
+    assert "<b>Why does this query retract?</b>" in saved.data["text/html"]
+    assert "<b>GroupAggregate[3]</b> emits +I, -U, +U" in saved.data["text/html"]
+    (output,) = executed.cells[8].outputs
+    text = output.data["text/plain"]
+    assert text.startswith(
+        "Why does this query retract?\nThis query retracts: its result holds +I, -U, +U rows, starting at "
+        "GroupAggregate[3].\n"
+    )
+    # The plan it is read from is Flink's EXPLAIN CHANGELOG_MODE.
+    physical = RECORDED["explain_changelog_mode"].split("== Optimized Physical Plan ==\n")[1].split("\n\n")[0]
+    assert f"== Optimized Physical Plan (CHANGELOG_MODE) ==\n{physical}\n" in text
+    assert "<li>Aggregate per window instead" in output.data["text/html"]
