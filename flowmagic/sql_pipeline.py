@@ -14,19 +14,24 @@ from flowmagic.errors import FlowError
 from flowmagic.graph.job_graph import JobGraph
 from flowmagic.graph.physical_graph import PhysicalGraph
 from flowmagic.pipeline import Pipeline, PlanText
-from flowmagic.sql.errors import TableException
+from flowmagic.runtime import JobResult
+from flowmagic.runtime.continuous.output import EpochOutput
 from flowmagic.sql.exec_nodes import rendered_nodes
 from flowmagic.sql.explain import explain_text
 from flowmagic.sql.retraction import Retraction, explain_retraction
-from flowmagic.sql.session import RUN_LATER, SqlSession, StatementPlan
+from flowmagic.sql.session import SqlSession, StatementPlan
 from flowmagic.sql.translate import COLLECT_SINK_NAME
 from flowmagic.widgets.graph_view import FlowGraphs
+from flowmagic.widgets.job_view import JobView
 from flowmagic.widgets.sql_plans import PlanLink, SqlPlans
+from flowmagic.widgets.sql_result import SqlResultView, cell_text
 
 __all__ = ["PlanLink", "SqlPipeline", "SqlScriptError", "Statement", "split_script"]
 
 _SET = re.compile(r"^\s*SET\s+'([^']+)'\s*=\s*'([^']*)'\s*$", re.I | re.S)
 _MODE = "execution.runtime-mode"
+#: Flink's row kinds by their byte value, as SQL rows carry them (their last field).
+ROW_KINDS = ("+I", "-U", "+U", "-D")
 
 
 class SqlScriptError(FlowError):
@@ -125,6 +130,16 @@ class SqlPipeline(Pipeline):
             links.append(PlanLink(exec_id, description, operators, vertices))
         return links
 
+    def plan_nodes(self, job_graph: JobGraph | None = None) -> dict[str, list[str]]:
+        """The plan nodes each vertex of ``job_graph`` (default: the pipeline's) runs, by vertex
+        id: Flink's description of each operator of its chain (``[3]:GroupAggregate(...)``)."""
+        job_graph = job_graph or self.job_graph
+        nodes = self.stream_graph.nodes
+        return {
+            vertex.id: [nodes[node_id].operator_description or nodes[node_id].name for node_id in vertex.chain]
+            for vertex in job_graph.vertices.values()
+        }
+
     def plan_lines(self) -> list[tuple[str, PlanLink | None]]:
         """The Optimized Execution Plan's lines, each with what its ExecNode became (None for an
         exchange, which becomes an edge)."""
@@ -158,14 +173,59 @@ class SqlPipeline(Pipeline):
             )
         return PlanText(text)
 
-    def run(self, spark: Any = None, **options: Any) -> Any:
-        """Running SQL statements comes with flowmagic's SQL part 2."""
-        raise TableException(RUN_LATER)
+    def _job_view(self, job_graph: JobGraph, physical_graph: PhysicalGraph) -> JobView:
+        """The live job view, each vertex with the plan nodes it runs."""
+        return JobView(job_graph, physical_graph, plan_nodes=self.plan_nodes(job_graph))
+
+    def _run_output(self) -> SqlRun | None:
+        """A query's result, live as a table or changelog; nothing for an INSERT."""
+        if not self.collects:
+            return None
+        return SqlRun(self)
 
     @property
     def collects(self) -> bool:
         """Whether the statement is a query whose rows a collect sink returns."""
         return any(node.name == f"Sink: {COLLECT_SINK_NAME}" for node in self.stream_graph.nodes.values())
+
+
+class SqlRun:
+    """One run of a query, shown in its cell: the rows its collect sink receives fed to the
+    live :class:`~flowmagic.widgets.sql_result.SqlResultView`, epoch by epoch (an unbounded
+    job) or once the job finished (a bounded one), and at the end the SQL client's text."""
+
+    def __init__(self, pipeline: SqlPipeline):
+        fields = pipeline.plan.logical.fields
+        self.types = tuple(f.type.flink() for f in fields)
+        self.streaming = pipeline.session.streaming
+        self.sink_id = next(
+            node.id for node in pipeline.stream_graph.nodes.values() if node.name == f"Sink: {COLLECT_SINK_NAME}"
+        )
+        # The table updates rows by the query's smallest unique key (a GROUP BY's keys).
+        keys = sorted(sorted(fields) for fields in pipeline.plan.physical.unique_keys)
+        key = min(keys, key=len) if keys else None
+        self.view = SqlResultView(pipeline.name, [f.name for f in fields], key, text=self._text)
+        self._column = 0
+
+    def _text(self, value: object) -> str:
+        return cell_text(value)
+
+    def display(self) -> None:
+        self.view.display()
+
+    def _take(self, rows: list[Any]) -> None:
+        add = self.view.add
+        for row in rows:
+            add(ROW_KINDS[row[-1]], row[:-1])
+
+    def epoch(self, output: EpochOutput) -> None:
+        self._take(output.collected.get(self.sink_id, []))
+
+    def result(self, result: JobResult) -> None:
+        self._take(result.collected(self.sink_id))
+
+    def ended(self, state: str) -> None:
+        self.view.finish(state, None)
 
 
 def _vertex_names(job_graph: JobGraph) -> dict[int, str]:

@@ -80,7 +80,6 @@ class ChangelogTable:
         self._touched: OrderedDict[int, int] = OrderedDict()
         self._next_slot = 0
 
-
     def __len__(self) -> int:
         """How many rows the table holds."""
         return len(self._slots) - self._waiting

@@ -22,8 +22,6 @@ CELLS = [
     ("%flow explain seed", []),
     ("import json\nprint(json.dumps(seed.job_graph.to_dict()))", []),
     ("%%flow typo --sql\n" + SEED.replace("SELECT num,", "SELECT nope,"), ["raises-exception"]),
-    ("seed.run()", ["raises-exception"]),
-    ("%flow run seed", ["raises-exception"]),
     ("%%flow kk --sql\nCREATE TABLE kk (a INT) WITH ('connector' = 'kafka');\nSELECT a FROM kk;", ["raises-exception"]),
     ("%flow explain seed --changelog", []),
 ]
@@ -80,22 +78,8 @@ def test_an_invalid_statement_names_its_line_and_column_in_flinks_words(executed
     assert "(the statement at line 4 of the script)" in text
 
 
-def test_running_a_sql_pipeline_says_it_comes_with_part_two_in_one_line(executed) -> None:
-    (error,) = executed.cells[5].outputs
-    assert error.ename == "TableException"
-    assert "\n" not in error.evalue and "SQL part 2" in error.evalue
-
-
-def test_flow_run_of_a_sql_pipeline_says_it_comes_with_part_two(executed) -> None:
-    # IPython shows a UsageError as one line on stderr, without a traceback.
-    (output,) = executed.cells[6].outputs
-    assert output.output_type == "stream" and output.name == "stderr"
-    assert output.text.startswith("UsageError: %flow run seed: Running SQL queries comes with flowmagic's SQL part 2")
-    assert output.text.count("\n") == 1
-
-
 def test_a_missing_connector_shows_flinks_message_its_cause_then_what_flowmagic_offers(executed) -> None:
-    text = re.sub(r"\x1b\[[0-9;]*m", "", _text(executed.cells[7].outputs[-1]))
+    text = re.sub(r"\x1b\[[0-9;]*m", "", _text(executed.cells[5].outputs[-1]))
     message = text.index("ValidationException: Unable to create a source for reading table")
     # As Flink's client prints a chained exception: the message, then its cause, then the offer.
     cause = text.index("Caused by: ValidationException: Could not find any factory for identifier 'kafka'")
@@ -109,7 +93,7 @@ def test_the_cell_and_explain_changelog_say_why_the_seed_query_retracts(executed
     # Under the plans: the node that first emits updates, named as its operator is.
     assert "<b>Why does this query retract?</b>" in saved.data["text/html"]
     assert "<b>GroupAggregate[3]</b> emits +I, -U, +U" in saved.data["text/html"]
-    (output,) = executed.cells[8].outputs
+    (output,) = executed.cells[6].outputs
     text = output.data["text/plain"]
     assert text.startswith(
         "Why does this query retract?\nThis query retracts: its result holds +I, -U, +U rows, starting at "
