@@ -194,13 +194,18 @@ class Pipeline:
         output = self._run_output() if live else None
         if output is not None:
             output.display()
-        client = submit(
-            execution_graph,
-            executor=executor,
-            spark=spark,
-            continuous=self.env.continuous_options(from_savepoint, allow_non_restored_state),
-            on_output=output.epoch if output is not None else None,
-        )
+        try:
+            client = submit(
+                execution_graph,
+                executor=executor,
+                spark=spark,
+                continuous=self.env.continuous_options(from_savepoint, allow_non_restored_state),
+                on_output=output.epoch if output is not None else None,
+            )
+        except BaseException:
+            if output is not None:
+                output.ended("FAILED")
+            raise
         with self._lock:
             self._runs.append(client)
         if isinstance(client, ContinuousJob):

@@ -6,6 +6,7 @@ submit for it (a SELECT with its collect sink).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,10 +22,11 @@ from flowmagic.sql.explain import explain_text
 from flowmagic.sql.retraction import Retraction, explain_retraction
 from flowmagic.sql.session import SqlSession, StatementPlan
 from flowmagic.sql.translate import COLLECT_SINK_NAME
+from flowmagic.table.tableau import batch_tableau, cell_text, streaming_tableau
 from flowmagic.widgets.graph_view import FlowGraphs
 from flowmagic.widgets.job_view import JobView
 from flowmagic.widgets.sql_plans import PlanLink, SqlPlans
-from flowmagic.widgets.sql_result import SqlResultView, cell_text
+from flowmagic.widgets.sql_result import SqlResultView
 
 __all__ = ["PlanLink", "SqlPipeline", "SqlScriptError", "Statement", "split_script"]
 
@@ -204,11 +206,23 @@ class SqlRun:
         # The table updates rows by the query's smallest unique key (a GROUP BY's keys).
         keys = sorted(sorted(fields) for fields in pipeline.plan.physical.unique_keys)
         key = min(keys, key=len) if keys else None
-        self.view = SqlResultView(pipeline.name, [f.name for f in fields], key, text=self._text)
-        self._column = 0
+        self.names = [f.name for f in fields]
+        self.view = SqlResultView(pipeline.name, self.names, key, text=self._texts)
 
-    def _text(self, value: object) -> str:
-        return cell_text(value)
+    def _texts(self, values: Sequence[object]) -> list[str]:
+        return [cell_text(value, type_text) for value, type_text in zip(values, self.types, strict=True)]
+
+    def tableau(self) -> str:
+        """The SQL client's text of the result: in streaming the changelog with each row's
+        kind, in batch the rows. When the view kept only the newest changes, of those, said."""
+        table = self.view.table
+        if not self.streaming:
+            return batch_tableau(self.names, self.types, table.rows())
+        changes = [(change.kind, change.values) for change in table.changes]
+        text = streaming_tableau(self.names, self.types, changes)
+        if table.received > len(changes):
+            text = f"The newest {len(changes):,} of {table.received:,} rows received:\n{text}"
+        return text
 
     def display(self) -> None:
         self.view.display()
@@ -225,7 +239,7 @@ class SqlRun:
         self._take(result.collected(self.sink_id))
 
     def ended(self, state: str) -> None:
-        self.view.finish(state, None)
+        self.view.finish(state, self.tableau())
 
 
 def _vertex_names(job_graph: JobGraph) -> dict[int, str]:

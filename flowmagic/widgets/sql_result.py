@@ -27,7 +27,7 @@ import ipywidgets
 from flowmagic.render import printable
 from flowmagic.widgets.changelog_table import KINDS, ChangelogTable
 
-__all__ = ["REDRAW", "SHOWN", "SqlResultView", "cell_text"]
+__all__ = ["REDRAW", "SHOWN", "SqlResultView", "cell_texts"]
 
 #: Seconds between redraws while rows arrive.
 REDRAW = 0.5
@@ -57,13 +57,12 @@ _STYLE = """<style>
 _KIND_CLASS = {"+I": "kind-I", "-U": "kind-UB", "+U": "kind-UA", "-D": "kind-D"}
 
 
-def cell_text(value: object) -> str:
-    """A field as the SQL client prints it when no type says otherwise (``<NULL>``, ``TRUE``)."""
-    if value is None:
-        return "<NULL>"
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    return str(value)
+def cell_texts(values: Sequence[object]) -> list[str]:
+    """A row's fields as the SQL client prints them when no type says otherwise."""
+    return [
+        "<NULL>" if value is None else ("TRUE" if value else "FALSE") if isinstance(value, bool) else str(value)
+        for value in values
+    ]
 
 
 class SqlResultView:
@@ -71,7 +70,8 @@ class SqlResultView:
     tableau text (:meth:`finish`).
 
     ``key``: the positions of the upsert key fields (the table updates rows by it), None for
-    the whole row. ``text``: how a field prints (default: :func:`cell_text`).
+    the whole row. ``text``: how a row's fields print (default: :func:`cell_texts`; a query's
+    view prints them as the SQL client does, by their types).
     """
 
     def __init__(
@@ -82,7 +82,7 @@ class SqlResultView:
         *,
         shown: int = SHOWN,
         keep: int = 1000,
-        text: Callable[[object], str] = cell_text,
+        text: Callable[[Sequence[object]], list[str]] = cell_texts,
     ):
         self.name = name
         self.table = ChangelogTable(columns, key, keep=max(keep, shown))
@@ -174,7 +174,7 @@ class SqlResultView:
         return "<tr>" + "".join(f"<th>{html.escape(printable(c))}</th>" for c in cells) + "</tr>"
 
     def _cells(self, values: Sequence[object]) -> str:
-        return "".join(f"<td>{html.escape(printable(self.text(value)))}</td>" for value in values)
+        return "".join(f"<td>{html.escape(printable(cell))}</td>" for cell in self.text(values))
 
     def table_html(self) -> str:
         """The table's most recently changed rows (all when they are few), in table order;

@@ -15,6 +15,7 @@ from test_magics_notebook import WIDGET_VIEW, execute
 SQL = Path(__file__).parents[1] / "conformance" / "sql"
 SEED = (SQL / "cases" / "s01_seed_group_count.sql").read_text()
 RECORDED = json.loads((SQL / "expected" / "s01_seed_group_count.json").read_text())["streaming"]
+COUNTS = json.loads((SQL / "expected" / "s02_group_count_values.json").read_text())["streaming"]
 
 CELLS = [
     ("%load_ext flowmagic", []),
@@ -24,6 +25,8 @@ CELLS = [
     ("%%flow typo --sql\n" + SEED.replace("SELECT num,", "SELECT nope,"), ["raises-exception"]),
     ("%%flow kk --sql\nCREATE TABLE kk (a INT) WITH ('connector' = 'kafka');\nSELECT a FROM kk;", ["raises-exception"]),
     ("%flow explain seed --changelog", []),
+    ("%%flow counts --sql -p 1 --show none\n" + (SQL / "cases" / "s02_group_count_values.sql").read_text(), []),
+    ("%flow run counts", []),
 ]
 
 
@@ -103,3 +106,24 @@ def test_the_cell_and_explain_changelog_say_why_the_seed_query_retracts(executed
     physical = RECORDED["explain_changelog_mode"].split("== Optimized Physical Plan ==\n")[1].split("\n\n")[0]
     assert f"== Optimized Physical Plan (CHANGELOG_MODE) ==\n{physical}\n" in text
     assert "<li>Aggregate per window instead" in output.data["text/html"]
+
+
+def _tableau_rows(text: str) -> list[list[str]]:
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in text.splitlines()[3:-2]]
+
+
+def test_running_a_query_shows_its_result_then_the_sql_clients_text(executed) -> None:
+    outputs = executed.cells[8].outputs
+    job, static, live = outputs[0], outputs[1], outputs[2]
+    assert job.data["text/plain"] == "<Job 'counts': FINISHED, 2/2 subtasks finished>"
+    # The job view says which plan node each vertex runs.
+    assert "ConstraintEnforcer[4] -&gt; Sink: Collect table sink runs <code>[3]:GroupAggregate(" in job.data["text/html"]
+    # What the saved notebook keeps: Flink's tableau text of the changelog, rows in Flink's order per key.
+    text = static.data["text/plain"]
+    recorded = COUNTS["sql_client_tableau"].splitlines()
+    assert text.splitlines()[:3] == recorded[:3] and text.splitlines()[-2:] == recorded[-2:]
+    rows = _tableau_rows(text)
+    assert sorted(rows, key=lambda row: int(row[1])) == [row for row in COUNTS["rows"]]
+    assert "<pre>" in static.data["text/html"] and "Received a total of 10 rows" in static.data["text/html"]
+    # The live view is a widget, which a saved notebook replaces by the text above.
+    assert WIDGET_VIEW in live.data
