@@ -51,7 +51,7 @@ def _lines(text: str) -> list[str]:
 
 def test_the_saved_notebook_keeps_the_tableau_text(saved: Path) -> None:
     outputs = nbformat.read(saved, as_version=4).cells[2].outputs
-    [static] = [output for output in outputs if "flowmagic-sqlresult-static" in output.get("data", {}).get("text/html", "")]
+    [static] = [output for output in outputs if "sqlresult-static" in output.get("data", {}).get("text/html", "")]
     text = static.data["text/plain"]
     # Flink's text, its rows in the order this run produced them (Flink's order per key).
     recorded = _lines(TABLEAU)
