@@ -2,7 +2,8 @@
 
 Streaming: an ``op`` column with each row's kind, column widths from the columns' types
 (Flink's ``PrintUtils.columnWidthsByType``: an INT 11 wide, a BIGINT 20, a DECIMAL its
-precision plus 2, other types the maximum of 30; at least ``<NULL>``'s 6 when nullable), then ``Received a total of N rows``.
+precision plus 2, other types the maximum of 30; at least ``<NULL>``'s 6 when nullable),
+then ``Received a total of N rows``.
 Batch: widths from the data (at most 30), then ``N rows in set`` or ``Empty set``. Cells are
 right-aligned; longer ones are cut with ``...``; NULL is ``<NULL>``.
 """

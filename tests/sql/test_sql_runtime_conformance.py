@@ -156,7 +156,10 @@ def _run(case: str, mode: str, executor: str, out: Path) -> tuple[list[list[str]
         result.print()
     types = result.get_table_schema().get_field_data_types()
     cells = [
-        [row.get_row_kind().short_string, *("<NULL>" if v is None else value_string(v, t) for v, t in zip(row, types))]
+        [
+            row.get_row_kind().short_string,
+            *("<NULL>" if v is None else value_string(v, t) for v, t in zip(row, types, strict=True)),
+        ]
         for row in rows
     ]
     return cells, printed.getvalue()
