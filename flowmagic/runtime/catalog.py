@@ -24,6 +24,7 @@ from flowmagic.runtime.sql import (  # noqa: F401 - each module registers its ki
     refusal,
     scan,
     sort,
+    watermark_assigner,
 )
 from flowmagic.runtime.sql import sinks as sql_sinks  # noqa: F401 - registers the SQL sinks
 

@@ -2,7 +2,8 @@
 
 Streaming: an ``op`` column with each row's kind, column widths from the columns' types
 (Flink's ``PrintUtils.columnWidthsByType``: an INT 11 wide, a BIGINT 20, a DECIMAL its
-precision plus 2, other types the maximum of 30), then ``Received a total of N rows``.
+precision plus 2, other types the maximum of 30; at least ``<NULL>``'s 6 when nullable),
+then ``Received a total of N rows``.
 Batch: widths from the data (at most 30), then ``N rows in set`` or ``Empty set``. Cells are
 right-aligned; longer ones are cut with ``...``; NULL is ``<NULL>``.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from flowmagic.runtime.sql.values import parse_type, value_string
+from flowmagic.runtime.sql.values import SqlTypeInfo, parse_type, value_string
 
 __all__ = ["MAX_COLUMN_WIDTH", "batch_tableau", "cell_text", "streaming_tableau"]
 
@@ -29,6 +30,12 @@ def cell_text(value: Any, type_text: str) -> str:
 
 def _type_width(type_text: str) -> int:
     info = parse_type(type_text)
+    width = _root_width(info)
+    # A nullable column may show <NULL>.
+    return max(width, len(NULL)) if info.nullable else width
+
+
+def _root_width(info: SqlTypeInfo) -> int:
     if info.name in _TYPE_WIDTHS:
         return _TYPE_WIDTHS[info.name]
     if info.name == "DECIMAL":

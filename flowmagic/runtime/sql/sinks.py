@@ -57,7 +57,11 @@ class TableSink(Sink):
         self.write = self._discard
         if connector == "print":
             prefix = self.options.get("print-identifier") or ""
-            if task.parallelism > 1:
+            # BATCH: Flink's adaptive batch scheduler runs a sink whose parallelism is not set at
+            # the parallelism its input's volume needs (16 MiB a subtask): one, for what a print
+            # sink shows, so its lines have no subtask prefix.
+            decided = spec.streaming or "sink.parallelism" in self.options
+            if task.parallelism > 1 and decided:
                 prefix = f"{prefix}:{task.index + 1}" if prefix else str(task.index + 1)
             self.prefix = f"{prefix}> " if prefix else ""
             self.stderr = self.options.get("standard-error", "false").lower() == "true"
