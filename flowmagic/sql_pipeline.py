@@ -5,7 +5,9 @@ submit for it (a SELECT with its collect sink).
 
 from __future__ import annotations
 
+import queue
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -208,6 +210,8 @@ class SqlRun:
         key = min(keys, key=len) if keys else None
         self.names = [f.name for f in fields]
         self.view = SqlResultView(pipeline.name, self.names, key, text=self._texts)
+        self._rows: queue.Queue[list[Any] | None] = queue.Queue()
+        self._feeder = threading.Thread(target=self._feed, name=f"flowmagic-sql-result-{pipeline.name}", daemon=True)
 
     def _texts(self, values: Sequence[object]) -> list[str]:
         return [cell_text(value, type_text) for value, type_text in zip(values, self.types, strict=True)]
@@ -226,19 +230,30 @@ class SqlRun:
 
     def display(self) -> None:
         self.view.display()
+        self._feeder.start()
 
-    def _take(self, rows: list[Any]) -> None:
-        add = self.view.add
-        for row in rows:
-            add(ROW_KINDS[row[-1]], row[:-1])
+    def _feed(self) -> None:
+        """Apply the rows handed over, off the job's thread: a continuous job hands each epoch's
+        output on from its coordinator, whose next epoch waits until ``epoch`` returns."""
+        add_all = self.view.add_all
+        while True:
+            rows = self._rows.get()
+            if rows is None:
+                return
+            add_all((ROW_KINDS[row[-1]], row[:-1]) for row in rows)
 
     def epoch(self, output: EpochOutput) -> None:
-        self._take(output.collected.get(self.sink_id, []))
+        rows = output.collected.get(self.sink_id)
+        if rows:
+            self._rows.put(rows)
 
     def result(self, result: JobResult) -> None:
-        self._take(result.collected(self.sink_id))
+        self._rows.put(result.collected(self.sink_id))
 
     def ended(self, state: str) -> None:
+        self._rows.put(None)
+        if self._feeder.is_alive():
+            self._feeder.join()
         self.view.finish(state, self.tableau())
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter, OrderedDict, deque
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["ADDS", "KINDS", "Change", "ChangelogTable"]
 
@@ -27,8 +27,7 @@ KINDS = ("+I", "-U", "+U", "-D")
 ADDS = ("+I", "+U")
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One row of the changelog: its number (from 1, in arrival order), kind and fields."""
 
     number: int

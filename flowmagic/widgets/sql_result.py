@@ -19,7 +19,7 @@ import html
 import itertools
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import ipywidgets
@@ -116,8 +116,14 @@ class SqlResultView:
 
     def add(self, kind: str, values: Sequence[object]) -> None:
         """One row of the result with its kind; redraws at most every :data:`REDRAW` seconds."""
+        self.add_all([(kind, values)])
+
+    def add_all(self, rows: Iterable[tuple[str, Sequence[object]]]) -> None:
+        """Rows of the result, each with its kind; redraws at most every :data:`REDRAW` seconds."""
         with self._lock:
-            self.table.apply(kind, values)
+            apply = self.table.apply
+            for kind, values in rows:
+                apply(kind, values)
         now = time.monotonic()
         if now - self._drawn_at >= REDRAW:
             self.redraw(now)
