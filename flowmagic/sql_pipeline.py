@@ -27,7 +27,7 @@ from flowmagic.sql.translate import COLLECT_SINK_NAME
 from flowmagic.table.tableau import batch_tableau, cell_text, streaming_tableau
 from flowmagic.widgets.graph_view import FlowGraphs
 from flowmagic.widgets.job_view import JobView
-from flowmagic.widgets.sql_plans import PlanLink, SqlPlans
+from flowmagic.widgets.sql_plans import PlanLink, SqlPlans, retraction_html
 from flowmagic.widgets.sql_result import SqlResultView
 
 __all__ = ["PlanLink", "SqlPipeline", "SqlScriptError", "Statement", "split_script"]
@@ -209,7 +209,10 @@ class SqlRun:
         keys = sorted(sorted(fields) for fields in pipeline.plan.physical.unique_keys)
         key = min(keys, key=len) if keys else None
         self.names = [f.name for f in fields]
-        self.view = SqlResultView(pipeline.name, self.names, key, text=self._texts)
+        why = pipeline.retraction
+        self.view = SqlResultView(
+            pipeline.name, self.names, key, text=self._texts, why=(why.summary(), retraction_html(why))
+        )
         self._rows: queue.Queue[list[Any] | None] = queue.Queue()
         self._feeder = threading.Thread(target=self._feed, name=f"flowmagic-sql-result-{pipeline.name}", daemon=True)
 

@@ -53,6 +53,7 @@ _STYLE = """<style>
 .flowmagic-sqlresult-view tr.kind-UA td { background: rgba(59, 130, 246, 0.14); }
 .flowmagic-sqlresult-view tr.changed td { background: rgba(59, 130, 246, 0.10); }
 .flowmagic-sqlresult-tableau pre { user-select: text; overflow-x: auto; margin: 4px 0; }
+.flowmagic-sqlresult-view details.why summary { cursor: pointer; margin: 2px 0; }
 </style>"""
 _KIND_CLASS = {"+I": "kind-I", "-U": "kind-UB", "+U": "kind-UA", "-D": "kind-D"}
 
@@ -71,7 +72,8 @@ class SqlResultView:
 
     ``key``: the positions of the upsert key fields (the table updates rows by it), None for
     the whole row. ``text``: how a row's fields print (default: :func:`cell_texts`; a query's
-    view prints them as the SQL client does, by their types).
+    view prints them as the SQL client does, by their types). ``why``: why the query retracts,
+    as a one-line summary and its HTML, shown folded next to the result.
     """
 
     def __init__(
@@ -83,11 +85,13 @@ class SqlResultView:
         shown: int = SHOWN,
         keep: int = 1000,
         text: Callable[[Sequence[object]], list[str]] = cell_texts,
+        why: tuple[str, str] | None = None,
     ):
         self.name = name
         self.table = ChangelogTable(columns, key, keep=max(keep, shown))
         self.shown = shown
         self.text = text
+        self.why = why
         self.state = "RUNNING"
         #: The SQL client's tableau text, once the job ended.
         self.tableau: str | None = None
@@ -108,7 +112,9 @@ class SqlResultView:
         self._rows = ipywidgets.HTML()
         self._final = ipywidgets.HTML()
         self._switch.observe(lambda change: self.redraw(), names="value")
-        self.widget = ipywidgets.VBox([self._status, self._switch, self._rows, self._final])
+        # Drawn once: a redraw would fold it again under the reader's eyes.
+        self._why = ipywidgets.HTML(f'<div class="flowmagic-sqlresult-view {_NO_MATH}">{self.why_html()}</div>')
+        self.widget = ipywidgets.VBox([self._status, self._why, self._switch, self._rows, self._final])
         self.widget.add_class("flowmagic-sqlresult")
         self.redraw()
 
@@ -175,6 +181,13 @@ class SqlResultView:
     def status_html(self) -> str:
         return f'<div class="progress">{html.escape(self.name)}: {html.escape(self.summary())}</div>'
 
+    def why_html(self) -> str:
+        """Why the query retracts, folded under its summary line (nothing when not given)."""
+        if self.why is None:
+            return ""
+        summary, page = self.why
+        return f"<details class='why'><summary>{html.escape(summary)}</summary>{page}</details>"
+
     def _header(self, op: bool) -> str:
         cells = (["op"] if op else []) + list(self.table.columns)
         return "<tr>" + "".join(f"<th>{html.escape(printable(c))}</th>" for c in cells) + "</tr>"
@@ -221,7 +234,7 @@ class SqlResultView:
             text = self.tableau
             page = f"<pre>{html.escape(printable(self.tableau))}</pre>"
         return {
-            "text/html": f'<div class="flowmagic-sqlresult-static {_NO_MATH}">{page}</div>',
+            "text/html": f'<div class="flowmagic-sqlresult-static {_NO_MATH}">{self.why_html()}{page}</div>',
             "text/plain": text,
         }
 

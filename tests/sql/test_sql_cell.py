@@ -125,5 +125,6 @@ def test_running_a_query_shows_its_result_then_the_sql_clients_text(executed) ->
     rows = _tableau_rows(text)
     assert sorted(rows, key=lambda row: int(row[1])) == [row for row in COUNTS["rows"]]
     assert "<pre>" in static.data["text/html"] and "Received a total of 10 rows" in static.data["text/html"]
+    assert "<summary>This query retracts: its result holds +I, -U, +U rows" in static.data["text/html"]
     # The live view is a widget, which a saved notebook replaces by the text above.
     assert WIDGET_VIEW in live.data

@@ -1,7 +1,8 @@
 """A SQL query's result in JupyterLab, in headless Chromium: ``%flow run`` on a ``%%flow --sql``
 cell (the seed query over Flink's VALUES case s02) shows the materialized table, a switch to
 the changelog with its ``op`` column and rows coloured by kind, and at the end the SQL client's
-tableau text, selectable; the saved text stays hidden while the live widget is drawn."""
+tableau text, selectable, and why the query retracts; the saved text stays hidden while the
+live widget is drawn."""
 
 from __future__ import annotations
 
@@ -103,3 +104,16 @@ def test_the_sql_clients_text_follows_selectable_and_the_saved_copy_stays_hidden
     assert page.evaluate("() => window.getSelection().toString()").strip() != ""
     assert not page.locator(".flowmagic-sqlresult-static").first.is_visible()
     assert result_browser.blocked == []
+
+
+def test_why_the_query_retracts_unfolds_next_to_the_result(result_browser: Browser) -> None:
+    why = result_browser.page.locator(".flowmagic-sqlresult details.why")
+    summary = why.locator("summary")
+    assert summary.inner_text() == (
+        "This query retracts: its result holds +I, -U, +U rows, starting at GroupAggregate[3]."
+    )
+    assert not why.locator(".flowmagic-retraction").is_visible()
+    summary.click()
+    assert "To get inserts only:" in why.locator(".flowmagic-retraction").inner_text()
+    # The result redraws without folding it again: it stays open.
+    assert why.evaluate("details => details.open")
