@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
+from flowmagic.runtime.continuous.output import EpochOutput
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.sql_pipeline import SqlPipeline
 from flowmagic.widgets.job_view import JobView
@@ -85,3 +87,25 @@ def test_the_job_view_names_the_plan_nodes_each_vertex_runs() -> None:
         "select=[num, COUNT(*) AS cnt])</code> &rarr; "
         "<code>[4]:ConstraintEnforcer[NotNullEnforcer(fields=[cnt])]</code>" in page
     )
+
+
+def test_a_continuous_jobs_epochs_update_the_view_off_the_coordinators_thread() -> None:
+    pipeline = SqlPipeline("seed", SEED)
+    run = pipeline._run_output()
+    assert run is not None
+    run.display()
+    # Each epoch's rows as the collect sink hands them over: values, then the kind's byte.
+    epochs = [[(1, 1, 0), (2, 1, 0)], [(1, 1, 1), (1, 2, 2)], [(3, 1, 0), (2, 1, 1), (2, 2, 2)]]
+    for number, rows in enumerate(epochs, start=1):
+        run.epoch(EpochOutput(number, collected={run.sink_id: rows}))
+        deadline = time.monotonic() + 60
+        while run.view.table.received < sum(len(e) for e in epochs[:number]):
+            assert time.monotonic() < deadline, "the view did not take the epoch's rows"
+            time.sleep(0.01)
+    assert run.view.tableau is None and run.view.state == "RUNNING"
+    run.ended("CANCELED")
+    assert run.view.table.rows() == [(1, 2), (2, 2), (3, 1)]
+    assert run.view.summary() == "CANCELED · 7 rows received (3 +I, 2 -U, 2 +U) · the table has 3 rows"
+    lines = run.view.tableau.splitlines()
+    assert lines[1] == "| op |         num |                  cnt |"
+    assert lines[3] == "| +I |           1 |                    1 |" and lines[-1] == "Received a total of 7 rows"
