@@ -29,7 +29,7 @@ __all__ = ["KINDS", "Retraction", "RetractionOrigin", "SinkRequirement", "explai
 #: The planner's changelog modes as Flink's row kinds print them, in Flink's order.
 KINDS = {"I": "+I", "UB": "-U", "UA": "+U", "D": "-D"}
 _CHANGES = ("UB", "UA", "D")
-#: What each sink connector takes: (modes, Flink's wording of it).
+#: What each sink connector takes: its modes, and a sentence saying so.
 _SINK_MODES = {
     "collect": (("I", "UB", "UA", "D"), "takes every kind of row"),
     "print": (("I", "UB", "UA", "D"), "takes every kind of row"),

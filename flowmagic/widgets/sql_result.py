@@ -16,7 +16,6 @@ counts all), so that a fast or large result keeps the notebook responsive.
 from __future__ import annotations
 
 import html
-import itertools
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -27,15 +26,16 @@ import ipywidgets
 from flowmagic.render import printable
 from flowmagic.widgets.changelog_table import KINDS, ChangelogTable
 
-__all__ = ["REDRAW", "SHOWN", "SqlResultView", "cell_texts"]
+__all__ = ["HIGHLIGHTED", "REDRAW", "SHOWN", "SqlResultView", "cell_texts"]
 
 #: Seconds between redraws while rows arrive.
 REDRAW = 0.5
 #: How many rows the table and the changelog draw (the newest).
 SHOWN = 200
+#: The table marks the rows the newest this many changes touched.
+HIGHLIGHTED = 10
 _VIEWS = ("Table", "Changelog")
 _NO_MATH = "tex2jax_ignore mathjax_ignore"
-_ids = itertools.count(1)
 
 # Row colours by kind: inserts green, the old row of an update and deletes red, the new row blue.
 _STYLE = """<style>
@@ -95,7 +95,6 @@ class SqlResultView:
         self.state = "RUNNING"
         #: The SQL client's tableau text, once the job ended.
         self.tableau: str | None = None
-        self._id = next(_ids)
         self._lock = threading.Lock()
         self._drawn_at = 0.0
         self._static: Any = None
@@ -197,11 +196,10 @@ class SqlResultView:
 
     def table_html(self) -> str:
         """The table's most recently changed rows (all when they are few), in table order;
-        rows changed since the previous drawing of the newest changes stand out."""
+        those the newest :data:`HIGHLIGHTED` changes touched stand out."""
         table = self.table
         rows = table.recent_rows(self.shown)
-        newest = table.received
-        recent = max(newest - 10, 0)
+        recent = max(table.received - HIGHLIGHTED, 0)
         body = "".join(
             f"<tr{' class=changed' if number > recent else ''}>{self._cells(row)}</tr>" for number, row in rows
         )
