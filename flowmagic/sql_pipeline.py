@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from flowmagic.api.environment import StreamExecutionEnvironment
-from flowmagic.errors import FlowError
+from flowmagic.errors import FlowError, ProgramError
 from flowmagic.graph.job_graph import JobGraph
 from flowmagic.graph.physical_graph import PhysicalGraph
 from flowmagic.pipeline import Pipeline, PlanText
 from flowmagic.runtime import JobResult
+from flowmagic.runtime.continuous.job import ContinuousJob
 from flowmagic.runtime.continuous.output import EpochOutput
 from flowmagic.sql.exec_nodes import rendered_nodes
 from flowmagic.sql.explain import explain_text
@@ -176,6 +177,17 @@ class SqlPipeline(Pipeline):
                 "update's old row too (-U), as said above.)\n"
             )
         return PlanText(text)
+
+    def run(self, spark: Any = None, *, mode: str | None = None, **options: Any) -> JobResult | ContinuousJob:
+        """Run the statement (see :meth:`Pipeline.run`); a query's result shows live in the cell.
+        Its runtime mode is the one it was planned in: a plan of the other mode is another plan."""
+        planned = "streaming" if self.session.streaming else "batch"
+        if mode is not None and mode != planned:
+            raise ProgramError(
+                f"Pipeline {self.name!r} was planned in {planned} mode, and Flink plans a statement for one mode: "
+                f"define it with --mode {mode} (or SET '{_MODE}' = '{mode}') to run it in {mode} mode."
+            )
+        return super().run(spark, mode=mode, **options)
 
     def _job_view(self, job_graph: JobGraph, physical_graph: PhysicalGraph) -> JobView:
         """The live job view, each vertex with the plan nodes it runs."""

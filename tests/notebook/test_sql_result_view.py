@@ -9,6 +9,9 @@ import re
 import time
 from pathlib import Path
 
+import pytest
+
+from flowmagic.errors import ProgramError
 from flowmagic.runtime.continuous.output import EpochOutput
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.sql_pipeline import SqlPipeline
@@ -109,3 +112,10 @@ def test_a_continuous_jobs_epochs_update_the_view_off_the_coordinators_thread() 
     lines = run.view.tableau.splitlines()
     assert lines[1] == "| op |         num |                  cnt |"
     assert lines[3] == "| +I |           1 |                    1 |" and lines[-1] == "Received a total of 7 rows"
+
+
+def test_a_sql_pipeline_runs_in_the_mode_it_was_planned_in() -> None:
+    pipeline = SqlPipeline("counts", (SQL / "cases" / "s02_group_count_values.sql").read_text())
+    with pytest.raises(ProgramError, match="was planned in streaming mode, and Flink plans a statement for one mode"):
+        pipeline.run(mode="batch", executor="local", live=False)
+    assert pipeline.run(mode="streaming", executor="local", live=False).state == "FINISHED"
