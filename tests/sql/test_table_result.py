@@ -76,6 +76,22 @@ def test_an_unchanged_result_emits_nothing() -> None:
     ]
 
 
+def test_with_a_state_ttl_an_unchanged_result_is_emitted_again() -> None:
+    # GroupAggFunction refreshes a result downstream when state expires: -U/+U of equal rows.
+    t_env = _t_env(VALUES)
+    t_env.get_config().set("table.exec.state.ttl", "1 d")
+    inner = "SELECT num, COUNT(*) AS c FROM src GROUP BY num"
+    rows = t_env.execute_sql(f"SELECT c, MAX(num) AS m FROM ({inner}) GROUP BY c").collect()
+    assert [(row.get_row_kind().short_string, *row) for row in rows] == [
+        ("+I", 1, 1),
+        ("-U", 1, 1),
+        ("+U", 1, 2),
+        ("-U", 1, 2),
+        ("+U", 1, 2),
+        ("+I", 2, 1),
+    ]
+
+
 def test_print_writes_flinks_tableau_in_both_modes(capsys: pytest.CaptureFixture[str]) -> None:
     # x is a DECIMAL(13, 1): 15 wide (its precision, a sign and a point), as Flink's tableau.
     _t_env(SEQUENCE).execute_sql("SELECT id, id * 1.5 AS x FROM seq WHERE id > 4").print()

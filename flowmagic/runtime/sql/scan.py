@@ -23,6 +23,7 @@ from flowmagic.runtime.sql.values import parse_timestamp, parse_type
 __all__ = ["TableSourceScan", "ValuesSource"]
 
 _BLOCK = 1 << 20
+_LINES = 2048
 
 
 @register(OperatorKind.SQL_VALUES)
@@ -61,13 +62,12 @@ def _csv_parser(
     fields = ", ".join(parts)
     source = (
         "def parse(lines):\n"
-        "    if any('\"' in line for line in lines):\n"
-        "        split = _reader(lines, delimiter=_delimiter)\n"
-        "    else:\n"
-        "        split = [line.split(_delimiter) for line in lines]\n"
         "    out = []\n"
         "    append = out.append\n"
-        "    for f in split:\n"
+        "    quoted = any('\"' in line for line in lines)\n"
+        "    for f in (_reader(lines, delimiter=_delimiter) if quoted else lines):\n"
+        "        if not quoted:\n"
+        "            f = f.split(_delimiter)\n"
         f"        if len(f) < {width}:\n"
         f"            f = f + [None] * ({width} - len(f))\n"
         f"        append(({fields}{', ' if fields else ''}{INSERT}))\n"
@@ -209,4 +209,9 @@ def _split_lines(path: str, start: int, end: int) -> Iterator[list[str]]:
             lines = block.decode("utf-8").split("\n")
             if lines[-1] == "":
                 lines.pop()
-            yield [line[:-1] if line.endswith("\r") else line for line in lines] if b"\r" in block else lines
+            if b"\r" in block:
+                lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+            # Batches of a few thousand rows: few rows alive at once (the collector's work
+            # grows with them), many per call of the chain behind.
+            for first in range(0, len(lines), _LINES):
+                yield lines[first : first + _LINES]
