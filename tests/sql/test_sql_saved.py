@@ -1,7 +1,8 @@
 """A SQL query's result in saved and exported notebooks: executed by nbclient on a real kernel
-and saved with its widget state (as ``jupyter nbconvert --execute`` saves it), then exported
-with ``jupyter nbconvert --to html`` and opened offline in headless Chromium: where the live
-widget cannot be drawn, the SQL client's tableau text of the result stands for it."""
+and saved with its widget state (as ``jupyter nbconvert --execute`` saves it), then opened
+untrusted in JupyterLab, and exported with ``jupyter nbconvert --to html`` and opened offline,
+in headless Chromium: where the live widget cannot be drawn, the SQL client's tableau text of
+the result stands for it."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import nbformat
 import pytest
 import test_browser
 from nbclient import NotebookClient
-from test_browser import chromium_page
+from test_browser import STARTUP_SECONDS, chromium_page, lab_server
 
 pytestmark = pytest.mark.e2e
 playwright_api = test_browser.playwright_api  # the fixture: Chromium installed, Playwright imported
@@ -77,3 +78,20 @@ def test_nbconvert_html_opened_offline_shows_the_tableau_text(saved: Path, playw
         assert lines[-1] == "Received a total of 10 rows"
         # Without its scripts (from a CDN, blocked as offline) the widget is not drawn.
         assert browser.page.locator(".flowmagic-sqlresult").count() == 0
+
+
+def test_jupyterlab_shows_an_untrusted_notebooks_result_as_its_tableau_text(saved: Path, playwright_api: Any) -> None:
+    with lab_server(saved) as url, chromium_page(playwright_api) as browser:
+        page = browser.page
+        page.goto(url, timeout=STARTUP_SECONDS * 1000)
+        static = page.locator(".flowmagic-sqlresult-static pre")
+        static.wait_for(state="visible", timeout=STARTUP_SECONDS * 1000)
+        trusted = page.evaluate(
+            "() => window.jupyterapp.shell.currentWidget.content.widgets.map(cell => cell.model.trusted)"
+        )
+        assert trusted == [False] * len(CELLS)
+        assert _lines(static.inner_text())[-1] == "Received a total of 10 rows"
+        # Why it retracts survives the sanitizer too, folded.
+        summary = page.locator(".flowmagic-sqlresult-static details summary")
+        assert summary.inner_text().startswith("This query retracts")
+        assert page.locator(".flowmagic-sqlresult").count() == 0
