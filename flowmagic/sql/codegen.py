@@ -193,15 +193,12 @@ class ExpressionGenerator:
                 return f"_{name}{bits}({left}, {right})"
             return f"_wrap{bits}({left} {op} {right})"
         if type_.name == "DECIMAL":
-            left, right = self._decimal_operand(left_rex), self._decimal_operand(right_rex)
+            left, right = self.rex(left_rex), self.rex(right_rex)
             return f"_decimal_{name}({left}, {right}, {type_.precision}, {type_.scale})"
         left, right = self._as(left_rex, type_), self._as(right_rex, type_)
         if self._nullable(left_rex, right_rex):
             return f"_{name}({left}, {right})"
         return f"({left} {op} {right})"
-
-    def _decimal_operand(self, rex: Rex) -> str:
-        return self.rex(rex)
 
     def _divide(self, call: Call) -> str:
         left_rex, right_rex = call.operands

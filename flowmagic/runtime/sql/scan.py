@@ -48,13 +48,14 @@ def _csv_parser(
     without quotes are split directly, others read by the csv module."""
     converters = [_converter(t, null_literal) for t in types]
     width = max(projection) + 1 if projection else 0
-    present = "x" if null_literal is None else "x and x != _null"
     parts = []
     for n, (type_text, i) in enumerate(zip(types, projection, strict=True)):
         name = parse_type(type_text).name
+        field = f"f[{i}]"
+        present = field if null_literal is None else f"{field} and {field} != _null"
         # The common types inline (the scan's hot loop), the others through their converter.
         if name in ("INT", "BIGINT", "SMALLINT", "TINYINT"):
-            parts.append(f"(int(x) if {present} else None)".replace("x", f"f[{i}]"))
+            parts.append(f"(int({field}) if {present} else None)")
         elif name in ("STRING", "VARCHAR") and null_literal is None:
             parts.append(f"f[{i}]")
         else:

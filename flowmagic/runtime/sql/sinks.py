@@ -19,7 +19,7 @@ from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.result import JobResult
 from flowmagic.runtime.sql.operator import KIND_STRINGS
-from flowmagic.runtime.sql.values import row_string, value_string
+from flowmagic.runtime.sql.values import parse_type, row_string, value_string
 
 if TYPE_CHECKING:
     from flowmagic.runtime.continuous.output import EpochOutput
@@ -139,14 +139,19 @@ def _csv_line(row: Any, names: tuple[str, ...], types: tuple[str, ...], zone: st
     return ",".join(_csv_value(v, t, zone) for v, t in zip(row[:-1], types, strict=True))
 
 
-def _json_value(value: Any, type_text: str, zone: str) -> Any:
+def _json_value(value: Any, type_text: str, zone: str) -> str:
+    """A value as Flink's JSON format writes it: a DECIMAL as a number at its scale, a
+    timestamp as its SQL text, others as JSON's."""
     if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, int) and not isinstance(value, bool) and "TIMESTAMP" in type_text:
-        return value_string(value, type_text, zone)
-    return value
+        return format(value, "f")
+    if isinstance(value, int) and not isinstance(value, bool) and parse_type(type_text).is_timestamp:
+        return json.dumps(value_string(value, type_text, zone))
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _json_line(row: Any, names: tuple[str, ...], types: tuple[str, ...], zone: str) -> str:
-    record = {n: _json_value(v, t, zone) for n, v, t in zip(names, row[:-1], types, strict=True)}
-    return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+    fields = (
+        f"{json.dumps(n, ensure_ascii=False)}:{_json_value(v, t, zone)}"
+        for n, v, t in zip(names, row[:-1], types, strict=True)
+    )
+    return "{" + ",".join(fields) + "}"
