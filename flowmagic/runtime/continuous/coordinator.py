@@ -34,6 +34,7 @@ from typing import Any, Self
 
 from flowmagic.errors import JobCancelledError, JobError, JobFailedError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
+from flowmagic.runtime.backpressure import SubtaskLoad, consumers_of, derive_load
 from flowmagic.runtime.connectors.file_sink import sink_directories
 from flowmagic.runtime.continuous.checkpoints import CheckpointStats, CheckpointStore, discard_savepoint
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction
@@ -195,9 +196,9 @@ class EpochCoordinator:
         #: Per flowmagic source, the offset its epochs have read up to (from its feed's start:
         #: a restored data generator's position; Spark's offsets start there).
         self._read_up_to: dict[int, int] = {}
-        #: Per (vertex id, subtask): busy and back-pressured time, in ms per second of the
-        #: last epoch that ran (Flink's busyTimeMsPerSecond, backPressuredTimeMsPerSecond).
-        self.load: dict[tuple[str, int], tuple[float, float]] = {}
+        #: Per (vertex id, subtask): its busy and back-pressured time per second, over the
+        #: last epoch that ran and the pause before it (Flink's busyTimeMsPerSecond, ...).
+        self.load: dict[tuple[str, int], SubtaskLoad] = {}
         self._last_run_end = time.time()
         #: How many records an epoch admits from each flowmagic source (see ``_admit``).
         self._admission = _FIRST_ADMISSION
@@ -565,6 +566,8 @@ class EpochCoordinator:
         output = EpochOutput(epoch)
         self._commits.begin_epoch()
         wakeups = []
+        busy: dict[tuple[str, int], float] = {}
+        consumers: dict[tuple[str, int], list[tuple[str, int]]] = {}
         for key, payload in items:
             if key[0] == EPOCH_REPORT:
                 _tag, vertex_id, index = key
@@ -589,11 +592,8 @@ class EpochCoordinator:
                 checksums.update(payload["checksums"])
                 if payload["wakeup"] is not None:
                     wakeups.append(payload["wakeup"])
-                period = max(time.time() - self._last_run_end, 1e-3)
-                self.load[(vertex_id, index)] = (
-                    min(payload["busy_ms"] / period, 1000.0),
-                    min(payload["backpressured_ms"] / period, 1000.0),
-                )
+                busy[(vertex_id, index)] = payload["busy_ms"] / 1000
+                consumers[(vertex_id, index)] = consumers_of(payload["channels_added"])
                 stage, task = payload["spark_task"] if payload["spark_task"] is not None else (None, None)
                 self.monitor.update(
                     SubtaskUpdate(
@@ -621,7 +621,10 @@ class EpochCoordinator:
         for operator_id, state in manifest.operators.items():
             state.states = dict(self._declarations.get(operator_id, {}))
         self._wakeup = min(wakeups, default=None)
-        self._last_run_end = time.time()
+        # Per second since the last epoch's end: the time in between, its subtasks waited.
+        ended = time.time()
+        self.load = derive_load(busy, consumers, ended - self._last_run_end)
+        self._last_run_end = ended
         self._admit(self._last_run_end - began)
         self._finish_epoch(manifest, began, output, checkpoint=checkpoint, final=final, ran=True)
 

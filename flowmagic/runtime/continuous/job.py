@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from flowmagic.errors import InvalidTypeError, JobError
 from flowmagic.graph.execution_graph import ExecutionState
+from flowmagic.runtime.backpressure import SubtaskLoad
 from flowmagic.runtime.continuous.checkpoints import CheckpointStats
 from flowmagic.runtime.continuous.coordinator import EpochCoordinator, SavepointRequest
 from flowmagic.runtime.continuous.output import CollectedRecords, EpochOutput
@@ -60,7 +61,7 @@ class ContinuousJob(EpochCoordinator):
                 last_savepoint=checkpoints.last_savepoint,
             ),
             load={
-                vertex.id: [self.load.get((vertex.id, index)) for index in range(len(vertex.subtasks))]
+                vertex.id: [_figures(self.load.get((vertex.id, index))) for index in range(len(vertex.subtasks))]
                 for vertex in snapshot.vertices
             },
             files=(
@@ -201,3 +202,7 @@ class ContinuousJob(EpochCoordinator):
             f"<ContinuousJob {self.graph.job_name!r} {self.status}: {self.epochs} epochs, "
             f"{self.checkpoints.completed} checkpoints, {self.restarts} restarts>"
         )
+
+
+def _figures(load: SubtaskLoad | None) -> tuple[float, float] | None:
+    return None if load is None else (load.busy, load.backpressured)
