@@ -32,7 +32,14 @@ from flowmagic.render import (
     spark_placement_to_dot,
 )
 from flowmagic.runtime.backpressure import SubtaskLoad, bounded_load, vertex_percentages
-from flowmagic.runtime.metric_reports import ContinuousReport, JobReport, SubtaskReport, VertexReport
+from flowmagic.runtime.metric_reports import (
+    CheckpointRecord,
+    ContinuousReport,
+    JobReport,
+    OperatorStateReport,
+    SubtaskReport,
+    VertexReport,
+)
 from flowmagic.runtime.records import MIN_WATERMARK
 from flowmagic.widgets.event_time import event_time_html
 
@@ -189,6 +196,41 @@ def _load_html(vertices: list[VertexReport], load: dict[tuple[str, int], Subtask
     return f"<table class='load'>{''.join(rows)}</table>"
 
 
+def _history_html(history: list[CheckpointRecord]) -> str:
+    """The latest checkpoints, newest first (the History of Flink's Checkpoints tab)."""
+    if not history:
+        return ""
+    rows = [
+        "<tr><th>ID</th><th>Status</th><th>Epoch</th><th>Completed</th><th>End to End Duration</th>"
+        "<th>Checkpointed Data Size</th><th>Full Checkpoint Data Size</th></tr>"
+    ]
+    for record in reversed(history):
+        rows.append(
+            f"<tr><td class='n'>{record.id}</td><td>COMPLETED</td><td class='n'>{_number(record.epoch)}</td>"
+            f"<td>{_clock(record.completed_at)}</td><td class='n'>{_duration(record.duration_ms / 1000)}</td>"
+            f"<td class='n'>{_bytes(record.checkpointed_bytes)}</td><td class='n'>{_bytes(record.full_bytes)}</td></tr>"
+        )
+    return f"<div class='progress'>Checkpoints history</div><table class='checkpoints'>{''.join(rows)}</table>"
+
+
+def _state_html(state: list[OperatorStateReport]) -> str:
+    """Per stateful operator and subtask: its keys, pending timers and last snapshot's size."""
+    if not state:
+        return ""
+    rows = [
+        "<tr><th>Operator</th><th>Subtask</th><th>Operator ID</th><th>Keys</th><th>Timers pending</th>"
+        "<th>Last snapshot</th></tr>"
+    ]
+    for entry in state:
+        written = f"{_bytes(entry.snapshot_bytes)} ({'whole' if entry.whole else 'changed keys'})"
+        rows.append(
+            f"<tr><td>{html.escape(printable(entry.operator))}</td><td class='n'>{entry.subtask}</td>"
+            f"<td>{entry.operator_id}</td><td class='n'>{_number(entry.keys)}</td>"
+            f"<td class='n'>{_number(entry.timers)}</td><td class='n'>{written}</td></tr>"
+        )
+    return f"<div class='progress'>State</div><table class='state-sizes'>{''.join(rows)}</table>"
+
+
 def _continuous_html(continuous: ContinuousReport) -> str:
     """A continuous job's epochs and checkpoints (Flink's Checkpoints tab) and its newest
     output."""
@@ -206,7 +248,7 @@ def _continuous_html(continuous: ContinuousReport) -> str:
         f"<td>{html.escape(printable(checkpoints.last_savepoint or '-'))}</td>"
         "</tr>",
     ]
-    parts = [f"<table>{''.join(rows)}</table>"]
+    parts = [f"<table>{''.join(rows)}</table>", _history_html(checkpoints.history), _state_html(continuous.state)]
     files = continuous.files
     if files is not None:
         parts.append(

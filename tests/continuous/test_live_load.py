@@ -93,3 +93,53 @@ def test_a_slow_map_of_a_continuous_job_is_busy_and_its_source_backpressured(spa
     view = JobView(graph.job_graph)
     view.update(report)
     _assert_slow_map_is_busy_and_its_source_backpressured(report, view)
+
+
+class _CountsAndWaits(flowmagic.KeyedProcessFunction):
+    """Counts each key's records and keeps one event-time timer per key that never fires."""
+
+    def open(self, runtime_context) -> None:
+        self.count = runtime_context.get_state(flowmagic.ValueStateDescriptor("count", flowmagic.Types.LONG()))
+
+    def process_element(self, value, ctx, out):
+        self.count.update((self.count.value() or 0) + 1)
+        ctx.timer_service().register_event_time_timer(10**12)
+        out.collect(value)
+
+
+@pytest.mark.e2e
+def test_a_continuous_job_shows_each_operators_keys_timers_and_snapshots_and_its_checkpoints(spark) -> None:
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.enable_checkpointing(300)
+    keyed = env.from_datagen(lambda i: f"k{i % 5}", rows_per_second=50).key_by(lambda key: key)
+    keyed.process(_CountsAndWaits()).uid("counter").name("counter").add_sink(lambda v: None)
+    graph = passes.build(env.get_stream_graph("counting"))
+    job = start(env, Printed(), "counting")
+
+    def settled() -> bool:
+        report = job.snapshot()
+        assert report.continuous is not None
+        keys = sum(entry.keys for entry in report.continuous.state)
+        return len(report.continuous.checkpoints.history) >= 3 and keys == 5
+
+    try:
+        wait_for(settled, job, timeout=240)
+        report = job.snapshot()
+    finally:
+        job.cancel()
+    assert report.continuous is not None
+    state = [entry for entry in report.continuous.state if entry.operator == "counter"]
+    assert sorted(entry.subtask for entry in state) == [0, 1]
+    # Five keys over two subtasks, one timer each, every snapshot a file of some size.
+    assert sum(entry.keys for entry in state) == 5 and all(entry.timers == entry.keys for entry in state)
+    assert all(entry.snapshot_bytes > 0 for entry in state if entry.keys)
+    history = report.continuous.checkpoints.history
+    assert [record.id for record in history] == list(range(history[0].id, history[-1].id + 1))
+    assert all(0 < record.checkpointed_bytes <= record.full_bytes for record in history)
+    assert [record.epoch for record in history] == sorted({record.epoch for record in history})
+    assert history[-1].full_bytes == report.continuous.checkpoints.last_size_bytes
+    view = JobView(graph.job_graph)
+    view.update(report)
+    page = view.to_html()
+    assert "Checkpoints history" in page and "Full Checkpoint Data Size" in page
+    assert re.search(r"<td>counter</td><td class='n'>\d</td><td>[0-9a-f]{32}</td><td class='n'>\d</td>", page)

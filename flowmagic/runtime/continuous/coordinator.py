@@ -58,7 +58,7 @@ from flowmagic.runtime.continuous.state_store import (
 from flowmagic.runtime.continuous.status import JobStatus
 from flowmagic.runtime.continuous.storage import Storage
 from flowmagic.runtime.failures import failure_message
-from flowmagic.runtime.metric_reports import EventTimeReport, SubtaskUpdate
+from flowmagic.runtime.metric_reports import CheckpointRecord, EventTimeReport, OperatorStateReport, SubtaskUpdate
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.plan import VertexPlan, build_plans, pickle_plan
 from flowmagic.vocabulary.restart_strategy import RestartStrategy
@@ -199,6 +199,8 @@ class EpochCoordinator:
         #: Per (vertex id, subtask): its busy and back-pressured time per second, over the
         #: last epoch that ran and the pause before it (Flink's busyTimeMsPerSecond, ...).
         self.load: dict[tuple[str, int], SubtaskLoad] = {}
+        #: Per (vertex id, subtask): its stateful operators' state after its last epoch.
+        self.state_sizes: dict[tuple[str, int], list[OperatorStateReport]] = {}
         self._last_run_end = time.time()
         #: How many records an epoch admits from each flowmagic source (see ``_admit``).
         self._admission = _FIRST_ADMISSION
@@ -593,6 +595,19 @@ class EpochCoordinator:
                 if payload["wakeup"] is not None:
                     wakeups.append(payload["wakeup"])
                 busy[(vertex_id, index)] = payload["busy_ms"] / 1000
+                self.state_sizes[(vertex_id, index)] = [
+                    OperatorStateReport(
+                        vertex_id,
+                        index,
+                        plan.nodes[node_id].name,
+                        self.operator_ids[node_id],
+                        keys,
+                        timers,
+                        size,
+                        payload["whole"],
+                    )
+                    for node_id, (keys, size, timers) in payload["sizes"].items()
+                ]
                 consumers[(vertex_id, index)] = consumers_of(payload["channels_added"])
                 stage, task = payload["spark_task"] if payload["spark_task"] is not None else (None, None)
                 self.monitor.update(
@@ -680,12 +695,25 @@ class EpochCoordinator:
             # A snapshot that may be restored from keeps where its sources were.
             self._add_source_positions(manifest)
         if checkpoint and self.checkpoint_interval_ms is not None:
-            self.checkpoints.completed += 1
-            manifest.checkpoint = self.checkpoints.completed
-            self.checkpoints.last_duration_ms = (time.time() - began) * 1000
-            self.checkpoints.last_size_bytes = sum(self.storage.size(path) for path in manifest.files())
-            self.checkpoints.last_completed_at = time.time()
-            self._last_checkpoint_time = time.time()
+            stats = self.checkpoints
+            stats.completed += 1
+            manifest.checkpoint = stats.completed
+            stats.last_duration_ms = (time.time() - began) * 1000
+            # The manifest's checksums hold every file's size: no file system call per file.
+            sizes = {path: manifest.checksums[path].size for path in manifest.files() if path in manifest.checksums}
+            stats.last_size_bytes = sum(sizes.values())
+            stats.last_completed_at = self._last_checkpoint_time = time.time()
+            own_files = f"state/epoch-{manifest.epoch:010d}/"
+            stats.history.append(
+                CheckpointRecord(
+                    id=stats.completed,
+                    epoch=manifest.epoch,
+                    completed_at=stats.last_completed_at,
+                    duration_ms=stats.last_duration_ms,
+                    checkpointed_bytes=sum(size for path, size in sizes.items() if path.startswith(own_files)),
+                    full_bytes=stats.last_size_bytes,
+                )
+            )
         epoch = manifest.epoch
         manifest.pending = list(self._commits.pending)
         write_manifest(self.storage, manifest, f"manifests/{epoch:010d}.json")

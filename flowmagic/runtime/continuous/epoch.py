@@ -164,6 +164,7 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
     operator_states: dict[str, str] = {}
     checksums: dict[str, Checksum] = {}
     declarations: dict[str, dict[str, tuple[str, str | None]]] = {}
+    sizes: dict[int, tuple[int, int, int]] = {}
     for node_id, operator in subtask.chain.operators.items():
         changed = operator.take_changed_keys() if operator.changed_keys is not None else None
         delta = changed is not None and not whole
@@ -202,11 +203,15 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
                         has_record=False,
                     ) from None
             state[operator_id] = (written, delta)
+            size = 0 if written is None else checksums[written.path].size
             operator_state = operator.snapshot_operator_state()
             if operator_state is not None:
-                operator_states[operator_id] = write_operator_state(
+                path = operator_states[operator_id] = write_operator_state(
                     context.storage, context.folder, operator_id, index, attempt, operator_state, checksums=checksums
                 )
+                size += checksums[path].size
+            # What the live view's State table shows of it.
+            sizes[node_id] = (operator.state_keys(), size, operator.pending_timers())
     progress = posixpath.join(context.folder, "progress", f"{plan.id}-{index}-{attempt}.pkl")
     write_progress(context.storage, progress, subtask.snapshot_progress(), checksums=checksums)
     subtask.snapshot_written(whole)
@@ -216,6 +221,8 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
         "declarations": declarations,
         "progress": progress,
         "checksums": checksums,
+        "sizes": sizes,
+        "whole": whole,
     }
 
 

@@ -59,6 +59,7 @@ class ContinuousJob(EpochCoordinator):
                 last_size_bytes=checkpoints.last_size_bytes,
                 last_completed_at=checkpoints.last_completed_at,
                 last_savepoint=checkpoints.last_savepoint,
+                history=list(checkpoints.history),
             ),
             load={
                 vertex.id: [_figures(self.load.get((vertex.id, index))) for index in range(len(vertex.subtasks))]
@@ -72,6 +73,12 @@ class ContinuousJob(EpochCoordinator):
             printed_total=self.printed_total,
             printed_tail=list(self.printed_tail),
             error=str(self.error) if self.error is not None else None,
+            state=[
+                entry
+                for vertex in snapshot.vertices
+                for index in range(len(vertex.subtasks))
+                for entry in self.state_sizes.get((vertex.id, index), ())
+            ],
         )
         state = str(self.status) if self.status is JobStatus.RESTARTING else snapshot.state
         return replace(snapshot, state=state, continuous=continuous)
