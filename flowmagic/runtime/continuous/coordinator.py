@@ -63,7 +63,7 @@ from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.plan import VertexPlan, build_plans, pickle_plan
 from flowmagic.vocabulary.restart_strategy import RestartStrategy
 
-__all__ = ["MAX_RECORDS_PER_EPOCH", "EpochCoordinator", "SavepointRequest"]
+__all__ = ["MAX_RECORDS_PER_EPOCH", "SLOW_PYTHON_RETRIES", "EpochCoordinator", "SavepointRequest"]
 
 #: The most records one epoch takes from one of flowmagic's sources (bounded memory).
 MAX_RECORDS_PER_EPOCH = 500_000
@@ -73,6 +73,9 @@ MAX_RECORDS_PER_EPOCH = 500_000
 _FIRST_ADMISSION = 1_000
 _SHORT_EPOCH, _LONG_EPOCH = 1.0, 2.0
 _CLOCK_SOURCE = 0
+#: How often in a row a query whose source's Python process started too late on the driver
+#: is started again before the job fails over (see ``EpochCoordinator._python_started_late``).
+SLOW_PYTHON_RETRIES = 3
 
 
 @dataclass
@@ -199,6 +202,8 @@ class EpochCoordinator:
         #: Per (vertex id, subtask): its busy and back-pressured time per second, over the
         #: last epoch that ran and the pause before it (Flink's busyTimeMsPerSecond, ...).
         self.load: dict[tuple[str, int], SubtaskLoad] = {}
+        #: Queries started again since the last completed epoch (see ``_python_started_late``).
+        self._slow_python_retries = 0
         #: Per (vertex id, subtask): its stateful operators' state after its last epoch.
         self.state_sizes: dict[tuple[str, int], list[OperatorStateReport]] = {}
         self._last_run_end = time.time()
@@ -298,10 +303,28 @@ class EpochCoordinator:
             except Exception as error:
                 if self.status is JobStatus.CANCELLING:
                     break  # the cancel interrupted the running epoch: no failure of the job
-                if self._restart_after(error):
+                if self._python_started_late(error) or self._restart_after(error):
                     continue
             break
         self._end()
+
+    def _python_started_late(self, error: BaseException) -> bool:
+        """Start the query again, not counting a failure of the job, when Spark's Python
+        process for the stream's source on the driver did not connect back in time: Spark
+        waits a fixed 10 s for it (no setting changes that), which a busy machine can miss.
+        At most ``SLOW_PYTHON_RETRIES`` times before an epoch completes again."""
+        if "Python worker failed to connect back" not in str(error):
+            return False
+        if self._slow_python_retries >= SLOW_PYTHON_RETRIES or self._ending.is_set() or self._cancelled.is_set():
+            return False
+        self._slow_python_retries += 1
+        try:
+            self._start_query()
+        except Exception:
+            return False
+        if self._cancelled.is_set():
+            self._stop_query()
+        return True
 
     def _restart_after(self, error: BaseException) -> bool:
         """Flink's failover: count the failure; if the strategy allows, wait its backoff and
@@ -636,6 +659,7 @@ class EpochCoordinator:
         for operator_id, state in manifest.operators.items():
             state.states = dict(self._declarations.get(operator_id, {}))
         self._wakeup = min(wakeups, default=None)
+        self._slow_python_retries = 0
         # Per second since the last epoch's end: the time in between, its subtasks waited.
         ended = time.time()
         self.load = derive_load(busy, consumers, ended - self._last_run_end)
