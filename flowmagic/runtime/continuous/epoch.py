@@ -210,8 +210,9 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
                     context.storage, context.folder, operator_id, index, attempt, operator_state, checksums=checksums
                 )
                 size += checksums[path].size
-            # What the live view's State table shows of it.
-            sizes[node_id] = (operator.state_keys(), size, operator.pending_timers())
+            if backend is not None or operator_state is not None:
+                # What the live view's State table shows of a stateful operator.
+                sizes[node_id] = (operator.state_keys(), size, operator.pending_timers())
     progress = posixpath.join(context.folder, "progress", f"{plan.id}-{index}-{attempt}.pkl")
     write_progress(context.storage, progress, subtask.snapshot_progress(), checksums=checksums)
     subtask.snapshot_written(whole)
