@@ -1,8 +1,10 @@
 """The live view of a running job: Flink's web UI in the cell.
 
 It is a display (not a widget) updated in place about twice a second: a progress line, the
-JobGraph coloured by vertex state, and per vertex a table of its subtasks (state, attempt,
-executor, start, duration, records in/out, records/s) with the vertex's totals. Because it
+JobGraph coloured by vertex state, or once measured by busy and back-pressured time as Flink's
+web UI colours it (see :mod:`flowmagic.runtime.backpressure`), each subtask's load, and per
+vertex a table of its subtasks (state, attempt, executor, start, duration, records in/out,
+records/s) with the vertex's totals; a continuous job's state and checkpoints. Because it
 is plain HTML, the final state stays in the saved notebook as it was last shown; the graph
 is an ``<img>`` with a ``data:`` URI, so that it stays a picture where the notebook is not
 trusted (JupyterLab's sanitizer turns inline SVG into its bare text).
