@@ -15,6 +15,7 @@ elements, which browsers show on hover without any script.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -226,8 +227,9 @@ _BACKPRESSURED_COLOURS = ("#888888", "#000000")
 
 
 def _blend(start: str, end: str, share: float) -> str:
+    # Rounded half up, as JavaScript's Math.round rounds the web UI's (round() would halve to even).
     channels = (
-        round(int(start[i : i + 2], 16) + (int(end[i : i + 2], 16) - int(start[i : i + 2], 16)) * share)
+        math.floor(int(start[i : i + 2], 16) + (int(end[i : i + 2], 16) - int(start[i : i + 2], 16)) * share + 0.5)
         for i in (1, 3, 5)
     )
     return "#" + "".join(f"{channel:02x}" for channel in channels)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from flowmagic.runtime.metric_reports import JobReport
 
-__all__ = ["SubtaskLoad", "bounded_load", "consumers_of", "derive_load", "vertex_percentages"]
+__all__ = ["SubtaskLoad", "bounded_load", "consumers_of", "derive_load", "since_measured", "vertex_percentages"]
 
 #: A subtask: (vertex id, subtask index).
 SubtaskKey = tuple[str, int]
@@ -72,6 +72,16 @@ def derive_load(
         pressured_ms = min(max(occupation(key) - own, 0.0) / period * 1000, 1000 - busy_ms)
         loads[key] = SubtaskLoad(busy_ms, pressured_ms)
     return loads
+
+
+def since_measured(load: SubtaskLoad, start: float, end: float, now: float) -> SubtaskLoad:
+    """``load``, measured from ``start`` to ``end``, as it stands at ``now`` when nothing ran
+    after ``end`` (a continuous job without input runs no epoch): unchanged until as long
+    again has passed (the usual wait for the next epoch), then over the time since ``start``,
+    so that an idle job fades to idle, as it does in Flink's web UI."""
+    span = end - start
+    share = min(1.0, 2 * span / (now - start)) if span > 0 and now > start else 1.0
+    return SubtaskLoad(load.busy * share, load.backpressured * share)
 
 
 def bounded_load(report: JobReport) -> dict[SubtaskKey, SubtaskLoad]:

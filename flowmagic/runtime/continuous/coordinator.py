@@ -202,6 +202,8 @@ class EpochCoordinator:
         #: Per (vertex id, subtask): its busy and back-pressured time per second, over the
         #: last epoch that ran and the pause before it (Flink's busyTimeMsPerSecond, ...).
         self.load: dict[tuple[str, int], SubtaskLoad] = {}
+        #: When the time ``load`` is measured over began and ended (seconds since the epoch).
+        self.load_span = (0.0, 0.0)
         #: Queries started again since the last completed epoch (see ``_python_started_late``).
         self._slow_python_retries = 0
         #: Per (vertex id, subtask): its stateful operators' state after its last epoch.
@@ -663,6 +665,7 @@ class EpochCoordinator:
         # Per second since the last epoch's end: the time in between, its subtasks waited.
         ended = time.time()
         self.load = derive_load(busy, consumers, ended - self._last_run_end)
+        self.load_span = (self._last_run_end, ended)
         self._last_run_end = ended
         self._admit(self._last_run_end - began)
         self._finish_epoch(manifest, began, output, checkpoint=checkpoint, final=final, ran=True)

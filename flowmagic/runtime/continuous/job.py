@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from flowmagic.errors import InvalidTypeError, JobError
 from flowmagic.graph.execution_graph import ExecutionState
-from flowmagic.runtime.backpressure import SubtaskLoad
+from flowmagic.runtime.backpressure import SubtaskLoad, since_measured
 from flowmagic.runtime.continuous.checkpoints import CheckpointStats
 from flowmagic.runtime.continuous.coordinator import EpochCoordinator, SavepointRequest
 from flowmagic.runtime.continuous.output import CollectedRecords, EpochOutput
@@ -47,6 +47,9 @@ class ContinuousJob(EpochCoordinator):
         restarts, checkpoints and the newest printed lines (the total counted)."""
         snapshot = self.monitor.snapshot()
         checkpoints = self.checkpoints
+        # A running job's load fades while no epoch runs; an ended job keeps its last epoch's.
+        now = time.time() if self.status is JobStatus.RUNNING else self.load_span[1]
+        start, end = self.load_span
         continuous = ContinuousReport(
             status=str(self.status),
             epochs=self.epochs,
@@ -62,7 +65,10 @@ class ContinuousJob(EpochCoordinator):
                 history=list(checkpoints.history),
             ),
             load={
-                vertex.id: [_figures(self.load.get((vertex.id, index))) for index in range(len(vertex.subtasks))]
+                vertex.id: [
+                    _figures(self.load.get((vertex.id, index)), start, end, now)
+                    for index in range(len(vertex.subtasks))
+                ]
                 for vertex in snapshot.vertices
             },
             files=(
@@ -211,5 +217,8 @@ class ContinuousJob(EpochCoordinator):
         )
 
 
-def _figures(load: SubtaskLoad | None) -> tuple[float, float] | None:
-    return None if load is None else (load.busy, load.backpressured)
+def _figures(load: SubtaskLoad | None, start: float, end: float, now: float) -> tuple[float, float] | None:
+    if load is None:
+        return None
+    shown = since_measured(load, start, end, now)
+    return shown.busy, shown.backpressured
