@@ -5,8 +5,9 @@ waits for three checkpoints and stops it with a savepoint. nbclient executes it 
 kernel (with Spark) and saves it. The run's cell keeps the view as it last was: the JobGraph
 coloured by busy and back-pressured time (a picture), and as text the subtasks' load, their
 place in event time, each stateful operator's keys, timers and last snapshot, and the
-checkpoints history. Then, in headless Chromium: JupyterLab opens the saved notebook
-untrusted, and its ``nbconvert --to html`` export is opened offline; each shows all of it.
+checkpoints history. Then, in headless Chromium: JupyterLab runs the job live and its view
+fills in as it runs; JupyterLab opens the saved notebook untrusted; and its ``nbconvert --to
+html`` export is opened offline; each shows all of it.
 """
 
 from __future__ import annotations
@@ -141,6 +142,40 @@ def expect_view(browser: Browser) -> None:
     for fallback in ("Error displaying widget", "Cannot display"):
         assert fallback not in body
     assert browser.dialogs == []
+
+
+def test_live_in_jupyterlab(playwright_api: Any, tmp_path: Path) -> None:
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    cells = ["%load_ext flowmagic", FUNCTIONS, PIPELINE, "%flow run counting"]
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    live = tmp_path / "live.ipynb"
+    nbformat.write(notebook, live)
+    with lab_server(live) as url, chromium_page(playwright_api) as browser:
+        page = browser.page
+        page.goto(url, timeout=STARTUP_SECONDS * 1000)
+        page.wait_for_function(
+            "window.jupyterapp && window.jupyterapp.shell.currentWidget"
+            " && window.jupyterapp.shell.currentWidget.sessionContext",
+            timeout=STARTUP_SECONDS * 1000,
+        )
+        test_browser._wait_for_kernel(page)
+        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+        # The view updates in place while the job runs, until three checkpoints are listed
+        # and each of the counter's subtasks shows its keys.
+        page.wait_for_function(
+            """() => { const view = document.querySelector('.flowmagic-job');
+                return !!view && view.querySelectorAll('table.checkpoints tr').length >= 4
+                    && view.querySelectorAll('table.state-sizes tr').length >= 3; }""",
+            timeout=400_000,
+        )
+        view = page.evaluate(VIEW)
+        assert view["alt"] == TITLE and view["loaded"] and view["visible"], view
+        graph = base64.b64decode(view["src"].split("base64,", 1)[1]).decode()
+        assert graph.count("Busy (max): ") == 3 and "RUNNING" in view["text"]
+        for shown in ("Back-pressured (ms/s)", "Input channels", "Timers pending", "Full Checkpoint Data Size"):
+            assert shown in view["text"], shown
+        assert browser.blocked == [] and browser.dialogs == []
 
 
 def test_saved_notebook_untrusted_in_jupyterlab(saved: Path, playwright_api: Any) -> None:
