@@ -59,7 +59,7 @@ def _assert_slow_map_is_busy_and_its_source_backpressured(report: JobReport, vie
     assert "Back-pressured (ms/s)" in view.to_html() and "Idle (ms/s)" in view.to_html()
 
 
-@pytest.mark.parametrize("executor", ["local", "spark"])
+@pytest.mark.parametrize("executor", ["local", pytest.param("spark", marks=pytest.mark.e2e)])
 def test_a_slow_map_of_a_bounded_job_is_busy_and_its_source_backpressured(spark, executor: str) -> None:
     env = flowmagic.StreamExecutionEnvironment(parallelism=1)
     # rebalance(): the map is a vertex of its own, between the source's and the sink's.
