@@ -102,6 +102,8 @@ _JOB = textwrap.dedent(
 
     spark = (SparkSession.builder.master(sys.argv[1]).appName("flowmagic-standalone")
              .config("spark.task.maxFailures", "4").config("spark.executor.memory", "512m")
+             .config("spark.python.authenticate.socketTimeout", "120s").config("spark.network.timeout", "600s")
+             .config("spark.executor.heartbeatInterval", "60s")
              .config("spark.driver.host", "127.0.0.1").getOrCreate())
     lines = ["to be or not to be", "that is the question"] * 50
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
@@ -166,6 +168,8 @@ _CONTINUOUS_JOB = textwrap.dedent(
     spark = (SparkSession.builder.master(url).appName("flowmagic-continuous-kills")
              .config("spark.locality.wait", "0").config("spark.task.maxFailures", "8")
              .config("spark.executor.memory", "512m")
+             .config("spark.python.authenticate.socketTimeout", "120s").config("spark.network.timeout", "600s")
+             .config("spark.executor.heartbeatInterval", "60s")
              .config("spark.driver.host", "127.0.0.1").getOrCreate())
 
     def processes():
