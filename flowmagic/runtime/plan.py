@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from flowmagic.errors import GraphError, IncompatibleStreamsError, NotSerializableError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionJobVertex
 from flowmagic.graph.job_graph import JobEdge
-from flowmagic.graph.operator_params import FileSplitReaderParams
+from flowmagic.graph.operator_params import FileSplitReaderParams, SqlOperatorParams
 from flowmagic.graph.operators import OperatorSpec
 from flowmagic.graph.partitioners import HASH
 from flowmagic.graph.stream_graph import StreamGraph, StreamNode
@@ -181,7 +181,8 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
                 consumer=consumer.id,
                 source_node=stream_edge.source_id,
                 output_tag=stream_edge.output_tag,
-                ship_strategy=job_edge.ship_strategy,
+                # A batch SQL exchange names its key fields (HASH[k]): it hashes as any HASH.
+                ship_strategy=HASH if job_edge.ship_strategy.startswith(HASH + "[") else job_edge.ship_strategy,
                 key_selector=job_edge.partitioner.key_selector,
                 key_hash=KeyHash(job_edge.partitioner.pyflink_key_type),
                 custom_function=job_edge.partitioner.function,
@@ -228,10 +229,15 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
 def _node_plan(node: StreamNode) -> NodePlan:
     if node.operator is None:
         raise GraphError(f"stream node {node.label} runs no operator")
+    operator = node.operator
+    if isinstance(operator.params, SqlOperatorParams) and operator.params.physical is not None:
+        # A SQL operator runs its runtime spec; the planner's node (and the plan under it)
+        # stays on the driver, for the views that link vertices to plan nodes.
+        operator = replace(operator, params=replace(operator.params, physical=None))
     return NodePlan(
         id=node.id,
         name=node.name,
-        operator=node.operator,
+        operator=operator,
         is_source=node.source_kind is not None,
         implementation=implementation(node.operator.kind),
         bounded=node.bounded,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 import time
 from collections import deque
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flowmagic.graph.job_graph import JobGraph
@@ -432,8 +433,15 @@ class RateWindow:
 class JobView:
     """Shows one job's progress; ``update(snapshot)`` redraws it from a monitor snapshot."""
 
-    def __init__(self, job_graph: JobGraph, physical_graph: PhysicalGraph | None = None):
+    def __init__(
+        self,
+        job_graph: JobGraph,
+        physical_graph: PhysicalGraph | None = None,
+        plan_nodes: Mapping[str, Sequence[str]] | None = None,
+    ):
         self.job_graph = job_graph
+        #: A SQL job's plan nodes (their Optimized Execution Plan lines) each vertex runs, by vertex id.
+        self.plan_nodes = dict(plan_nodes or {})
         self.snapshot: JobReport | None = None
         self.rates = RateWindow()
         #: The physical graph as it runs on Spark (none without a physical graph).
@@ -519,6 +527,13 @@ class JobView:
             "<th>Duration</th><th>Records in</th><th>Records out</th><th>Records/s</th></tr>"
         )
         for vertex in snapshot.vertices:
+            runs = self.plan_nodes.get(vertex.id)
+            if runs:
+                parts.append(
+                    f"<div class='plan-nodes'>{html.escape(printable(vertex.name))} runs "
+                    + " &rarr; ".join(f"<code>{html.escape(printable(line))}</code>" for line in runs)
+                    + "</div>"
+                )
             rows = [header]
             for subtask in vertex.subtasks:
                 counted = not missing or subtask.reported

@@ -1,0 +1,218 @@
+"""Where SQL rows come from: ``VALUES`` and tables' sources (``datagen``, ``filesystem`` csv
+and json), each subtask producing its share as rows of the table's types, kind ``+I``."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable, Iterator
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from flowmagic.errors import JobError, UnsupportedSourceError
+from flowmagic.graph.operator_params import DatagenSourceParams, SqlOperatorParams
+from flowmagic.graph.operators import OperatorKind
+from flowmagic.graph.sql_runtime import ScanSpec, ValuesSpec
+from flowmagic.runtime.connectors.factories import Column, TableContext
+from flowmagic.runtime.connectors.sources import DatagenSource, Source, chunks, local_path, split_file
+from flowmagic.runtime.operators.operator import TaskInfo
+from flowmagic.runtime.registry import register
+from flowmagic.runtime.sql.operator import INSERT, compile_code, runnable_spec
+from flowmagic.runtime.sql.values import parse_timestamp, parse_type
+
+__all__ = ["TableSourceScan", "ValuesSource"]
+
+_BLOCK = 1 << 20
+_LINES = 2048
+
+
+@register(OperatorKind.SQL_VALUES)
+class ValuesSource(Source):
+    """``VALUES``: its rows, from its one subtask."""
+
+    def __init__(self, params: SqlOperatorParams, task: TaskInfo):
+        super().__init__(params, task)
+        spec = runnable_spec("Values", params)
+        assert isinstance(spec, ValuesSpec)
+        self.rows = [(*row, INSERT) for row in spec.rows]
+
+    def batches(self) -> Iterator[list[Any]]:
+        if self.task.index == 0:
+            yield from chunks(self.rows)
+
+
+def _csv_parser(
+    types: list[str], projection: tuple[int, ...], delimiter: str, null_literal: str | None
+) -> Callable[[list[str]], list[Any]]:
+    """``parse(lines) -> rows``: CSV lines into rows of the projected columns' types; lines
+    without quotes are split directly, others read by the csv module."""
+    converters = [_converter(t, null_literal) for t in types]
+    width = max(projection) + 1 if projection else 0
+    parts = []
+    for n, (type_text, i) in enumerate(zip(types, projection, strict=True)):
+        name = parse_type(type_text).name
+        field = f"f[{i}]"
+        present = field if null_literal is None else f"{field} and {field} != _null"
+        # The common types inline (the scan's hot loop), the others through their converter.
+        if name in ("INT", "BIGINT", "SMALLINT", "TINYINT"):
+            parts.append(f"(int({field}) if {present} else None)")
+        elif name in ("STRING", "VARCHAR") and null_literal is None:
+            parts.append(f"f[{i}]")
+        else:
+            parts.append(f"_c{n}(f[{i}])")
+    fields = ", ".join(parts)
+    source = (
+        "def parse(lines):\n"
+        "    out = []\n"
+        "    append = out.append\n"
+        "    quoted = any('\"' in line for line in lines)\n"
+        "    for f in (_reader(lines, delimiter=_delimiter) if quoted else lines):\n"
+        "        if not quoted:\n"
+        "            f = f.split(_delimiter)\n"
+        f"        if len(f) < {width}:\n"
+        f"            f = f + [None] * ({width} - len(f))\n"
+        f"        append(({fields}{', ' if fields else ''}{INSERT}))\n"
+        "    return out\n"
+    )
+    namespace: dict[str, Any] = {"_reader": csv.reader, "_delimiter": delimiter, "_null": null_literal}
+    namespace.update({f"_c{n}": c for n, c in enumerate(converters)})
+    # The source is built here from the column count and indexes only: no text of the table's.
+    exec(compile(source, "<flowmagic SQL csv>", "exec"), namespace)
+    parse: Callable[[list[str]], list[Any]] = namespace["parse"]
+    return parse
+
+
+def _converter(type_text: str, null_literal: str | None) -> Callable[[Any], Any]:
+    """Text (csv) or a JSON value into a value of the column's type."""
+    info = parse_type(type_text)
+    name = info.name
+    character = name in ("STRING", "VARCHAR", "CHAR")
+
+    def absent(value: Any) -> bool:
+        return value is None or value == null_literal or (value == "" and not character)
+
+    if character:
+        return lambda value: None if value is None or value == null_literal else str(value)
+    if name in ("INT", "BIGINT", "SMALLINT", "TINYINT"):
+        return lambda value: None if absent(value) else int(value)
+    if name in ("DOUBLE", "FLOAT"):
+        return lambda value: None if absent(value) else float(value)
+    if name == "DECIMAL":
+        quantum = Decimal(1).scaleb(-(info.scale or 0))
+
+        def decimal(value: Any) -> Any:
+            if absent(value):
+                return None
+            try:
+                return Decimal(str(value)).quantize(quantum)
+            except InvalidOperation:
+                return None
+
+        return decimal
+    if name == "BOOLEAN":
+        return lambda value: None if absent(value) else (value if isinstance(value, bool) else value.lower() == "true")
+    if info.is_timestamp:
+        return lambda value: None if absent(value) else parse_timestamp(str(value))
+    raise JobError(f"flowmagic cannot read columns of type {type_text} from files yet")
+
+
+@register(OperatorKind.SQL_TABLE_SOURCE_SCAN)
+class TableSourceScan(Source):
+    """A table's source: ``datagen`` (bounded: ``number-of-rows`` or sequences) and
+    ``filesystem`` (``csv``, ``json``), the projection pushed into it applied."""
+
+    def __init__(self, params: SqlOperatorParams, task: TaskInfo):
+        super().__init__(params, task)
+        spec = runnable_spec(params.description or "TableSourceScan", params)
+        assert isinstance(spec, ScanSpec)
+        self.spec = spec
+        self.options = dict(spec.options)
+        self.filter = compile_code(spec.filter, "filter", task) if spec.filter is not None else None
+
+    def batches(self) -> Iterator[list[Any]]:
+        connector = self.options.get("connector")
+        if connector == "datagen":
+            rows = self._datagen()
+        elif connector == "filesystem":
+            rows = self._filesystem()
+        else:
+            raise JobError(f"flowmagic cannot read tables of connector '{connector}' yet ({self.spec.table})")
+        keep = self.filter
+        for batch in rows:
+            yield [r for r in batch if keep(r)] if keep is not None else batch
+
+    def _datagen(self) -> Iterator[list[Any]]:
+        table = TableContext(
+            self.spec.table, tuple(Column(n, t) for n, t in self.spec.columns), {**self.options, "connector": "datagen"}
+        )
+        source = DatagenSource.create_source(table)
+        if not source.bounded:
+            raise UnsupportedSourceError(
+                f"Table '{self.spec.table}' is an unbounded datagen source ('rows-per-second' without "
+                "'number-of-rows'): flowmagic runs unbounded SQL sources in the continuous mode, which comes later."
+            )
+        params = source.operator.params
+        assert isinstance(params, DatagenSourceParams)
+        reader = DatagenSource(params, self.task)
+        projection = self.spec.projection
+        for batch in reader.batches():
+            yield [(*(tuple(row)[i] for i in projection), INSERT) for row in batch]
+
+    def _filesystem(self) -> Iterator[list[Any]]:
+        path = self.options["path"]
+        local = local_path(path)
+        if local is None:
+            raise JobError(f"flowmagic reads filesystem tables from local paths only ({self.spec.table}: {path})")
+        splits = split_file(local)
+        mine = splits[self.task.index :: self.task.parallelism]
+        fmt = self.options.get("format")
+        null_literal = self.options.get(f"{fmt}.null-literal")
+        columns = self.spec.columns
+        projection = self.spec.projection
+        converters = [_converter(columns[i][1], null_literal) for i in projection]
+        for split in mine:
+            lines = _split_lines(*split)
+            if fmt == "csv":
+                delimiter = self.options.get("csv.field-delimiter", ",")
+                parse = _csv_parser([columns[i][1] for i in projection], projection, delimiter, null_literal)
+                for batch in lines:
+                    yield parse(batch)
+            elif fmt == "json":
+                names = [columns[i][0] for i in projection]
+                for batch in lines:
+                    out = []
+                    for line in batch:
+                        if not line.strip():
+                            continue
+                        record = json.loads(line)
+                        out.append((*(c(record.get(n)) for c, n in zip(converters, names, strict=True)), INSERT))
+                    yield out
+            else:
+                raise JobError(f"flowmagic cannot read the '{fmt}' format yet ({self.spec.table})")
+
+
+def _split_lines(path: str, start: int, end: int) -> Iterator[list[str]]:
+    """The lines that start in ``[start, end)`` of ``path`` (Hadoop's rule: the first split
+    also owns the first line), in blocks of about a megabyte."""
+    with open(path, "rb") as file:
+        if start > 0:
+            file.seek(start - 1)
+            if file.read(1) != b"\n":
+                file.readline()
+        position = file.tell()
+        while position < end:
+            block = file.read(min(_BLOCK, end - position))
+            if not block:
+                break
+            if not block.endswith(b"\n"):
+                block += file.readline()
+            position += len(block)
+            lines = block.decode("utf-8").split("\n")
+            if lines[-1] == "":
+                lines.pop()
+            if b"\r" in block:
+                lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+            # Batches of a few thousand rows: few rows alive at once (the collector's work
+            # grows with them), many per call of the chain behind.
+            for first in range(0, len(lines), _LINES):
+                yield lines[first : first + _LINES]
