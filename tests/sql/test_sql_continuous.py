@@ -4,8 +4,10 @@ savepoint-edit-restore of a GROUP BY (aggregates go on from their saved values).
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
+from continuous_support import wait_for
 
 from flowmagic.runtime.continuous.restore_check import read_snapshot
 from flowmagic.runtime.continuous.storage import Storage
@@ -75,7 +77,7 @@ def _generated(first: int, last: int) -> list[tuple[int, int]]:
     """(k, v) of datagen rows ``first``..``last - 1``, as the job's source made them."""
     from flowmagic.graph.operator_params import DatagenSourceParams
     from flowmagic.runtime.connectors.factories import Column, TableContext
-    from flowmagic.runtime.connectors.sources import DatagenSource, generate
+    from flowmagic.runtime.connectors.sources import DatagenSource
 
     options = {
         "connector": "datagen",
@@ -89,7 +91,7 @@ def _generated(first: int, last: int) -> list[tuple[int, int]]:
     table = TableContext("src", (Column("k", "INT"), Column("v", "INT"), Column("note", "STRING")), options)
     params = DatagenSource.create_source(table).operator.params
     assert isinstance(params, DatagenSourceParams)
-    return [tuple(generate(params, i))[:2] for i in range(first, last)]
+    return [row[:2] for row in params.generator.tuples(first, last, params.seed)]
 
 
 def test_an_unbounded_query_streams_its_changelog_as_epochs_complete_and_closing_cancels_it():
@@ -147,3 +149,34 @@ def test_stop_with_savepoint_edit_the_filter_restore_and_the_aggregates_go_on_fr
             expected[k][0] += 1
             expected[k][1] += v
     assert {k: tuple(e) for k, e in expected.items()} == latest
+
+
+def test_insert_into_filesystem_from_an_unbounded_query_commits_each_row_once_per_checkpoint(tmp_path):
+    out = tmp_path / "out"
+    t_env = _environment()
+    t_env.execute_sql(
+        f"CREATE TABLE out_table (k INT, v INT) WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'csv')"
+    )
+    result = t_env.execute_sql("INSERT INTO out_table SELECT k, v FROM src WHERE v > 5")
+    job = result.get_job_client()
+
+    def committed() -> list[Path]:
+        return [p for p in out.glob("part-*")] if out.exists() else []
+
+    wait_for(lambda: len(committed()) >= 2, job, timeout=240)
+    # Files appear only committed: nothing in progress is visible under its final name.
+    assert all(not p.name.startswith(".") for p in committed())
+    savepoint = job.stop_with_savepoint(False, str(tmp_path / "sp"))
+    assert job.get_job_status().name == "FINISHED"
+    assert not [p for p in out.iterdir() if p.name.startswith(".")], "left in progress"
+    written = [tuple(int(f) for f in line.split(",")) for p in committed() for line in p.read_text().splitlines()]
+    expected = [(k, v) for k, v in _generated(0, _source_offset(savepoint)) if v > 5]
+    assert sorted(written) == sorted(expected)
+    assert len(written) == len(expected)  # every row once
+
+
+def test_datagen_rows_are_made_from_their_offsets_alone_within_the_columns_bounds():
+    rows = _generated(0, 2000)
+    assert rows[700:1300] == _generated(700, 1300)  # a replayed range makes the same rows
+    assert {k for k, _v in rows} == {1, 2, 3, 4}
+    assert {v for _k, v in rows} == set(range(1, 11))

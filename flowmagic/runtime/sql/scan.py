@@ -14,9 +14,10 @@ from flowmagic.graph.operator_params import DatagenSourceParams, SqlOperatorPara
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.graph.sql_runtime import ScanSpec, ValuesSpec
 from flowmagic.runtime.connectors.factories import Column, TableContext
-from flowmagic.runtime.connectors.sources import DatagenSource, Source, chunks, generate, local_path, split_file
+from flowmagic.runtime.connectors.sources import DatagenFields, DatagenSource, Source, chunks, local_path, split_file
 from flowmagic.runtime.continuous.feeds import Feed, FeedContext, OffsetFeed
 from flowmagic.runtime.operators.operator import TaskInfo
+from flowmagic.runtime.records import BATCH_SIZE
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.sql.operator import INSERT, compile_code, runnable_spec
 from flowmagic.runtime.sql.values import parse_timestamp, parse_type
@@ -122,7 +123,7 @@ class TableSourceScan(Source):
     """A table's source: ``datagen`` and ``filesystem`` (``csv``, ``json``), the projection
     pushed into it applied. An unbounded ``datagen`` (``rows-per-second`` without
     ``number-of-rows``) runs in the continuous mode, fed by offsets: row ``i`` is made from
-    ``i`` alone, so a replayed epoch makes the same rows."""
+    ``i`` alone (:meth:`DatagenFields.tuples`), so a replayed epoch makes the same rows."""
 
     def __init__(self, params: SqlOperatorParams, task: TaskInfo):
         super().__init__(params, task)
@@ -158,11 +159,18 @@ class TableSourceScan(Source):
 
     def epoch_batches(self, inputs: list[Any]) -> Iterator[list[Any]]:
         params, _bounded = _datagen_params(self.spec)
+        fields = params.generator
+        assert isinstance(fields, DatagenFields)
         projection, keep = self.spec.projection, self.filter
+        whole = tuple(projection) == tuple(range(len(self.spec.columns)))
         for start, end in inputs:
-            rows = (generate(params, index) for index in range(start, end))
-            for batch in chunks(rows):
-                made = [(*(tuple(row)[i] for i in projection), INSERT) for row in batch]
+            for first in range(start, end, BATCH_SIZE):
+                rows = fields.tuples(first, min(end, first + BATCH_SIZE), params.seed)
+                made = (
+                    [(*row, INSERT) for row in rows]
+                    if whole
+                    else [(*(row[i] for i in projection), INSERT) for row in rows]
+                )
                 yield [r for r in made if keep(r)] if keep is not None else made
 
     @classmethod
