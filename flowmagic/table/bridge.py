@@ -9,13 +9,13 @@ import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from flowmagic.graph.operator_params import FunctionParams
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.graph.transformations import OneInputTransformation
 from flowmagic.sql import physical as ph
 from flowmagic.sql import tree
 from flowmagic.sql.errors import TableException
 from flowmagic.sql.optimize import optimize
-from flowmagic.graph.operator_params import FunctionParams
 from flowmagic.vocabulary.types import Row, RowKind
 
 if TYPE_CHECKING:

@@ -5,9 +5,9 @@ config.yaml> _python_worker_execution_mode=process JAVA_TOOL_OPTIONS="--add-open
 --add-opens=java.base/java.lang=ALL-UNNAMED" python record_bridges.py
 """
 
+from pyflink.common import Types
 from pyflink.datastream import StreamExecutionEnvironment
 from pyflink.table import StreamTableEnvironment
-from pyflink.common import Types, Row
 
 env = StreamExecutionEnvironment.get_execution_environment()
 env.set_parallelism(1)
