@@ -180,3 +180,24 @@ def test_datagen_rows_are_made_from_their_offsets_alone_within_the_columns_bound
     assert rows[700:1300] == _generated(700, 1300)  # a replayed range makes the same rows
     assert {k for k, _v in rows} == {1, 2, 3, 4}
     assert {v for _k, v in rows} == set(range(1, 11))
+
+
+def _operator_ids(script: str) -> dict[str, str]:
+    graph = SqlPipeline("ids", script).execution_graph
+    return {
+        graph.job_graph.stream_graph.nodes[node_id].name: pair.generated
+        for vertex in graph.job_graph.vertices.values()
+        for node_id, pair in zip(vertex.chain, vertex.operator_ids[::-1], strict=True)
+    }
+
+
+def test_operator_ids_follow_the_plans_shape_as_flinks_plan_only_uid_generation():
+    # A query that already projects (a Calc) keeps every operator ID when its filter changes.
+    assert _operator_ids(f"{DDL};\n{QUERY};") == _operator_ids(f"{DDL};\n{EDITED};")
+    # Without a Calc, the first WHERE adds one to the source's chain: the IDs of the source and of
+    # every operator after it change, so a restore finds none of their state.
+    ddl = DDL.replace(", note STRING", "").replace(",\n  'fields.note.length' = '3'", "")
+    before, after = _operator_ids(f"{ddl};\n{QUERY};"), _operator_ids(f"{ddl};\n{EDITED};")
+    assert "Calc[2]" not in before and "Calc[2]" in after
+    assert before["Source: src[1]"] != after["Source: src[1]"]
+    assert before["GroupAggregate[3]"] != after["GroupAggregate[4]"]
