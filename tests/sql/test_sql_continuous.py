@@ -201,3 +201,11 @@ def test_operator_ids_follow_the_plans_shape_as_flinks_plan_only_uid_generation(
     assert "Calc[2]" not in before and "Calc[2]" in after
     assert before["Source: src[1]"] != after["Source: src[1]"]
     assert before["GroupAggregate[3]"] != after["GroupAggregate[4]"]
+
+
+def test_a_datagen_table_is_unbounded_without_a_row_count_or_a_sequence_field():
+    sequence = DDL.replace(
+        "'fields.note.length' = '3'", "'fields.k.kind' = 'sequence', 'fields.k.start' = '1', 'fields.k.end' = '9'"
+    ).replace("'fields.k.min' = '1', 'fields.k.max' = '4', ", "")
+    assert SqlPipeline("unbounded", f"{DDL};\n{QUERY};").is_unbounded
+    assert not SqlPipeline("sequence", f"{sequence};\n{QUERY};").is_unbounded
