@@ -3,6 +3,9 @@ savepoint-edit-restore of a GROUP BY (aggregates go on from their saved values).
 
 from __future__ import annotations
 
+import contextlib
+import io
+import threading
 from collections import defaultdict
 from pathlib import Path
 
@@ -209,3 +212,24 @@ def test_a_datagen_table_is_unbounded_without_a_row_count_or_a_sequence_field():
     ).replace("'fields.k.min' = '1', 'fields.k.max' = '4', ", "")
     assert SqlPipeline("unbounded", f"{DDL};\n{QUERY};").is_unbounded
     assert not SqlPipeline("sequence", f"{sequence};\n{QUERY};").is_unbounded
+
+
+def test_print_of_an_unbounded_query_shows_rows_as_they_come_until_the_job_is_cancelled():
+    result = _environment().execute_sql(QUERY)
+    printed = io.StringIO()
+
+    def cancel_after_some_rows() -> None:
+        wait_for(lambda: printed.getvalue().count("\n") >= 3 + 6, result.get_job_client(), timeout=240)
+        result.get_job_client().cancel()
+
+    canceller = threading.Thread(target=cancel_after_some_rows)
+    canceller.start()
+    with contextlib.redirect_stdout(printed):
+        result.print()
+    canceller.join()
+    lines = printed.getvalue().splitlines()
+    assert lines[1].split() == ["|", "op", "|", "k", "|", "c", "|", "s", "|"]
+    rows = lines[3:-2]
+    assert len(rows) >= 6 and all(line.split()[1] in ("+I", "-U", "+U") for line in rows)
+    assert lines[-2] == lines[0] and lines[-1] == f"Received a total of {len(rows)} rows"
+    assert result.get_job_client().get_job_status().name == "CANCELED"
