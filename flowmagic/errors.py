@@ -13,7 +13,8 @@ message carries Flink's wording so that users can search for it::
     │   ├── KeyedStreamRequiredError  window/reduce/sum... called on a non-keyed stream
     │   ├── InvalidFieldReferenceError  an aggregation's field the records do not have
     │   ├── NotSerializableError      a user function that cannot be pickled for the tasks
-    │   └── UnsupportedFeatureError   a PyFlink class or module flowmagic does not have
+    │   ├── ValidationException       a table, connector option or SQL statement Flink rejects
+│   └── UnsupportedFeatureError   a PyFlink class or module flowmagic does not have
     ├── GraphError                    a graph cannot be built from the program
     │   ├── ForwardPartitioningError  forward() across different parallelism
     │   ├── HashCollisionError        two operators share a uid
@@ -61,7 +62,7 @@ __all__ = [
     "StorageError",
     "UnsupportedFeatureError",
     "UnsupportedSourceError",
-    "ValidationError",
+    "ValidationException",
 ]
 
 
@@ -107,8 +108,9 @@ class NotSerializableError(ProgramError, pickle.PicklingError):
     built). A ``PicklingError`` too, which Spark lets through as it is."""
 
 
-class ValidationError(ProgramError, ValueError):
-    """A table's connector or its options that cannot be used (Flink's ``ValidationException``)."""
+class ValidationException(ProgramError, ValueError):
+    """A table, its connector or its options that cannot be used, or a SQL statement that is
+    invalid: Flink's ``ValidationException``, by its name, as Flink's client prints it."""
 
 
 class UnsupportedFeatureError(ProgramError, ImportError):

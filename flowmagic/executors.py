@@ -42,7 +42,10 @@ __all__ = [
 class JobClient(Protocol):
     """Flink's ``JobClient``: what the caller of a submitted job holds, bounded or not."""
 
-    monitor: JobMonitor
+    @property
+    def monitor(self) -> JobMonitor:
+        """The job's live metrics."""
+        ...
 
     def get_job_id(self) -> str: ...
 

@@ -19,10 +19,41 @@ _LAYERS = sorted(
     if entry.is_dir() and entry.name not in ("conformance", "notebooks_for_tests")
 )
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_TESTS, *_LAYERS, os.environ.get("PYTHONPATH")) if p)
+# And this process: a test module may import another layer's (tests/notebook imports tests/api's
+# programs), which pytest puts on sys.path only once it collects that folder.
+sys.path.extend(path for path in (_TESTS, *_LAYERS) if path not in sys.path)
 # Checkpoints are signed with the user's state key: the tests use one of their own, so that
 # running them neither creates nor reads a key file in the home directory (the tests of the
 # key file set their own config directory).
 os.environ.setdefault("FLOWMAGIC_STATE_KEY", secrets.token_hex(32))
+
+
+class TutorialsOnce:
+    """Runs each tutorial once per test session: ``tests/notebook/test_binder.py`` runs all of
+    ``notebooks/`` top to bottom in the Binder environment (``note_ran``), and nbval's items of
+    a tutorial that ran there are skipped, as running it again in this venv proves nothing
+    more. Where the Binder test did not run them (deselected, skipped without PyPI, failed),
+    nbval runs them."""
+
+    NAME = "flowmagic-tutorials-once"
+
+    def __init__(self) -> None:
+        self.ran: set[str] = set()
+
+    def note_ran(self, names: list[str]) -> None:
+        self.ran.update(names)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        path = item.path
+        if path.suffix == ".ipynb" and path.parent.name == "notebooks" and path.name in self.ran:
+            pytest.skip(f"{path.name} ran top to bottom in the Binder environment (tests/notebook/test_binder.py)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A plugin, not this conftest's hook: nbval's items live in notebooks/, outside tests/.
+    if not config.pluginmanager.has_plugin(TutorialsOnce.NAME):
+        config.pluginmanager.register(TutorialsOnce(), TutorialsOnce.NAME)
 
 
 @pytest.fixture(scope="session")

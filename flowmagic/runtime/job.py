@@ -44,6 +44,7 @@ def start_continuous(
     monitor: JobMonitor | None = None,
 ) -> ContinuousJob:
     """Start the unbounded job ``graph`` on Spark and return its client at once."""
+    from flowmagic.runtime.continuous.coordinator import EpochCoordinator
     from flowmagic.runtime.continuous.job import ContinuousJob
 
     if options is None:
@@ -53,7 +54,7 @@ def start_continuous(
             "Detected an UNBOUNDED source with the 'execution.runtime-mode' set to 'BATCH'. This combination is "
             "not allowed, please set the 'execution.runtime-mode' to STREAMING or AUTOMATIC"
         )
-    return ContinuousJob(
+    coordinator = EpochCoordinator(
         graph,
         spark=spark,
         checkpoint_interval_ms=options.checkpoint_interval_ms,
@@ -65,8 +66,8 @@ def start_continuous(
         on_output=on_output,
         monitor=monitor,
         restart_strategy=options.restart_strategy,
-        savepoint_directory=options.savepoint_directory,
-    ).start()
+    )
+    return ContinuousJob(coordinator, savepoint_directory=options.savepoint_directory).start()
 
 
 def trust_savepoint(path: str, *, spark: Any = None) -> str:

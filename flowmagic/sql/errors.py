@@ -1,16 +1,15 @@
-"""The errors of Flink's SQL layer, with the class names Flink gives them."""
+"""The errors of Flink's SQL layer, with the class names Flink gives them (``ValidationException``
+is flowmagic's one, which the runtime's connectors raise too)."""
 
 from __future__ import annotations
 
-from flowmagic.errors import FlowError
+from flowmagic.errors import FlowError, ValidationException
+
+__all__ = ["SqlParserException", "TableException", "ValidationException"]
 
 
 class SqlParserException(FlowError):
     """SQL text Flink's parser rejects (``org.apache.flink.table.api.SqlParserException``)."""
-
-
-class ValidationException(FlowError):
-    """A statement that parses but is invalid: an unknown table, column, option or connector."""
 
 
 class TableException(FlowError):

@@ -187,6 +187,11 @@ class Scope:
         return candidates[0]
 
 
+def _typed(columns: list[cat.Column]) -> list[tuple[str, str]]:
+    """The physical columns' names and Flink types, as a connector's factory reads them."""
+    return [(c.name, c.type.flink()) for c in columns if c.type is not None]
+
+
 def _position(node: exp.Expr) -> str:
     """Calcite's validator prefix: where in the statement the offending name stands."""
     identifier = node.this if isinstance(node, exp.Column) else node
@@ -470,7 +475,7 @@ class SqlToRel:
         sink = self.catalog.lookup(name)
         if not isinstance(sink, cat.CatalogTable):
             raise ValidationException(f"Object '{name}' not found")
-        traits = connectors.validate(cat.qualified(name), sink.options, [c.name for c in sink.physical], source=False)
+        traits = connectors.validate(cat.qualified(name), sink.options, _typed(sink.physical), source=False)
         converted = self.query(node.expression)
         rel = converted.rel
         columns = sink.physical
@@ -592,7 +597,7 @@ class SqlToRel:
             return converted.rel
         filter_push_down = reads_metadata = projection_push_down = False
         if as_source:
-            traits = connectors.validate(cat.qualified(name), obj.options, [c.name for c in obj.physical], source=True)
+            traits = connectors.validate(cat.qualified(name), obj.options, _typed(obj.physical), source=True)
             if not self.streaming and not traits.bounded:
                 raise ValidationException(
                     f"Querying an unbounded table '{cat.qualified(name)}' in batch mode is not allowed. "

@@ -5,7 +5,8 @@ of ``binder/runtime.txt``, runs ``pip install -r binder/requirements.txt`` in th
 root, then ``binder/postBuild``. Here: a copy of the repository, a venv of this Python, one
 ``pip install -r binder/requirements.txt ipykernel`` in the copy (Binder's base environment
 brings Jupyter and a kernel; the venv needs ``ipykernel`` to be one), ``postBuild``, and then
-all seven tutorials run under ``nbval --nbval-lax`` on that venv's kernel, once each. All seven,
+all seven tutorials run under ``nbval --nbval-lax`` on that venv's kernel, once each (the suite's
+own nbval run of ``notebooks/`` then skips them: see ``TutorialsOnce`` in conftest.py). All seven,
 not one or two: together they take about a minute and a half on two cores, and each of them
 needs something (Spark, ipywidgets, WebAssembly Graphviz) that a broken ``requirements.txt``
 would lose. ``apt.txt`` is checked, not installed: this machine's Java 17 stands in for it.
@@ -184,7 +185,7 @@ def test_postbuild_opens_the_first_tutorial(binder: BinderBuild) -> None:
     assert (binder.repo / default_url.removeprefix("/lab/tree/")).is_file()
 
 
-def test_tutorials_run_in_the_binder_environment(binder: BinderBuild) -> None:
+def test_tutorials_run_in_the_binder_environment(binder: BinderBuild, request: pytest.FixtureRequest) -> None:
     notebooks = sorted(path.name for path in (binder.repo / "notebooks").glob("*.ipynb"))
     assert len(notebooks) == 7, notebooks
     nbval = ["--nbval-lax", "--nbval-kernel-name", KERNEL]
@@ -199,3 +200,5 @@ def test_tutorials_run_in_the_binder_environment(binder: BinderBuild) -> None:
     )
     assert result.returncode == 0, _tail(result.stdout + result.stderr, 80)
     assert re.search(r"\b\d+ passed\b", result.stdout) and " failed" not in result.stdout, result.stdout
+    # The suite's own nbval run of notebooks/ need not run them again (tests/conftest.py).
+    request.config.pluginmanager.get_plugin("flowmagic-tutorials-once").note_ran(notebooks)

@@ -1,6 +1,7 @@
 """Spark as users have it: their own local session (no PYSPARK_PYTHON, workers on whatever
 ``python3`` is first on PATH), workers of another Python version, Spark Connect sessions, and
-the embedded session started from a path with spaces."""
+the embedded session started from a path with spaces. Each starts Spark in a fresh process (the
+slow part): a test that can share one start shares it."""
 
 from __future__ import annotations
 
@@ -208,10 +209,12 @@ def test_the_embedded_session_from_a_path_with_spaces_retries_tasks_quietly(tmp_
     assert "incubator" not in run.stderr, run.stderr
 
 
-_CONCURRENT = """
-import json, threading
+_EMBEDDED_SESSION = """
+import fcntl, json, os, re, socket, struct, tempfile, threading, time, urllib.error, urllib.parse, urllib.request
 from flowmagic.runtime.spark.session import get_spark_session
 
+# Three threads start the embedded session at once, as two `%flow run --background` cells
+# started before any Spark session exists.
 barrier, sessions, errors = threading.Barrier(3), [], []
 
 def start():
@@ -226,25 +229,10 @@ for thread in threads:
     thread.start()
 for thread in threads:
     thread.join()
-print(json.dumps({"errors": errors, "contexts": len({id(s.sparkContext) for s in sessions})}))
-sessions[0].stop()
-"""
-
-
-@e2e
-def test_background_runs_starting_the_embedded_session_at_once_share_it(tmp_path) -> None:
-    # As two `%flow run --background` cells started before any Spark session exists.
-    env = _env_without("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", PYTHONPATH=str(ROOT))
-    run = subprocess.run(
-        [sys.executable, "-c", _CONCURRENT], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
-    )
-    assert _last_json(run) == {"errors": [], "contexts": 1}
-    assert "incubator" not in run.stderr, run.stderr
-
-
-_UI = """
-import fcntl, json, os, re, socket, struct, tempfile, threading, time, urllib.error, urllib.parse, urllib.request
-from flowmagic.runtime.spark.session import get_spark_session
+outcome = {"errors": errors, "contexts": len({id(s.sparkContext) for s in sessions})}
+if not sessions:
+    print(json.dumps(outcome))
+    raise SystemExit(0)
 
 def addresses():
     # This machine's IPv4 addresses, from its interfaces (SIOCGIFADDR).
@@ -277,7 +265,7 @@ def reachable(address, port):
     except OSError:
         return False
 
-spark = get_spark_session()
+spark = sessions[0]
 sc = spark.sparkContext
 port = int(sc.uiWebUrl.rsplit(":", 1)[1])
 release = os.path.join(tempfile.mkdtemp(), "release")
@@ -288,7 +276,6 @@ def hold(_):
         time.sleep(0.05)
     return 1
 
-outcome = {}
 def run():
     sc.setJobGroup("held", "held")
     try:
@@ -320,13 +307,33 @@ spark.stop()
 """
 
 
-@e2e
-def test_the_embedded_sessions_ui_listens_on_loopback_only_without_kill_links(tmp_path) -> None:
+@pytest.fixture(scope="module")
+def embedded_session(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
+    """One embedded session, started at once by three threads, its UI then probed: what it
+    printed, and its stderr (one Spark start serves both tests below)."""
     env = _env_without("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "SPARK_LOCAL_IP", PYTHONPATH=str(ROOT))
     run = subprocess.run(
-        [sys.executable, "-c", _UI], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
+        [sys.executable, "-c", _EMBEDDED_SESSION],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=tmp_path_factory.mktemp("embedded"),
     )
-    outcome = _last_json(run)
+    return _last_json(run), run.stderr
+
+
+@e2e
+def test_background_runs_starting_the_embedded_session_at_once_share_it(embedded_session) -> None:
+    outcome, stderr = embedded_session
+    assert {"errors": outcome["errors"], "contexts": outcome["contexts"]} == {"errors": [], "contexts": 1}
+    assert "incubator" not in stderr, stderr
+
+
+@e2e
+def test_the_embedded_sessions_ui_listens_on_loopback_only_without_kill_links(embedded_session) -> None:
+    outcome, _stderr = embedded_session
+    assert "listening" in outcome, outcome  # no session started, see the test above
     # 127.0.0.1, or its IPv4-mapped IPv6 form, as the kernel writes them.
     assert outcome["listening"] and set(outcome["listening"]) <= {"0100007F", "0000000000000000FFFF00000100007F"}
     others = {address: ok for address, ok in outcome["reachable"].items() if not address.startswith("127.")}

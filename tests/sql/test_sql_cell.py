@@ -86,7 +86,7 @@ def test_a_missing_connector_shows_flinks_message_its_cause_then_what_flowmagic_
     message = text.index("ValidationException: Unable to create a source for reading table")
     # As Flink's client prints a chained exception: the message, then its cause, then the offer.
     cause = text.index("Caused by: ValidationException: Could not find any factory for identifier 'kafka'")
-    offer = text.index("flowmagic has no 'kafka' connector; it offers blackhole, datagen, filesystem, print.")
+    offer = text.index("flowmagic has no 'kafka' connector; it offers blackhole, datagen, filesystem, print, socket.")
     assert message < text.index("(the statement at line 2 of the script)") < cause < offer
     assert text.count("flowmagic has no 'kafka' connector") == 1
 

@@ -8,7 +8,12 @@ it names an ``identifier`` (Flink's ``factoryIdentifier()``: ``datagen``, ``file
 :func:`create_table_source` and :func:`create_table_sink`, which fail in Flink's words.
 
 A connector's records are what its operator makes: a datagen table's rows are
-:class:`~flowmagic.vocabulary.types.Row` objects of its columns, a ``raw`` format's records its lines.
+:class:`~flowmagic.vocabulary.types.Row` objects of its columns, a file's or a socket's records
+its lines. A table's ``format`` (``raw``, ``csv``, ``json``: :class:`TableFormat`) says how
+those lines are a row's columns: a ``raw`` line is the record; a ``csv`` or ``json`` line is
+decoded by the SQL table scan, which reads the format's options from :class:`ConnectorSource`.
+What a source lets the planner push into it (Flink's ``SupportsProjectionPushDown`` and
+``SupportsFilterPushDown`` abilities) it says there too.
 Adding a connector is one module: its source (or sink) class, registered for its operator
 kind with its identifier and factory (and, for an unbounded source, its feed in the
 continuous mode, see :meth:`flowmagic.runtime.connectors.sources.Source.open_feed`).
@@ -20,17 +25,19 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-from flowmagic.errors import InvalidArgumentError, ValidationError
+from flowmagic.errors import InvalidArgumentError, ValidationException
 from flowmagic.graph.operators import OperatorSpec
 from flowmagic.runtime.registry import connector_identifiers, connectors
 from flowmagic.vocabulary.option_values import option_bool, option_int
 from flowmagic.vocabulary.time import to_millis_text
 
 __all__ = [
+    "FLINK_TABLE_FACTORIES",
     "Column",
     "ConnectorSink",
     "ConnectorSource",
     "TableContext",
+    "TableFormat",
     "TableOptions",
     "create_table_sink",
     "create_table_source",
@@ -40,6 +47,43 @@ __all__ = [
 _DYNAMIC_TABLE_FACTORY = "org.apache.flink.table.factories.DynamicTableFactory"
 _SOURCE_FACTORY = "org.apache.flink.table.factories.DynamicTableSourceFactory"
 _SINK_FACTORY = "org.apache.flink.table.factories.DynamicTableSinkFactory"
+_DESERIALIZATION_FORMAT_FACTORY = "org.apache.flink.table.factories.DeserializationFormatFactory"
+
+#: The table factories on the classpath of Flink 2.3's distribution, as Flink's error for an
+#: unknown connector lists them (flowmagic's own connectors go to a note of that error).
+FLINK_TABLE_FACTORIES = ("blackhole", "datagen", "filesystem", "legacy-csv", "print")
+
+#: The options of each format flowmagic reads and writes (Flink's format factories' options,
+#: without the format's prefix). A ``raw`` line is a record; the SQL table scan decodes the
+#: others, by these options.
+_FORMAT_OPTIONS: dict[str, tuple[str, ...]] = {
+    "raw": ("charset",),
+    "csv": (
+        "allow-comments",
+        "allow-trailing-comma",
+        "array-element-delimiter",
+        "disable-quote-character",
+        "empty-string-as-null",
+        "escape-character",
+        "fail-on-missing-columns",
+        "field-delimiter",
+        "ignore-parse-errors",
+        "ignore-trailing-unmappable",
+        "null-literal",
+        "quote-character",
+        "trim-spaces",
+    ),
+    "json": (
+        "decode.json-parser.enabled",
+        "encode.decimal-as-plain-number",
+        "encode.ignore-null-fields",
+        "fail-on-missing-field",
+        "ignore-parse-errors",
+        "map-null-key.literal",
+        "map-null-key.mode",
+        "timestamp-format.standard",
+    ),
+}
 
 _T = TypeVar("_T")
 
@@ -63,13 +107,26 @@ class TableContext:
 
 
 @dataclass(frozen=True)
+class TableFormat:
+    """A table's ``format`` option and that format's options (their keys without the
+    ``<format>.`` prefix, as Flink hands them to its format factory)."""
+
+    identifier: str
+    options: Mapping[str, str]
+
+
+@dataclass(frozen=True)
 class ConnectorSource:
-    """What a source factory makes: the source operator, whether it ends by itself, and the
-    parallelism it must run at (None: the job's)."""
+    """What a source factory makes: the source operator, whether it ends by itself, the
+    parallelism it must run at (None: the job's), the format of its lines (None: its records
+    are not lines), and whether the planner may push a projection or a filter into it."""
 
     operator: OperatorSpec
     bounded: bool
     parallelism: int | None = None
+    format: TableFormat | None = None
+    projection_push_down: bool = False
+    filter_push_down: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,6 +140,7 @@ class ConnectorSink:
     file_base_path: str | None = None
     charset: str = "UTF-8"
     parallelism: int | None = None
+    format: TableFormat | None = None
 
 
 Role = Literal["source", "sink"]
@@ -93,18 +151,20 @@ def find_connector(identifier: str, role: Role | None = None) -> type[Any]:
     ``FactoryUtil.discoverFactory``, and its words when there is none."""
     found = connectors(identifier)
     if not found:
-        available = "\n".join(connector_identifiers())
-        raise ValidationError(
+        available = "\n".join(FLINK_TABLE_FACTORIES)
+        missing = ValidationException(
             f"Could not find any factory for identifier '{identifier}' that implements '{_DYNAMIC_TABLE_FACTORY}' "
             f"in the classpath.\n\nAvailable factory identifiers are:\n\n{available}"
         )
+        missing.add_note(f"flowmagic has no '{identifier}' connector; it offers {', '.join(connector_identifiers())}.")
+        raise missing
     if role is None:
         return found[0]
     for cls in found:
         if _role_of(cls) == role:
             return cls
     other = "sink" if role == "source" else "source"
-    raise ValidationError(f"Connector '{identifier}' can only be used as a {other}. It cannot be used as a {role}.")
+    raise ValidationException(f"Connector '{identifier}' can only be used as a {other}. It cannot be used as a {role}.")
 
 
 def _role_of(cls: type[Any]) -> Role:
@@ -121,37 +181,48 @@ def _options_text(options: Mapping[str, str]) -> str:
 def _discover(table: TableContext, role: Role) -> type[Any]:
     identifier = table.options.get("connector")
     if identifier is None:
-        raise ValidationError("Table options do not contain an option key 'connector' for discovering a connector.")
+        missing = ValidationException(
+            "Table options do not contain an option key 'connector' for discovering a connector."
+        )
+        missing.add_note(f"flowmagic offers the connectors: {', '.join(connector_identifiers())}.")
+        raise missing
     try:
         return find_connector(identifier, role)
-    except ValidationError as error:
+    except ValidationException as error:
         if connectors(identifier):
             raise
-        raise ValidationError(
+        raise ValidationException(
             f"Cannot discover a connector using option: 'connector'='{identifier.replace(chr(39), chr(39) * 2)}'"
         ) from error
+
+
+def _unable(what: str, table: TableContext, cause: ValidationException) -> ValidationException:
+    error = ValidationException(
+        f"Unable to create {what} table '{table.name}'.\n\nTable options are:\n\n{_options_text(table.options)}"
+    )
+    # What flowmagic offers instead rides on the error the user sees first, out of Flink's text.
+    link: BaseException | None = cause
+    while link is not None:
+        for note in getattr(link, "__notes__", ()):
+            error.add_note(note)
+        link = link.__cause__
+    return error
 
 
 def create_table_source(table: TableContext) -> ConnectorSource:
     """The source of ``table`` by its ``connector`` option (Flink's ``FactoryUtil.createTableSource``)."""
     try:
         return _discover(table, "source").create_source(table)
-    except ValidationError as error:
-        raise ValidationError(
-            f"Unable to create a source for reading table '{table.name}'.\n\n"
-            f"Table options are:\n\n{_options_text(table.options)}"
-        ) from error
+    except ValidationException as error:
+        raise _unable("a source for reading", table, error) from error
 
 
 def create_table_sink(table: TableContext) -> ConnectorSink:
     """The sink of ``table`` by its ``connector`` option (Flink's ``FactoryUtil.createTableSink``)."""
     try:
         return _discover(table, "sink").create_sink(table)
-    except ValidationError as error:
-        raise ValidationError(
-            f"Unable to create a sink for writing table '{table.name}'.\n\n"
-            f"Table options are:\n\n{_options_text(table.options)}"
-        ) from error
+    except ValidationException as error:
+        raise _unable("a sink for writing", table, error) from error
 
 
 class TableOptions:
@@ -172,7 +243,7 @@ class TableOptions:
         self.consumed = {"connector", "property-version", *self.required, *optional}
         missing = [key for key in self.required if key not in self.options]
         if missing:
-            raise ValidationError(
+            raise ValidationException(
                 "One or more required options are missing.\n\nMissing required options are:\n\n" + "\n".join(missing)
             )
 
@@ -184,7 +255,7 @@ class TableOptions:
         """Refuse the options no one consumed (Flink's ``validateUnconsumedKeys``)."""
         unsupported = sorted(set(self.options) - self.consumed)
         if unsupported:
-            raise ValidationError(
+            raise ValidationException(
                 f"Unsupported options found for '{self.identifier}'.\n\n"
                 "Unsupported options:\n\n" + "\n".join(unsupported) + "\n\n"
                 "Supported options:\n\n" + "\n".join(sorted(self.consumed))
@@ -196,7 +267,7 @@ class TableOptions:
         try:
             return parse(self.options[key])
         except (ValueError, InvalidArgumentError) as error:
-            raise ValidationError(f"Invalid value for option '{key}'.") from error
+            raise ValidationException(f"Invalid value for option '{key}'.") from error
 
     def string(self, key: str, default: str | None = None) -> str | None:
         """Option ``key`` as text."""
@@ -225,20 +296,43 @@ class TableOptions:
         """Option ``key`` as a duration (``5 s``, ``100ms``, a number of ms), in ms, or ``default``."""
         return self._read(key, default, lambda text: to_millis_text(text, key))
 
-    def raw_format(self, key: str = "format") -> str:
-        """The charset of a ``raw`` format (its option ``raw.charset``): the only format
-        flowmagic has; another is Flink's error for a format factory it cannot find."""
-        format_name = self.options.get(key)
-        if format_name != "raw":
-            raise ValidationError(
-                f"Could not find any factory for identifier '{format_name}' that implements "
-                "'org.apache.flink.table.factories.DeserializationFormatFactory' in the classpath.\n\n"
-                "Available factory identifiers are:\n\nraw"
-            )
-        self.consume("raw.charset")
+    def format(self, key: str = "format", *, file_system: bool = False) -> TableFormat:
+        """The table's format (option ``key``) and its options, in Flink's words when
+        flowmagic has no such format. ``file_system``: the ``filesystem`` connector's reading,
+        which, as Flink's, leaves the format's own options unchecked (some formats cannot list
+        them) and names a missing format as it does."""
+        identifier = self.options.get(key)
+        assert identifier is not None, f"{key!r} is a required option"
+        known = _FORMAT_OPTIONS.get(identifier)
+        if known is None:
+            if file_system:
+                missing = ValidationException(
+                    f"Could not find any format factory for identifier '{identifier}' in the classpath."
+                )
+            else:
+                missing = ValidationException(
+                    f"Could not find any factory for identifier '{identifier}' that implements "
+                    f"'{_DESERIALIZATION_FORMAT_FACTORY}' in the classpath.\n\n"
+                    "Available factory identifiers are:\n\n" + "\n".join(sorted(_FORMAT_OPTIONS))
+                )
+            missing.add_note(f"flowmagic reads and writes the formats: {', '.join(sorted(_FORMAT_OPTIONS))}.")
+            raise missing
+        prefix = f"{identifier}."
+        if file_system:
+            self.consume(*(option for option in self.options if option.startswith(prefix)))
+        else:
+            self.consume(*(prefix + option for option in known))
+        options = {option[len(prefix) :]: value for option, value in self.options.items() if option.startswith(prefix)}
+        return TableFormat(identifier, options)
+
+    def raw_charset(self, table_format: TableFormat) -> str:
+        """The charset of a ``raw`` format's lines (its option ``raw.charset``); the other
+        formats' text is UTF-8, as Flink's."""
+        if table_format.identifier != "raw":
+            return "UTF-8"
         charset = self.string("raw.charset", "UTF-8") or "UTF-8"
         try:
             "".encode(charset)
         except LookupError as error:
-            raise ValidationError("Invalid value for option 'raw.charset'.") from error
+            raise ValidationException("Invalid value for option 'raw.charset'.") from error
         return charset

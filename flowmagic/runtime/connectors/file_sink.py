@@ -106,12 +106,14 @@ class FileSinkWriter(Operator):
     @classmethod
     def create_sink(cls, table: TableContext) -> ConnectorSink:
         """Flink's ``filesystem`` table sink: ``path`` (the base path) and ``format``
-        (``raw``: each record's text is a line, ``raw.charset``), with FileSink's defaults."""
+        (``raw``: each record's text is a line, ``raw.charset``; ``csv``, ``json``: a row
+        per line), with FileSink's defaults."""
         options = TableOptions("filesystem", table, required=("path", "format"))
-        charset = options.raw_format()
+        table_format = options.format(file_system=True)
+        charset = options.raw_charset(table_format)
         path = options.string("path")
         options.validate()
-        return ConnectorSink(file_base_path=path, charset=charset)
+        return ConnectorSink(file_base_path=path, charset=charset, format=table_format)
 
     def __init__(self, name: str, params: SinkParams, task: TaskInfo):
         super().__init__(name, params, task)

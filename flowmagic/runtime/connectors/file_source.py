@@ -92,10 +92,12 @@ class FileSourceReader(Source):
     @classmethod
     def create_source(cls, table: TableContext) -> ConnectorSource:
         """Flink's ``filesystem`` table source: ``path`` (a file or a directory), ``format``
-        (``raw``: each line is a record, ``raw.charset``), and ``source.monitor-interval`` to
-        read the files that appear there for ever."""
+        (``raw``: each line is a record, ``raw.charset``; ``csv``, ``json``: a row per line),
+        and ``source.monitor-interval`` to read the files that appear there for ever. As
+        Flink's, it takes a projection and filters."""
         options = TableOptions("filesystem", table, required=("path", "format"), optional=("source.monitor-interval",))
-        charset = options.raw_format()
+        table_format = options.format(file_system=True)
+        charset = options.raw_charset(table_format)
         interval = options.millis("source.monitor-interval")
         path = options.string("path")
         options.validate()
@@ -104,7 +106,9 @@ class FileSourceReader(Source):
             OperatorKind.SOURCE_FILE,
             FileSourceParams(paths=(path,), charset=charset, discovery_interval_ms=interval),
         )
-        return ConnectorSource(spec, bounded=interval is None)
+        return ConnectorSource(
+            spec, bounded=interval is None, format=table_format, projection_push_down=True, filter_push_down=True
+        )
 
     def __init__(self, params: FileSourceParams, task: TaskInfo):
         super().__init__(params, task)

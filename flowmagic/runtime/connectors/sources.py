@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, ClassVar
 from urllib.parse import urlparse
 
-from flowmagic.errors import UnsupportedSourceError, ValidationError
+from flowmagic.errors import UnsupportedSourceError, ValidationException
 from flowmagic.graph.operator_params import (
     CollectionSourceParams,
     DatagenSourceParams,
@@ -30,7 +32,7 @@ from flowmagic.graph.operator_params import (
     SparkSourceParams,
 )
 from flowmagic.graph.operators import OperatorKind, OperatorSpec
-from flowmagic.runtime.connectors.factories import ConnectorSource, TableContext, TableOptions
+from flowmagic.runtime.connectors.factories import Column, ConnectorSource, TableContext, TableOptions
 from flowmagic.runtime.continuous.feeds import Feed, FeedContext, OffsetFeed, SocketFeed, SparkFeed
 from flowmagic.runtime.operators.operator import Operator, TaskInfo
 from flowmagic.runtime.records import BATCH_SIZE
@@ -203,6 +205,31 @@ _DOUBLE_MIN, _DOUBLE_MAX = 5e-324, 1.7976931348623157e308
 _STRING_TYPES = ("STRING", "VARCHAR", "CHAR")
 
 
+def _base_type(type_text: str) -> str:
+    """The type's root name: ``INT`` of ``INT NOT NULL``, ``VARCHAR`` of ``VARCHAR(10)``."""
+    return type_text.split("(")[0].split()[0].upper()
+
+
+def _decimal_field(column: Column, prefix: str, options: TableOptions) -> _Field:
+    """A random DECIMAL(p, s) column: between ``min`` and ``max`` (the type's range), rounded
+    to its scale."""
+    sizes = [int(size) for size in re.findall(r"\d+", column.type.split(")")[0])]
+    precision, scale = (sizes + [10, 0][len(sizes) :])[:2]
+    largest = float(10 ** (precision - scale)) - 10.0**-scale
+    options.consume(prefix + "min", prefix + "max")
+    low, high = options.number(prefix + "min", -largest), options.number(prefix + "max", largest)
+    return _Field("random", "DECIMAL", low, high, unit=Decimal(1).scaleb(-scale))
+
+
+def _unsupported_type(column: Column) -> ValidationException:
+    error = ValidationException(f"Unsupported type: {column.type}")
+    error.add_note(
+        "flowmagic's datagen generates TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL, BOOLEAN, CHAR, "
+        "VARCHAR and STRING columns (a sequence: integers and strings)."
+    )
+    return error
+
+
 @dataclass(frozen=True)
 class _Field:
     kind: str
@@ -210,6 +237,8 @@ class _Field:
     low: Any = None
     high: Any = None
     length: int = 100
+    #: A DECIMAL's unit in the last place (``Decimal("0.01")`` for a scale of 2).
+    unit: Decimal | None = None
 
     def value(self, index: int, rng: random.Random) -> Any:
         if self.kind == "sequence":
@@ -219,6 +248,8 @@ class _Field:
             return rng.randint(self.low, self.high)
         if self.base in _FLOAT_TYPES:
             return rng.uniform(self.low, self.high)
+        if self.unit is not None:
+            return Decimal(rng.uniform(self.low, self.high)).quantize(self.unit, ROUND_HALF_UP)
         if self.base == "BOOLEAN":
             return rng.random() < 0.5
         return "".join(rng.choice("0123456789abcdef") for _ in range(self.length))
@@ -288,20 +319,19 @@ class DatagenFields:
         rows: int | None = None
         for column in table.columns:
             prefix = f"fields.{column.name}."
-            base = column.type.split("(")[0].strip().upper()
+            base = _base_type(column.type)
             kind = options.string(prefix + "kind", "random")
             options.consume(prefix + "kind")
             numeric = base in _INTEGER_RANGES or base in _FLOAT_TYPES
             if kind == "sequence":
                 if not (base in _INTEGER_RANGES or base in _STRING_TYPES):
-                    raise ValidationError(f"Unsupported type: {column.type}")
+                    raise _unsupported_type(column)
                 options.consume(prefix + "start", prefix + "end")
-                missing = [prefix + key for key in ("end", "start") if prefix + key not in options.options]
-                if missing:
-                    raise ValidationError(
-                        "One or more required options are missing.\n\nMissing required options are:\n\n"
-                        + "\n".join(missing)
-                    )
+                for bound in ("start", "end"):
+                    if prefix + bound not in options.options:
+                        raise ValidationException(
+                            f"Could not find required property '{prefix}{bound}' for sequence generator."
+                        )
                 start, end = options.integer(prefix + "start"), options.integer(prefix + "end")
                 assert start is not None and end is not None
                 rows = end - start + 1 if rows is None else min(rows, end - start + 1)
@@ -317,15 +347,17 @@ class DatagenFields:
                         low_float = options.number(prefix + "min", _DOUBLE_MIN)
                         bounds = low_float, options.number(prefix + "max", _DOUBLE_MAX)
                     fields.append(_Field("random", base, *bounds))
+                elif base == "DECIMAL":
+                    fields.append(_decimal_field(column, prefix, options))
                 elif base in _STRING_TYPES:
                     options.consume(prefix + "length")
                     fields.append(_Field("random", base, length=options.integer(prefix + "length", 100) or 0))
                 elif base == "BOOLEAN":
                     fields.append(_Field("random", base))
                 else:
-                    raise ValidationError(f"Unsupported type: {column.type}")
+                    raise _unsupported_type(column)
             else:
-                raise ValidationError(f"Unsupported generator kind: {kind}")
+                raise ValidationException(f"Unsupported generator kind: {kind}")
         return DatagenFields(tuple(column.name for column in table.columns), tuple(fields), rows)
 
 
@@ -351,22 +383,24 @@ class SocketSource(_EpochSource):
     @classmethod
     def create_source(cls, table: TableContext) -> ConnectorSource:
         """The ``socket`` table of Flink's examples: ``hostname``, ``port``, ``format``
-        (``raw``: each line is a record) and ``byte-delimiter`` (10, a newline)."""
+        (``raw``: each line is a record; ``csv``, ``json``: a row per line) and
+        ``byte-delimiter`` (10, a newline)."""
         options = TableOptions("socket", table, required=("hostname", "port", "format"), optional=("byte-delimiter",))
-        if options.raw_format().replace("-", "").upper() != "UTF8":
+        table_format = options.format()
+        if options.raw_charset(table_format).replace("-", "").upper() != "UTF8":
             # The driver's socket reader decodes UTF-8, as socket_text_stream does.
-            raise ValidationError("Invalid value for option 'raw.charset'.")
+            raise ValidationException("Invalid value for option 'raw.charset'.")
         host, port = options.string("hostname"), options.integer("port")
         delimiter = options.integer("byte-delimiter", 10)
         options.validate()
         assert port is not None and delimiter is not None
         if not 0 <= port < 65536:
-            raise ValidationError("Invalid value for option 'port'.")
+            raise ValidationException("Invalid value for option 'port'.")
         assert host is not None
         spec = OperatorSpec(
             OperatorKind.SOURCE_SOCKET, SocketSourceParams(host=host, port=port, delimiter=chr(delimiter), max_retry=0)
         )
-        return ConnectorSource(spec, bounded=False, parallelism=1)
+        return ConnectorSource(spec, bounded=False, parallelism=1, format=table_format)
 
 
 @register(OperatorKind.SOURCE_SPARK)

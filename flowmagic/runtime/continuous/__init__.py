@@ -13,5 +13,5 @@ end of every epoch in the checkpoint directory.
 * ``coordinator``: the driver's side of a running job: its query, epochs, admission, restarts;
 * ``checkpoints``: what a job restores from, retains and forgets;
 * ``output``: what its sinks made, handed on once each epoch completed;
-* ``job``: its client (Flink's ``JobClient``), with ``status`` its ``JobStatus``.
+* ``job``: its client (Flink's ``JobClient``), which holds its coordinator, with ``status`` its ``JobStatus``.
 """

@@ -14,8 +14,8 @@ A failed query (an epoch's Spark job failed after Spark's own task retries) rest
 the job's restart strategy (:mod:`~flowmagic.vocabulary.restart_strategy`): a new
 query goes on from the last completed epoch, whose batch Spark replays, until the strategy
 says the job fails for good. Checkpoints (what the job restores from and retains) are
-:mod:`~flowmagic.runtime.continuous.checkpoints`; the job's client is
-:class:`~flowmagic.runtime.continuous.job.ContinuousJob`.
+:mod:`~flowmagic.runtime.continuous.checkpoints`; the job's client,
+:class:`~flowmagic.runtime.continuous.job.ContinuousJob`, holds its coordinator.
 """
 
 from __future__ import annotations
@@ -58,7 +58,13 @@ from flowmagic.runtime.continuous.state_store import (
 from flowmagic.runtime.continuous.status import JobStatus
 from flowmagic.runtime.continuous.storage import Storage
 from flowmagic.runtime.failures import failure_message
-from flowmagic.runtime.metric_reports import CheckpointRecord, EventTimeReport, OperatorStateReport, SubtaskUpdate
+from flowmagic.runtime.metric_reports import (
+    CheckpointRecord,
+    EventTimeReport,
+    OperatorStateReport,
+    SinkFilesReport,
+    SubtaskUpdate,
+)
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.plan import VertexPlan, build_plans, pickle_plan
 from flowmagic.vocabulary.restart_strategy import RestartStrategy
@@ -110,7 +116,6 @@ class EpochCoordinator:
         on_output: Callable[[EpochOutput], None] | None = None,
         monitor: JobMonitor | None = None,
         restart_strategy: RestartStrategy | None = None,
-        savepoint_directory: str | None = None,
     ):
         self.graph = graph
         self.job_id = uuid.uuid4().hex
@@ -148,8 +153,6 @@ class EpochCoordinator:
         #: How many times the job restarted (Flink's ``numRestarts``), and why it last did.
         self.restarts = 0
         self.last_failure: str | None = None
-        #: ``execution.checkpointing.savepoint-dir``: where savepoints go when none is named.
-        self.savepoint_directory = savepoint_directory
         #: What the last ``cancel()`` did to stop the running epoch (None: there was none).
         self.cancel_details: str | None = None
         #: Set by ``cancel()``: wakes a restart's backoff.
@@ -285,6 +288,49 @@ class EpochCoordinator:
             raise self.error from None
         threading.Thread(target=self._watch, name=f"flowmagic-watch-{self.job_id[:8]}", daemon=True).start()
         return self
+
+    def cancel(self, deadline: float) -> bool:
+        """Run no further epoch, and cancel the running epoch's Spark job (trying until
+        ``deadline``, a :func:`time.monotonic` time): the job ends CANCELED. False if it had
+        ended already."""
+        with self._lock:
+            if self.status.is_globally_terminal:
+                return False
+            self.status = JobStatus.CANCELLING
+            self._cancelled.set()
+        self.monitor.state = ExecutionState.CANCELING
+        if self._query is not None:
+            self._interrupt_epoch(deadline)
+            self._stop_query()
+        return True
+
+    def wait_ended(self, timeout: float | None = None) -> bool:
+        """Wait until the job ended (or ``timeout`` s); whether it has."""
+        return self._finished.wait(timeout)
+
+    def take_savepoint(self, request: SavepointRequest, timeout: float | None) -> str:
+        """The path of ``request``'s savepoint, taken by the next epoch that completes
+        within ``timeout`` s (then the job ends if it is a stop's)."""
+        with self._lock:
+            self._requests.append(request)
+        if not request.done.wait(timeout):
+            with self._lock:
+                if request in self._requests:
+                    self._requests.remove(request)
+            raise JobError(f"No epoch completed within {timeout} s: the savepoint was not taken.")
+        if request.error is not None:
+            raise request.error
+        assert request.result is not None
+        if request.stop:
+            self._finished.wait(60)
+        return request.result
+
+    @property
+    def sink_files(self) -> SinkFilesReport | None:
+        """The file sinks' part files committed and pending (None: the job has no file sink)."""
+        if not self._commits.directories:
+            return None
+        return SinkFilesReport(committed=len(self.committed), pending=len(self._commits.pending))
 
     def _start_query(self) -> None:
         """Start the Structured Streaming query; one over the same Spark checkpoint goes on

@@ -1,10 +1,11 @@
 """The client of a running unbounded job, with Flink's ``JobClient`` methods.
 
-:class:`ContinuousJob` is an :class:`~flowmagic.runtime.continuous.coordinator.EpochCoordinator`
-(the job's epochs on Spark) that a program and the notebook talk to: ``get_job_status()``,
+:class:`ContinuousJob` is what a program and the notebook talk to: ``get_job_status()``,
 ``cancel()``, ``stop_with_savepoint(advance_to_end_of_time, savepoint_directory)``,
 ``trigger_savepoint(savepoint_directory)``, ``wait()``, ``result()``, and ``snapshot()`` for
-the live view.
+the live view. It holds the job's
+:class:`~flowmagic.runtime.continuous.coordinator.EpochCoordinator` (the job's epochs on
+Spark), as Flink's ``JobClient`` talks to the job's ``JobMaster``.
 """
 
 from __future__ import annotations
@@ -15,47 +16,117 @@ import time
 import uuid
 from collections import deque
 from dataclasses import replace
+from typing import Self
 
 from flowmagic.errors import InvalidTypeError, JobError
-from flowmagic.graph.execution_graph import ExecutionState
+from flowmagic.graph.execution_graph import ExecutionGraph
 from flowmagic.runtime.backpressure import SubtaskLoad, since_measured
 from flowmagic.runtime.continuous.checkpoints import CheckpointStats
 from flowmagic.runtime.continuous.coordinator import EpochCoordinator, SavepointRequest
 from flowmagic.runtime.continuous.output import CollectedRecords, EpochOutput
 from flowmagic.runtime.continuous.status import JobStatus
-from flowmagic.runtime.metric_reports import CheckpointsReport, ContinuousReport, JobReport, SinkFilesReport
+from flowmagic.runtime.metric_reports import CheckpointsReport, ContinuousReport, JobReport
+from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.result import JobResult
+from flowmagic.vocabulary.restart_strategy import RestartStrategy
 
 __all__ = ["CheckpointStats", "CollectedRecords", "ContinuousJob", "EpochOutput", "JobStatus"]
 
 
-class ContinuousJob(EpochCoordinator):
-    """An unbounded job running as epochs on Spark, and its client."""
+class ContinuousJob:
+    """The client of an unbounded job that ``coordinator`` runs as epochs on Spark;
+    ``savepoint_directory`` is ``execution.checkpointing.savepoint-dir`` (where savepoints go
+    when none is named)."""
+
+    def __init__(self, coordinator: EpochCoordinator, *, savepoint_directory: str | None = None):
+        self.coordinator = coordinator
+        self.savepoint_directory = savepoint_directory
+
+    def start(self) -> Self:
+        """Start the job (returns at once; it runs in Spark's stream thread)."""
+        self.coordinator.start()
+        return self
+
+    @property
+    def graph(self) -> ExecutionGraph:
+        """The job's ExecutionGraph."""
+        return self.coordinator.graph
+
+    @property
+    def job_id(self) -> str:
+        """The job's id (a random hex string, as Flink's JobID)."""
+        return self.coordinator.job_id
+
+    @property
+    def monitor(self) -> JobMonitor:
+        """The job's live metrics."""
+        return self.coordinator.monitor
+
+    @property
+    def status(self) -> JobStatus:
+        """The job's status (Flink's ``JobStatus``)."""
+        return self.coordinator.status
+
+    @property
+    def error(self) -> BaseException | None:
+        """Why the job failed (None: it did not)."""
+        return self.coordinator.error
+
+    @property
+    def epochs(self) -> int:
+        """How many epochs completed."""
+        return self.coordinator.epochs
+
+    @property
+    def restarts(self) -> int:
+        """How many times the job restarted (Flink's ``numRestarts``)."""
+        return self.coordinator.restarts
+
+    @property
+    def restart_strategy(self) -> RestartStrategy:
+        """The job's restart strategy."""
+        return self.coordinator.restart_strategy
+
+    @property
+    def checkpoints(self) -> CheckpointStats:
+        """The job's checkpoint statistics (Flink's checkpoint history's counts)."""
+        return self.coordinator.checkpoints
+
+    @property
+    def committed(self) -> list[str]:
+        """The part files the job's file sinks committed."""
+        return self.coordinator.committed
+
+    @property
+    def cancel_details(self) -> str | None:
+        """What the last ``cancel()`` did to stop the running epoch (None: there was none)."""
+        return self.coordinator.cancel_details
 
     @property
     def printed_total(self) -> int:
         """How many lines the job's print sinks printed."""
-        return self.output.printed_total
+        return self.coordinator.output.printed_total
 
     @property
     def printed_tail(self) -> deque[str]:
         """The newest printed lines, for views that show a job's output as it comes."""
-        return self.output.printed_tail
+        return self.coordinator.output.printed_tail
 
     def snapshot(self) -> JobReport:
         """The monitor's snapshot, with what a continuous job adds: its status, epochs,
         restarts, checkpoints and the newest printed lines (the total counted)."""
-        snapshot = self.monitor.snapshot()
-        checkpoints = self.checkpoints
+        coordinator = self.coordinator
+        snapshot = coordinator.monitor.snapshot()
+        checkpoints = coordinator.checkpoints
         # A running job's load fades while no epoch runs; an ended job keeps its last epoch's.
-        now = time.time() if self.status is JobStatus.RUNNING else self.load_span[1]
-        start, end = self.load_span
+        start, end = coordinator.load_span
+        now = time.time() if coordinator.status is JobStatus.RUNNING else end
         continuous = ContinuousReport(
-            status=str(self.status),
-            epochs=self.epochs,
-            restarts=self.restarts,
-            restart_strategy=self.restart_strategy.type,
-            last_failure=self.last_failure,
+            status=str(coordinator.status),
+            epochs=coordinator.epochs,
+            restarts=coordinator.restarts,
+            restart_strategy=coordinator.restart_strategy.type,
+            last_failure=coordinator.last_failure,
             checkpoints=CheckpointsReport(
                 completed=checkpoints.completed,
                 last_duration_ms=checkpoints.last_duration_ms,
@@ -66,27 +137,23 @@ class ContinuousJob(EpochCoordinator):
             ),
             load={
                 vertex.id: [
-                    _figures(self.load.get((vertex.id, index)), start, end, now)
+                    _figures(coordinator.load.get((vertex.id, index)), start, end, now)
                     for index in range(len(vertex.subtasks))
                 ]
                 for vertex in snapshot.vertices
             },
-            files=(
-                SinkFilesReport(committed=len(self.committed), pending=len(self._commits.pending))
-                if self._commits.directories
-                else None
-            ),
+            files=coordinator.sink_files,
             printed_total=self.printed_total,
             printed_tail=list(self.printed_tail),
-            error=str(self.error) if self.error is not None else None,
+            error=str(coordinator.error) if coordinator.error is not None else None,
             state=[
                 entry
                 for vertex in snapshot.vertices
                 for index in range(len(vertex.subtasks))
-                for entry in self.state_sizes.get((vertex.id, index), ())
+                for entry in coordinator.state_sizes.get((vertex.id, index), ())
             ],
         )
-        state = str(self.status) if self.status is JobStatus.RESTARTING else snapshot.state
+        state = str(coordinator.status) if coordinator.status is JobStatus.RESTARTING else snapshot.state
         return replace(snapshot, state=state, continuous=continuous)
 
     def get_job_id(self) -> str:
@@ -104,17 +171,10 @@ class ContinuousJob(EpochCoordinator):
         task after ``task.cancellation.timeout``), and ``cancel_details`` says so. Raises a
         :class:`JobError` naming what did not stop if the job has not ended by then.
         """
-        with self._lock:
-            if self.status.is_globally_terminal:
-                return
-            self.status = JobStatus.CANCELLING
-            self._cancelled.set()
-        self.monitor.state = ExecutionState.CANCELING
         deadline = time.monotonic() + timeout
-        if self._query is not None:
-            self._interrupt_epoch(deadline)
-            self._stop_query()
-        if not self._finished.wait(max(deadline - time.monotonic(), 0.0)):
+        if not self.coordinator.cancel(deadline):
+            return
+        if not self.coordinator.wait_ended(max(deadline - time.monotonic(), 0.0)):
             raise JobError(
                 f"Job {self.graph.job_name!r} is still {self.status} {timeout} s after its cancel: "
                 f"{self.cancel_details or 'its Spark query did not stop'}."
@@ -140,20 +200,7 @@ class ContinuousJob(EpochCoordinator):
             raise InvalidTypeError(f"savepoint_directory must be a path, got {directory!r}")
         if self.status is not JobStatus.RUNNING:
             raise JobError(f"Job {self.graph.job_name!r} is {self.status}: no savepoint can be taken.")
-        request = SavepointRequest(path, stop, drain)
-        with self._lock:
-            self._requests.append(request)
-        if not request.done.wait(timeout):
-            with self._lock:
-                if request in self._requests:
-                    self._requests.remove(request)
-            raise JobError(f"No epoch completed within {timeout} s: the savepoint was not taken.")
-        if request.error is not None:
-            raise request.error
-        assert request.result is not None
-        if stop:
-            self._finished.wait(60)
-        return request.result
+        return self.coordinator.take_savepoint(SavepointRequest(path, stop, drain), timeout)
 
     def trigger_savepoint(
         self, savepoint_directory: str | os.PathLike[str] | None = None, timeout: float | None = 120
@@ -191,7 +238,7 @@ class ContinuousJob(EpochCoordinator):
 
     def wait(self, timeout: float | None = None) -> JobStatus:
         """Wait until the job ended (or ``timeout`` s); raise its failure if it failed."""
-        self._finished.wait(timeout)
+        self.coordinator.wait_ended(timeout)
         if self.status is JobStatus.FAILED and self.error is not None:
             raise self.error
         return self.status
