@@ -118,6 +118,10 @@ _WINDOW_SIZES = {"TUMBLE": 1, "HOP": 2, "CUMULATE": 2, "SESSION": 1}
 def sql_type(data_type: exp.DataType, nullable: bool = True) -> SqlType:
     """A DDL or CAST type as Calcite sees it (``STRING`` is ``VARCHAR(2147483647)``)."""
     t = data_type.this
+    if data_type.args.get("nested"):
+        # ARRAY<..>, MAP<..>, MULTISET<..>: Flink has them, flowmagic's SQL not yet.
+        shown = data_type.sql().replace("TEXT", "STRING")
+        raise ValidationException(f"flowmagic's SQL does not support the type {shown} yet (Flink SQL does)")
     params = [int(p.this.this) if isinstance(p.this, exp.Literal) else int(p.name) for p in data_type.expressions]
     d = exp.DType
     if t in (d.INT,):

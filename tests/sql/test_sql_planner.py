@@ -229,3 +229,19 @@ def test_stream_table_environment_over_a_flowmagic_environment() -> None:
         .explain()
         .endswith("TableSourceScan(table=[[default_catalog, default_database, g]], fields=[id])\n")
     )
+
+
+@pytest.mark.parametrize("column_type", ["ARRAY<INT>", "MAP<STRING, INT>"])
+def test_a_collection_column_is_refused_in_one_line_naming_its_type(column_type: str) -> None:
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    with pytest.raises(ValidationException) as error:
+        t_env.execute_sql(f"CREATE TABLE t (a INT, c {column_type}) WITH ('connector' = 'datagen')")
+    assert str(error.value) == f"flowmagic's SQL does not support the type {column_type} yet (Flink SQL does)"
+
+
+def test_a_random_timestamp_column_plans_as_flinks_datagen_table_does() -> None:
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.execute_sql("CREATE TABLE t (a INT, ts TIMESTAMP(3)) WITH ('connector' = 'datagen')")
+    assert "TableSourceScan(table=[[default_catalog, default_database, t]], fields=[a, ts])" in t_env.explain_sql(
+        "SELECT * FROM t"
+    )
