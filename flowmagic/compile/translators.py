@@ -87,14 +87,11 @@ def _sink_v2(gen: StreamGraphGenerator, t: SinkTransformation, inputs: list[list
     # Flink expands a Sink V2 anew at every translation, drawing fresh ids: the writer takes
     # the first, a committer the third of four (the others go to internal transformations).
     writer_id = gen.new_id()
-    gen.add_node(
-        t,
-        f"{t.name}: Writer",
-        group,
-        node_id=writer_id,
-        uid=t.uid,
-        operator=OperatorSpec(OperatorKind.SINK_WRITER, SinkParams(sink=t.sink, type_info=t.record_type)),
-    )
+    writer = OperatorSpec(OperatorKind.SINK_WRITER, SinkParams(sink=t.sink, type_info=t.record_type))
+    if t.operator is not None and t.operator.kind == OperatorKind.SQL_SINK:
+        # A SQL table's Sink V2 (blackhole, a streaming file sink's end): its writer is the SQL sink's.
+        writer = t.operator
+    gen.add_node(t, f"{t.name}: Writer", group, node_id=writer_id, uid=t.uid, operator=writer)
     for input_id in inputs[0]:
         gen.add_edge(input_id, writer_id, 0)
     if not t.sink.has_committer:

@@ -249,9 +249,10 @@ class SinkParams(OperatorParams):
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
-class SqlOperatorParams(OperatorParams):
-    """A SQL operator: its ExecNode's id, type (``stream-exec-calc_1``) and description, the
-    names of its output fields, and the planner's node (the expressions and keys to run)."""
+class SqlOperatorParams(SourceParams):
+    """A SQL operator or source: its ExecNode's id, type (``stream-exec-calc_1``) and
+    description, the names of its output fields, the planner's node, and what it runs (the
+    plain-data spec of :mod:`flowmagic.graph.sql_runtime` the planner generated)."""
 
     exec_node_id: int
     exec_type: str
@@ -261,3 +262,6 @@ class SqlOperatorParams(OperatorParams):
     physical: Any = None
     #: Key field indexes of a keyed input (hash exchange), one tuple per input.
     keys: tuple[tuple[int, ...], ...] = ()
+    #: What the runtime runs (a :class:`~flowmagic.graph.sql_runtime.SqlRuntimeSpec`); None
+    #: for kinds the planner generates nothing for yet.
+    runtime: Any = None

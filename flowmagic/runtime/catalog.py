@@ -1,6 +1,5 @@
 """Every module that implements operator or source kinds: importing this registers them all."""
 
-from flowmagic.runtime import sql_operators  # noqa: F401 - registers the SQL kinds
 from flowmagic.runtime.connectors import (  # noqa: F401 - each module registers its kinds
     file_sink,
     file_source,
@@ -18,3 +17,16 @@ from flowmagic.runtime.operators import (  # noqa: F401 - each module registers 
     watermark_assignment,
     window_operator,
 )
+from flowmagic.runtime.sql import (  # noqa: F401 - each module registers its kinds
+    batch_aggregate,
+    calc,
+    group_aggregate,
+    refusal,
+    scan,
+    sort,
+    watermark_assigner,
+)
+from flowmagic.runtime.sql import sinks as sql_sinks  # noqa: F401 - registers the SQL sinks
+
+# Last: the SQL kinds no module above runs refuse to start, naming their operator.
+refusal.register_the_rest()

@@ -181,7 +181,8 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
                 consumer=consumer.id,
                 source_node=stream_edge.source_id,
                 output_tag=stream_edge.output_tag,
-                ship_strategy=job_edge.ship_strategy,
+                # A batch SQL exchange names its key fields (HASH[k]): it hashes as any HASH.
+                ship_strategy=HASH if job_edge.ship_strategy.startswith(HASH + "[") else job_edge.ship_strategy,
                 key_selector=job_edge.partitioner.key_selector,
                 key_hash=KeyHash(job_edge.partitioner.pyflink_key_type),
                 custom_function=job_edge.partitioner.function,

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from flowmagic.errors import JobError
 from flowmagic.graph.operators import OperatorKind
 
-__all__ = ["connector_identifiers", "connectors", "implementation", "register", "registered_kinds"]
+__all__ = ["connector_identifiers", "connectors", "implementation", "implemented", "register", "registered_kinds"]
 
 _IMPLEMENTATIONS: dict[OperatorKind | str, type[Any]] = {}
 _CONNECTORS: dict[str, list[type[Any]]] = {}
@@ -50,6 +50,11 @@ def implementation(kind: OperatorKind | str) -> type[Any]:
         return _IMPLEMENTATIONS[kind]
     except KeyError:
         raise JobError(f"flowmagic's runtime cannot run operators of kind {kind!r} (yet)") from None
+
+
+def implemented(kind: OperatorKind | str) -> bool:
+    """Whether a class registered so far implements ``kind`` (for a fallback registered last)."""
+    return kind in _IMPLEMENTATIONS
 
 
 def registered_kinds() -> frozenset[OperatorKind]:

@@ -122,8 +122,15 @@ class SqlSession:
             return self._describe(node.this.name)
         if isinstance(node, exp.Select | exp.Union | exp.Insert):
             self.plan(statement)
-            raise TableException(RUN_LATER)
+            raise TableException("A query or INSERT runs a job: the table environment's execute_sql submits it.")
         raise ValidationException(f"Unsupported SQL statement: {statement.split()[0].upper()}")
+
+    def runs_job(self, statement: str) -> bool:
+        """Whether ``statement`` is a query or an INSERT (executing it submits a job)."""
+        statement = statement.strip().rstrip(";")
+        if any(p.match(statement) for p in (_SET, _RESET, _SHOW_TABLES, _EXPLAIN)):
+            return False
+        return isinstance(parse_statement(statement), exp.Select | exp.Union | exp.Insert | exp.Subquery)
 
     def split_explain(self, statement: str) -> tuple[str, tuple[str, ...]]:
         rest = _EXPLAIN.sub("", statement, count=1)
@@ -305,7 +312,7 @@ class SqlSession:
             )
             query = root
         uids = self.configuration.get("table.exec.uid.generation", "PLAN_ONLY").upper() == "ALWAYS"
-        translator = Translator(self.env, self.catalog, self.streaming, uids)
+        translator = Translator(self.env, self.catalog, self.streaming, uids, self.configuration)
         if not self.streaming:
             # Flink's batch planner fuses operators into MultipleInputs once the sink is made,
             # before the exchanges it adds are numbered.

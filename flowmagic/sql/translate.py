@@ -9,12 +9,13 @@ becomes a ``ConstraintEnforcer`` when the sink's schema has NOT NULL columns, th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from flowmagic.graph.operator_params import SqlOperatorParams
 from flowmagic.graph.operators import ChainingStrategy, OperatorKind, OperatorSpec
 from flowmagic.graph.partitioners import BROADCAST, FORWARD, GLOBAL, HASH, Partitioner
+from flowmagic.graph.sql_runtime import SinkSpec
 from flowmagic.graph.transformations import (
     PARALLELISM_DEFAULT,
     LegacySinkTransformation,
@@ -27,11 +28,14 @@ from flowmagic.graph.transformations import (
     TwoInputTransformation,
     UnionTransformation,
 )
+from flowmagic.runtime.sql.keys import RowKey
 from flowmagic.sql import catalog as cat
 from flowmagic.sql import physical as ph
+from flowmagic.sql.codegen import runtime_type
 from flowmagic.sql.exec_nodes import ExecNode
 from flowmagic.sql.logical import Field
 from flowmagic.sql.multiple_input import MultipleInputExecNode
+from flowmagic.sql.runtime_spec import runtime_spec
 
 if TYPE_CHECKING:
     from flowmagic.api.environment import StreamExecutionEnvironment
@@ -97,16 +101,6 @@ class TableSinkV2:
     has_committer: bool = False
 
 
-@dataclass(frozen=True)
-class RowKey:
-    """The key selector of a keyed SQL operator: the row's fields at ``indexes``."""
-
-    indexes: tuple[int, ...]
-
-    def __call__(self, row: Any) -> tuple[Any, ...]:
-        return tuple(row[i] for i in self.indexes)
-
-
 @dataclass
 class Translation:
     """The transformations of one statement: the last one (its sink's, or its query's when it has
@@ -129,8 +123,16 @@ def _short_type(exec_type: str) -> str:
 class Translator:
     """Translates ExecNodes into transformations of ``env``, each one once."""
 
-    def __init__(self, env: StreamExecutionEnvironment, catalog: cat.Catalog, streaming: bool, uids: bool) -> None:
+    def __init__(
+        self,
+        env: StreamExecutionEnvironment,
+        catalog: cat.Catalog,
+        streaming: bool,
+        uids: bool,
+        configuration: dict[str, str] | None = None,
+    ) -> None:
         self.env = env
+        self.configuration = configuration or {}
         self.catalog = catalog
         self.streaming = streaming
         self.uids = uids
@@ -144,7 +146,13 @@ class Translator:
     def _uid(self, exec_id: int, meta: str) -> str | None:
         return f"{exec_id}_{meta}" if self.uids else None
 
-    def _spec(self, kind: OperatorKind, node: ExecNode, keys: tuple[tuple[int, ...], ...] = ()) -> OperatorSpec:
+    def _spec(
+        self, kind: OperatorKind, node: ExecNode, keys: tuple[tuple[int, ...], ...] = (), *, discarding: bool = False
+    ) -> OperatorSpec:
+        runtime = runtime_spec(kind, node, self.catalog, self.streaming, self.configuration)
+        if discarding and isinstance(runtime, SinkSpec):
+            # The end of a streaming file sink: its writer before it wrote the rows.
+            runtime = replace(runtime, connector="discarding")
         params = SqlOperatorParams(
             exec_node_id=node.id,
             exec_type=node.type,
@@ -152,6 +160,7 @@ class Translator:
             field_names=tuple(f.name for f in node.fields),
             physical=node.physical,
             keys=keys,
+            runtime=runtime,
         )
         return OperatorSpec(kind, params)
 
@@ -213,11 +222,11 @@ class Translator:
         if len(inputs) == 2:
             t: Transformation = TwoInputTransformation(
                 **common,
-                state_key1=RowKey(_exchange_keys(node.inputs[0])) if keyed else None,
-                state_key2=RowKey(_exchange_keys(node.inputs[1])) if keyed else None,
+                state_key1=_row_key(node.inputs[0]) if keyed else None,
+                state_key2=_row_key(node.inputs[1]) if keyed else None,
             )
         else:
-            t = OneInputTransformation(**common, state_key=RowKey(_exchange_keys(node.inputs[0])) if keyed else None)
+            t = OneInputTransformation(**common, state_key=_row_key(node.inputs[0]) if keyed else None)
         self.env.add_operator(t)
         return t
 
@@ -248,6 +257,7 @@ class Translator:
         names = [f.name for f in node.fields]
         parallelism, max_parallelism, mode = PARALLELISM_DEFAULT, -1, None if self.streaming else "BATCH"
         hashed = None
+        key = _row_key(node) if distribution in ("HASH", "KEEP_INPUT_AS_IS") else None
         if distribution == "HASH":
             kind = HASH if self.streaming else f"HASH[{', '.join(names[k] for k in prop.keys)}]"  # type: ignore[union-attr]
         elif distribution == "SINGLETON":
@@ -258,7 +268,7 @@ class Translator:
             # Flink's non-strict keep_input_as_is (a ForwardForConsecutiveHashPartitioner) keeps
             # the batch exchange mode; only the strict one (a plain forward) is UNDEFINED.
             kind, parallelism = FORWARD, input_t.parallelism
-            hashed = Partitioner(f"HASH[{', '.join(names[k] for k in prop.keys)}]")  # type: ignore[union-attr]
+            hashed = Partitioner(f"HASH[{', '.join(names[k] for k in prop.keys)}]", key_selector=key)  # type: ignore[union-attr]
         else:
             kind, parallelism, mode = FORWARD, input_t.parallelism, None
         return PartitionTransformation(
@@ -267,7 +277,7 @@ class Translator:
             parallelism=parallelism,
             max_parallelism=max_parallelism,
             inputs=[input_t],
-            partitioner=Partitioner(kind, consecutive_hash=hashed),
+            partitioner=Partitioner(kind, key_selector=key if kind != FORWARD else None, consecutive_hash=hashed),
             exchange_mode=mode,
         )
 
@@ -396,7 +406,7 @@ class Translator:
             parallelism_configured=True,
             inputs=[writer],
             uid=self._uid(node.id, "discarding-sink"),
-            operator=self._spec(OperatorKind.SQL_SINK, node),
+            operator=self._spec(OperatorKind.SQL_SINK, node, discarding=True),
             sink=TableSinkV2(table, "discarding"),
         )
         self.env.add_operator(end)
@@ -428,6 +438,12 @@ def _broadcast(transformation: Transformation) -> bool:
 
 def _exchange_keys(node: ExecNode) -> tuple[int, ...]:
     return node.input_properties[0].keys if node.input_properties else ()
+
+
+def _row_key(exchange: ExecNode) -> RowKey:
+    """The key selector of the keyed operator reading ``exchange``: its key fields, typed."""
+    keys = _exchange_keys(exchange)
+    return RowKey(keys, tuple(runtime_type(exchange.fields[k].type) for k in keys))
 
 
 def translate(

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from flowmagic.sql.session import SqlSession
 from flowmagic.table.environment_settings import EnvironmentSettings
 from flowmagic.table.explain_detail import ExplainDetail
+from flowmagic.table.statement_set import StatementSet, run_statements
 from flowmagic.table.table import Table
 from flowmagic.table.table_config import TableConfig
 from flowmagic.table.table_result import TableResult
@@ -32,10 +33,17 @@ class TableEnvironment:
         return self._config
 
     def execute_sql(self, stmt: str) -> TableResult:
-        """Carry out one statement: CREATE/DROP TABLE or VIEW, SET, SHOW TABLES, DESCRIBE, EXPLAIN.
-        Queries and INSERTs are planned (so invalid ones fail as in Flink) but run with SQL part 2."""
+        """Carry out one statement: CREATE/DROP TABLE or VIEW, SET, SHOW TABLES, DESCRIBE,
+        EXPLAIN; a query or an INSERT submits its job and returns at once (``wait()``,
+        ``collect()`` and ``print()`` follow it)."""
+        if self.session.runs_job(stmt):
+            return run_statements(self, [stmt])
         result = self.session.execute(stmt)
         return TableResult(result.kind, result.columns, result.rows)
+
+    def create_statement_set(self) -> StatementSet:
+        """A set of INSERTs that ``execute()`` runs as one job."""
+        return StatementSet(self)
 
     def explain_sql(self, stmt: str, *extra_details: ExplainDetail) -> str:
         """``EXPLAIN`` of a query or INSERT, with the given details."""

@@ -1,12 +1,13 @@
-"""PyFlink's ``Table`` of a query: its plans now, its rows with SQL part 2."""
+"""PyFlink's ``Table`` of a query: its plans, and its rows when executed."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from flowmagic.sql.errors import TableException
-from flowmagic.sql.session import RUN_LATER
 from flowmagic.table.explain_detail import ExplainDetail
+from flowmagic.table.statement_set import run_statements
+from flowmagic.table.table_result import TableResult
 
 if TYPE_CHECKING:
     from flowmagic.table.environment import TableEnvironment
@@ -27,8 +28,12 @@ class Table:
         """(column name, Flink type) of the query's result."""
         return self._t_env.session.result_schema(self._query)
 
-    def execute(self) -> None:
-        raise TableException(RUN_LATER)
+    def execute(self) -> TableResult:
+        """Run the query: its rows come with the result (``print()``, ``collect()``)."""
+        return run_statements(self._t_env, [self._query])
 
-    def execute_insert(self, table_path: str, overwrite: bool = False) -> None:
-        raise TableException(RUN_LATER)
+    def execute_insert(self, table_path: str, overwrite: bool = False) -> TableResult:
+        """``INSERT INTO table_path`` the query's rows."""
+        if overwrite:
+            raise TableException("INSERT OVERWRITE is not supported by flowmagic's SQL runtime yet.")
+        return self._t_env.execute_sql(f"INSERT INTO {table_path} {self._query}")

@@ -1,8 +1,20 @@
-"""PyFlink's ``TableResult`` of a statement that does not run a job (DDL, SET, SHOW, EXPLAIN)."""
+"""PyFlink's ``TableResult``: of a statement that ran no job (DDL, SET, SHOW, EXPLAIN), its rows;
+of a query or an INSERT, the job it submitted: ``wait()``, ``collect()``, ``print()``,
+``get_job_client()``, ``get_table_schema()``, ``get_result_kind()``."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator, Sequence
 from enum import Enum
+from typing import Any
+
+from flowmagic.table.tableau import batch_tableau, streaming_tableau
+from flowmagic.vocabulary.types import Row, RowKind
+
+__all__ = ["ResultKind", "TableResult", "TableSchema"]
+
+_KINDS = (RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE)
 
 
 class ResultKind(Enum):
@@ -10,36 +22,139 @@ class ResultKind(Enum):
     SUCCESS_WITH_CONTENT = 1
 
 
-class TableResult:
-    """The rows a statement returned, printed as Flink's tableau."""
+class TableSchema:
+    """The result's columns: names and Flink types (``INT NOT NULL``)."""
 
-    def __init__(self, kind: str, columns: list[str], rows: list[tuple[object, ...]]) -> None:
+    def __init__(self, names: Sequence[str], types: Sequence[str]) -> None:
+        self._names = list(names)
+        self._types = list(types)
+
+    def get_field_names(self) -> list[str]:
+        return list(self._names)
+
+    def get_field_data_types(self) -> list[str]:
+        return list(self._types)
+
+    def get_field_count(self) -> int:
+        return len(self._names)
+
+    def __str__(self) -> str:
+        return "(\n" + ",\n".join(f"  `{n}` {t}" for n, t in zip(self._names, self._types, strict=True)) + "\n)"
+
+
+class CloseableIterator(Iterator[Row]):
+    """PyFlink's ``CloseableIterator`` of a result's rows (``with result.collect() as rows:``)."""
+
+    def __init__(self, rows: Iterator[Row]) -> None:
+        self._rows = rows
+
+    def __next__(self) -> Row:
+        return next(self._rows)
+
+    def close(self) -> None:
+        self._rows = iter(())
+
+    def __enter__(self) -> CloseableIterator:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class TableResult:
+    """The result of ``execute_sql``/``execute``: rows a statement returned, or a job's."""
+
+    def __init__(
+        self,
+        kind: str,
+        columns: list[str],
+        rows: list[tuple[object, ...]],
+        *,
+        types: Sequence[str] | None = None,
+        job: Any = None,
+        sink_id: int | None = None,
+        streaming: bool = False,
+    ) -> None:
         self._kind = ResultKind[kind]
         self._columns = columns or ["result"]
-        self._rows = rows if kind == "SUCCESS_WITH_CONTENT" else [("OK",)]
+        self._types = list(types) if types is not None else ["STRING"] * len(self._columns)
+        self._rows: list[tuple[object, ...]] = rows if kind == "SUCCESS_WITH_CONTENT" or job is not None else [("OK",)]
+        self._job = job
+        self._sink_id = sink_id
+        self._streaming = streaming
+        self._echoed = False
 
     def get_result_kind(self) -> ResultKind:
         return self._kind
 
-    def collect(self) -> list[tuple[object, ...]]:
-        return list(self._rows)
+    def get_job_client(self) -> Any:
+        """The client of the job the statement submitted (None: it ran none)."""
+        return self._job
+
+    def get_table_schema(self) -> TableSchema:
+        return TableSchema(self._columns, self._types)
 
     def wait(self, timeout_ms: int | None = None) -> None:
-        """Nothing to wait for: the statement ran no job."""
+        """Wait for the statement's job to end (at most ``timeout_ms``); raise its failure.
+        An INSERT into a ``print`` table shows its lines then, as its sink printed them."""
+        if self._job is None:
+            return
+        self._job.wait(None if timeout_ms is None else timeout_ms / 1000)
+        if self._job.get_job_status().is_globally_terminal:
+            self._echo()
+
+    def _echo(self) -> None:
+        if self._echoed:
+            return
+        self._echoed = True
+        for to_stderr, line in self._job.result().printed:
+            print(line, file=sys.stderr if to_stderr else sys.stdout)
+
+    def _changelog(self) -> list[tuple[Any, ...]]:
+        """The query's rows as the collect sink received them (values, then the kind)."""
+        if self._sink_id is None:
+            return [(*row, 0) for row in self._rows]
+        self.wait()
+        return list(self._job.result().collected(self._sink_id))
+
+    def collect(self) -> CloseableIterator:
+        """The result's rows as ``Row`` objects, each with its kind (``get_row_kind()``)."""
+
+        def rows() -> Iterator[Row]:
+            for record in self._changelog():
+                row = Row(*record[:-1])
+                row.set_field_names(self._columns)
+                row.set_row_kind(_KINDS[record[-1]])
+                yield row
+
+        return CloseableIterator(rows())
 
     def print(self) -> None:
-        cells = [[_text(v) for v in row] for row in self._rows]
-        widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(self._columns)]
-        border = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
-        lines = [
-            border,
-            "|" + "|".join(f" {c:>{w}} " for c, w in zip(self._columns, widths, strict=True)) + "|",
-            border,
-        ]
-        lines += ["|" + "|".join(f" {v:>{w}} " for v, w in zip(r, widths, strict=True)) + "|" for r in cells]
-        lines.append(border)
-        lines.append(f"{len(cells)} row{'s' if len(cells) != 1 else ''} in set")
-        print("\n".join(lines))
+        """Print the result as Flink's tableau (streaming: with each row's kind)."""
+        if self._job is None or self._sink_id is None:
+            print(_statement_tableau(self._columns, self._rows))
+            if self._job is not None:
+                self._echo()
+            return
+        changelog = self._changelog()
+        if self._streaming:
+            kinds = ("+I", "-U", "+U", "-D")
+            text = streaming_tableau(self._columns, self._types, [(kinds[r[-1]], r[:-1]) for r in changelog])
+        else:
+            text = batch_tableau(self._columns, self._types, [r[:-1] for r in changelog])
+        print(text)
+
+
+def _statement_tableau(columns: list[str], rows: list[tuple[object, ...]]) -> str:
+    """The rows of a statement that ran no query (every width from the data, uncut)."""
+    cells = [[_text(v) for v in row] for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    border = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    lines = [border, "|" + "|".join(f" {c:>{w}} " for c, w in zip(columns, widths, strict=True)) + "|", border]
+    lines += ["|" + "|".join(f" {v:>{w}} " for v, w in zip(r, widths, strict=True)) + "|" for r in cells]
+    lines.append(border)
+    lines.append(f"{len(cells)} row{'s' if len(cells) != 1 else ''} in set")
+    return "\n".join(lines)
 
 
 def _text(value: object) -> str:

@@ -1,0 +1,150 @@
+"""Where SQL rows go: a SELECT's collect sink, and tables' sinks (``print``, ``blackhole``,
+``filesystem`` csv/json). Results travel to the driver as the successful task's output, as
+the DataStream sinks' do (:mod:`flowmagic.runtime.connectors.sinks`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from flowmagic.errors import JobError
+from flowmagic.graph.operator_params import SqlOperatorParams
+from flowmagic.graph.operators import OperatorKind
+from flowmagic.graph.sql_runtime import SinkSpec
+from flowmagic.runtime.connectors.sinks import Sink
+from flowmagic.runtime.operators.operator import TaskInfo
+from flowmagic.runtime.registry import register
+from flowmagic.runtime.result import JobResult
+from flowmagic.runtime.sql.operator import KIND_STRINGS
+from flowmagic.runtime.sql.values import row_string, value_string
+
+if TYPE_CHECKING:
+    from flowmagic.runtime.continuous.output import EpochOutput
+
+__all__ = ["SqlCollectSink", "TableSink"]
+
+
+@register(OperatorKind.SQL_COLLECT_SINK)
+class SqlCollectSink(Sink):
+    """A SELECT's result: its rows (kinds included) to the driver."""
+
+    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        self.emit_result(value)
+
+    def process_batch(self, values: list[Any]) -> None:
+        emit = self.emit_result
+        for value in values:
+            emit(value)
+
+
+@register(OperatorKind.SQL_SINK)
+class TableSink(Sink):
+    """A table's sink by its connector: ``print`` (Flink's ``N> +I[1, 1]`` lines), ``blackhole``,
+    ``filesystem`` (a part file per writing subtask, committed once the job succeeded) and the
+    discarding end of a streaming file sink."""
+
+    def __init__(self, name: str, params: SqlOperatorParams, task: TaskInfo):
+        super().__init__(name, params, task)
+        spec = params.runtime
+        assert isinstance(spec, SinkSpec)
+        self.spec = spec
+        self.options = dict(spec.options)
+        self.types = spec.field_types
+        connector = spec.connector
+        self.write = self._discard
+        if connector == "print":
+            prefix = self.options.get("print-identifier") or ""
+            # BATCH: Flink's adaptive batch scheduler runs a sink whose parallelism is not set at
+            # the parallelism its input's volume needs (16 MiB a subtask): one, for what a print
+            # sink shows, so its lines have no subtask prefix.
+            decided = spec.streaming or "sink.parallelism" in self.options
+            if task.parallelism > 1 and decided:
+                prefix = f"{prefix}:{task.index + 1}" if prefix else str(task.index + 1)
+            self.prefix = f"{prefix}> " if prefix else ""
+            self.stderr = self.options.get("standard-error", "false").lower() == "true"
+            self.write = self._print
+        elif connector == "filesystem":
+            self.lines: list[str] = []
+            self.format = self.options.get("format", "csv")
+            if self.format not in ("csv", "json"):
+                raise JobError(f"flowmagic cannot write the '{self.format}' format yet ({spec.table})")
+            self.write = self._file
+        elif connector not in ("blackhole", "discarding"):
+            raise JobError(f"flowmagic cannot write tables of connector '{connector}' yet ({spec.table})")
+
+    def _discard(self, values: list[Any]) -> None:
+        pass
+
+    def _print(self, values: list[Any]) -> None:
+        emit, prefix, stderr, types = self.emit_result, self.prefix, self.stderr, self.types
+        for row in values:
+            emit(("print", stderr, prefix + row_string(KIND_STRINGS[row[-1]], row[:-1], types)))
+
+    def _file(self, values: list[Any]) -> None:
+        line = _csv_line if self.format == "csv" else _json_line
+        names, types = self.spec.field_names, self.types
+        self.lines.extend(line(row, names, types) for row in values)
+
+    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        self.write([value])
+
+    def process_batch(self, values: list[Any]) -> None:
+        self.write(values)
+
+    def end_input(self) -> None:
+        if self.spec.connector != "filesystem" or not self.lines:
+            return
+        base = self.options["path"]
+        os.makedirs(base, exist_ok=True)
+        final = f"part-{uuid.uuid4()}-{self.task.index}-0"
+        in_progress = os.path.join(base, f".{final}.inprogress.{uuid.uuid4().hex}")
+        with open(in_progress, "w", encoding="utf-8") as file:
+            file.write("".join(line + "\n" for line in self.lines))
+        self.lines = []
+        self.emit_result(("file", in_progress, os.path.join(base, final)))
+
+    @staticmethod
+    def deliver(result: JobResult, node_id: int, payload: Any) -> None:
+        if payload[0] == "print":
+            result.printed.append((payload[1], payload[2]))
+        else:
+            os.replace(payload[1], payload[2])
+            result.committed.append(payload[2])
+
+    @staticmethod
+    def deliver_epoch(output: EpochOutput, node_id: int, payload: Any) -> None:
+        if payload[0] == "print":
+            output.printed.append((payload[1], payload[2]))
+        else:
+            raise JobError("flowmagic's SQL filesystem sink runs in bounded jobs only, for now")
+
+
+def _csv_value(value: Any, type_text: str) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = value_string(value, type_text)
+    if any(c in text for c in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _csv_line(row: Any, names: tuple[str, ...], types: tuple[str, ...]) -> str:
+    return ",".join(_csv_value(v, t) for v, t in zip(row[:-1], types, strict=True))
+
+
+def _json_value(value: Any, type_text: str) -> Any:
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, int) and not isinstance(value, bool) and "TIMESTAMP" in type_text:
+        return value_string(value, type_text)
+    return value
+
+
+def _json_line(row: Any, names: tuple[str, ...], types: tuple[str, ...]) -> str:
+    record = {n: _json_value(v, t) for n, v, t in zip(names, row[:-1], types, strict=True)}
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
