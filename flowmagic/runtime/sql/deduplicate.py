@@ -53,7 +53,8 @@ class Deduplicate(TimedSqlOperator):
         else:
             backend.declare(STATE, "VALUE", "Boolean" if self._first_on_processing_time else "RowData")
             self.state: dict[Any, Any] = backend.table(f"value:{STATE}")
-        self.late_dropped = 0
+        #: Flink's metric of the rows dropped for being late.
+        self.late_dropped = self.runtime_context.get_metrics_group().counter("numLateRecordsDropped")
 
     @property
     def _first_on_processing_time(self) -> bool:
@@ -101,7 +102,7 @@ class Deduplicate(TimedSqlOperator):
         assert self.rowtime is not None
         time = row[self.rowtime]
         if time < self.watermark:
-            self.late_dropped += 1
+            self.late_dropped.inc()
             return
         if self.emitted.get(key):
             return

@@ -156,7 +156,8 @@ class _KeyedWindowAggregate(TimedSqlOperator):
         backend = self.keyed_state
         backend.declare(WINDOW_STATE, "VALUE", "RowData")
         self.state: dict[Any, dict[Any, list[Any]]] = backend.table(f"value:{WINDOW_STATE}")
-        self.late_dropped = 0
+        #: Flink's metric of the rows dropped for being late.
+        self.late_dropped = self.runtime_context.get_metrics_group().counter("numLateRecordsDropped")
 
     def result(self, key: Any, accumulators: list[Any], start: int, end: int) -> tuple[Any, ...]:
         window = {"window_start": start, "window_end": end, "window_time": end - 1}
@@ -199,7 +200,7 @@ class _SlicingWindowAggregate(_KeyedWindowAggregate):
         watermark, assigner = self.watermark, self.assigner
         if _fired(slice_end, watermark):
             if _fired(assigner.last_window_end(slice_end), watermark):
-                self.late_dropped += 1
+                self.late_dropped.inc()
                 return
             # Late, but a window holding its slice is still to fire: keep it for that one.
             timer_end = slice_end
@@ -278,7 +279,7 @@ class _SessionWindowAggregate(_KeyedWindowAggregate):
             sessions = {}
         actual, merged = merge_session(list(sessions), (time, time + spec.window.gap))
         if _fired(actual[1], self.watermark):
-            self.late_dropped += 1
+            self.late_dropped.inc()
             return
         accumulators = None
         for window in merged:
