@@ -55,9 +55,7 @@ def _operators(setup: list[str], query: str, kinds: tuple[OperatorKind, ...]) ->
     visit(plan.translation.sink)
     specs = [t.operator for t in found]  # type: ignore[attr-defined]
     assert [s.kind for s in specs] == list(kinds)
-    return [
-        lambda t=t, s=s: implementation(s.kind)(t.name, s.params, TASK) for t, s in zip(found, specs, strict=True)
-    ]
+    return [lambda t=t, s=s: implementation(s.kind)(t.name, s.params, TASK) for t, s in zip(found, specs, strict=True)]
 
 
 class _Pipeline:
