@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flowmagic.errors import JobError
 from flowmagic.graph.operator_params import SqlOperatorParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.graph.sql_runtime_ops import IntervalJoinSpec
@@ -36,7 +37,10 @@ class IntervalJoin(TimedSqlOperator):
     def __init__(self, name: str, params: SqlOperatorParams, task: TaskInfo):
         super().__init__(name, params, task)
         spec = self.spec
-        assert isinstance(spec, IntervalJoinSpec)
+        if not isinstance(spec, IntervalJoinSpec):
+            raise JobError(
+                f"flowmagic cannot run this Flink SQL operator yet: {name} (a processing-time interval join)."
+            )
         self.condition = compile_code(spec.condition, "condition", task)
         self.key_of = {side: RowKey(spec.key_fields[side - 1], spec.key_types[side - 1]) for side in (_LEFT, _RIGHT)}
         self.left_outer = spec.join_type in ("left", "full")
