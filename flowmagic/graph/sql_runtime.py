@@ -136,6 +136,8 @@ class SinkSpec(SqlRuntimeSpec):
     options: tuple[tuple[str, str], ...] = field(default=())
     #: Streaming (rows with their kinds) or batch.
     streaming: bool = True
+    #: ``table.local-time-zone``: how TIMESTAMP_LTZ values are written.
+    time_zone: str = "UTC"
 
 
 @dataclass(frozen=True, kw_only=True)

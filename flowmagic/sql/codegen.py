@@ -66,8 +66,10 @@ class ExpressionGenerator:
     """Generates expressions over a row ``r``; constants it cannot write as literals are
     collected, read as ``_k<n>``."""
 
-    def __init__(self) -> None:
+    def __init__(self, zone: str = "UTC") -> None:
         self.constants: list[Any] = []
+        #: ``table.local-time-zone``: how a TIMESTAMP_LTZ reads as a string.
+        self.zone = zone
 
     def constant(self, value: Any) -> str:
         if value is None or isinstance(value, bool | int | str) or (isinstance(value, float) and math.isfinite(value)):
@@ -191,15 +193,12 @@ class ExpressionGenerator:
                 return f"_{name}{bits}({left}, {right})"
             return f"_wrap{bits}({left} {op} {right})"
         if type_.name == "DECIMAL":
-            left, right = self._decimal_operand(left_rex), self._decimal_operand(right_rex)
+            left, right = self.rex(left_rex), self.rex(right_rex)
             return f"_decimal_{name}({left}, {right}, {type_.precision}, {type_.scale})"
         left, right = self._as(left_rex, type_), self._as(right_rex, type_)
         if self._nullable(left_rex, right_rex):
             return f"_{name}({left}, {right})"
         return f"({left} {op} {right})"
-
-    def _decimal_operand(self, rex: Rex) -> str:
-        return self.rex(rex)
 
     def _divide(self, call: Call) -> str:
         left_rex, right_rex = call.operands
@@ -246,7 +245,8 @@ class ExpressionGenerator:
         if source.name == "NULL":
             return "None"
         if target.is_character:
-            text = value if source.is_character else f"_to_string({value}, {runtime_type(source)!r})"
+            zone = f", {self.zone!r}" if source.name == "TIMESTAMP_WITH_LOCAL_TIME_ZONE" else ""
+            text = value if source.is_character else f"_to_string({value}, {runtime_type(source)!r}{zone})"
             if target.precision is not None and target.precision < 2147483647:
                 function = "_pad" if target.name == "CHAR" else "_cut"
                 return f"{function}({text}, {target.precision})"
@@ -313,9 +313,9 @@ def sarg_ranges(text: str, type_: SqlType) -> tuple[tuple[Any, bool, Any, bool],
     return tuple(ranges)
 
 
-def calc_code(projects: list[Rex], condition: Rex | None) -> Code:
+def calc_code(projects: list[Rex], condition: Rex | None, zone: str = "UTC") -> Code:
     """``calc(rows) -> list``: the projected rows that pass ``condition`` (kinds kept)."""
-    generator = ExpressionGenerator()
+    generator = ExpressionGenerator(zone)
     fields = [generator.rex(p) for p in projects]
     row = "(" + "".join(f"{f}, " for f in fields) + "r[-1])"
     lines = ["def calc(rows):", "    out = []", "    append = out.append", "    for r in rows:"]
@@ -328,9 +328,9 @@ def calc_code(projects: list[Rex], condition: Rex | None) -> Code:
     return generator.code("\n".join(lines) + "\n")
 
 
-def expand_code(projections: list[list[Rex]]) -> Code:
+def expand_code(projections: list[list[Rex]], zone: str = "UTC") -> Code:
     """``expand(rows) -> list``: each row once per projection list."""
-    generator = ExpressionGenerator()
+    generator = ExpressionGenerator(zone)
     lines = ["def expand(rows):", "    out = []", "    append = out.append", "    for r in rows:"]
     for projects in projections:
         fields = [generator.rex(p) for p in projects]
@@ -339,8 +339,8 @@ def expand_code(projections: list[list[Rex]]) -> Code:
     return generator.code("\n".join(lines) + "\n")
 
 
-def scalar_code(name: str, rex: Rex) -> Code:
+def scalar_code(name: str, rex: Rex, zone: str = "UTC") -> Code:
     """``<name>(r)``: the value of ``rex`` over row ``r``."""
-    generator = ExpressionGenerator()
+    generator = ExpressionGenerator(zone)
     body = generator.rex(rex)
     return generator.code(f"def {name}(r):\n    return {body}\n")

@@ -141,9 +141,12 @@ class Exchange(PhysicalNode):
         return [("distribution", self.distribution)]
 
 
-def agg_call(call: AggCall, names: list[str]) -> str:
+def agg_call(call: AggCall, names: list[str], retract: bool = False) -> str:
+    """An aggregate call as plans print it; over an updating input, Flink's retracting
+    function (``COUNT_RETRACT``)."""
     inner = ", ".join(names[a] for a in call.args) if call.args else "*"
-    text = f"{call.function}({'DISTINCT ' if call.distinct else ''}{inner})"
+    function = f"{call.function}_RETRACT" if retract else call.function
+    text = f"{function}({'DISTINCT ' if call.distinct else ''}{inner})"
     return text if call.filter is None else f"{text} FILTER {names[call.filter]}"
 
 
@@ -157,7 +160,8 @@ class GroupAggregate(PhysicalNode):
         terms = []
         if self.grouping:
             terms.append(("groupBy", ", ".join(names[g] for g in self.grouping)))
-        select = [names[g] for g in self.grouping] + [f"{agg_call(c, names)} AS {c.name}" for c in self.calls]
+        retract = any(mode != "I" for mode in self.inputs[0].changelog)
+        select = [names[g] for g in self.grouping] + [f"{agg_call(c, names, retract)} AS {c.name}" for c in self.calls]
         terms.append(("select", ", ".join(select)))
         return terms
 

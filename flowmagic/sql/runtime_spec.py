@@ -83,18 +83,19 @@ def _spec(
 ) -> SqlRuntimeSpec | None:
     physical = node.physical
     fields = list(node.fields)
+    zone = configuration.get("table.local-time-zone", "default")
     if kind == OperatorKind.SQL_VALUES and isinstance(physical, ph.Values):
         rows = tuple(tuple(_value(v) for v in row) for row in physical.rows)
         return ValuesSpec(rows=rows, **_names_types(fields))
     if kind == OperatorKind.SQL_TABLE_SOURCE_SCAN and isinstance(physical, ph.TableSourceScan):
         return _scan(physical, catalog, fields)
     if kind == OperatorKind.SQL_CALC and isinstance(physical, ph.Calc):
-        return CalcSpec(code=calc_code(physical.projects, physical.condition), **_names_types(fields))
+        return CalcSpec(code=calc_code(physical.projects, physical.condition, zone), **_names_types(fields))
     if kind == OperatorKind.SQL_EXPAND and isinstance(physical, ph.Expand):
-        return ExpandSpec(code=expand_code(physical.projects), **_names_types(fields))
+        return ExpandSpec(code=expand_code(physical.projects, zone), **_names_types(fields))
     if kind == OperatorKind.SQL_WATERMARK_ASSIGNER and isinstance(physical, ph.WatermarkAssigner):
         assert physical.watermark is not None
-        code = scalar_code("watermark", physical.watermark)
+        code = scalar_code("watermark", physical.watermark, zone)
         return WatermarkSpec(rowtime=physical.rowtime, code=code, **_names_types(fields))
     if kind == OperatorKind.SQL_GROUP_AGGREGATE and isinstance(physical, ph.GroupAggregate):
         input_fields = physical.inputs[0].fields
@@ -160,6 +161,7 @@ def _sink(
         enforcer = configuration.get("table.exec.sink.not-null-enforcer", "ERROR").upper()
         options = {"not-null-enforcer": enforcer}
     return SinkSpec(
+        time_zone=configuration.get("table.local-time-zone", "default"),
         connector=connector,
         table=table_name,
         options=tuple(sorted(options.items())),

@@ -53,6 +53,7 @@ def run_statements(t_env: TableEnvironment, statements: list[str]) -> TableResul
         job=job,
         sink_id=plans[0].translation.sink.id,
         streaming=session.streaming,
+        time_zone=t_env.get_config().get("table.local-time-zone", "default") or "default",
     )
 
 

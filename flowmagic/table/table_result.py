@@ -74,6 +74,7 @@ class TableResult:
         job: Any = None,
         sink_id: int | None = None,
         streaming: bool = False,
+        time_zone: str = "UTC",
     ) -> None:
         self._kind = ResultKind[kind]
         self._columns = columns or ["result"]
@@ -83,6 +84,7 @@ class TableResult:
         self._sink_id = sink_id
         self._streaming = streaming
         self._echoed = False
+        self._zone = time_zone
 
     def get_result_kind(self) -> ResultKind:
         return self._kind
@@ -139,9 +141,10 @@ class TableResult:
         changelog = self._changelog()
         if self._streaming:
             kinds = ("+I", "-U", "+U", "-D")
-            text = streaming_tableau(self._columns, self._types, [(kinds[r[-1]], r[:-1]) for r in changelog])
+            rows = [(kinds[r[-1]], r[:-1]) for r in changelog]
+            text = streaming_tableau(self._columns, self._types, rows, self._zone)
         else:
-            text = batch_tableau(self._columns, self._types, [r[:-1] for r in changelog])
+            text = batch_tableau(self._columns, self._types, [r[:-1] for r in changelog], self._zone)
         print(text)
 
 

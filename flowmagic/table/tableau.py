@@ -23,9 +23,9 @@ NULL = "<NULL>"
 _TYPE_WIDTHS = {"TINYINT": 4, "SMALLINT": 6, "INT": 11, "BIGINT": 20, "BOOLEAN": 5, "DATE": 10}
 
 
-def cell_text(value: Any, type_text: str) -> str:
-    """A value as the tableau writes it."""
-    return NULL if value is None else value_string(value, type_text)
+def cell_text(value: Any, type_text: str, zone: str = "UTC") -> str:
+    """A value as the tableau writes it (a TIMESTAMP_LTZ in the session's time ``zone``)."""
+    return NULL if value is None else value_string(value, type_text, zone)
 
 
 def _type_width(type_text: str) -> int:
@@ -64,10 +64,12 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], widths: Sequenc
     return lines
 
 
-def streaming_tableau(names: Sequence[str], types: Sequence[str], rows: Sequence[tuple[str, Sequence[Any]]]) -> str:
+def streaming_tableau(
+    names: Sequence[str], types: Sequence[str], rows: Sequence[tuple[str, Sequence[Any]]], zone: str = "UTC"
+) -> str:
     """The streaming tableau of ``rows``, each ``(kind, values)`` (kind ``+I``, ``-U``...)."""
     widths = [2] + [max(len(n), _type_width(t)) for n, t in zip(names, types, strict=True)]
-    cells = [[kind, *(cell_text(v, t) for v, t in zip(values, types, strict=True))] for kind, values in rows]
+    cells = [[kind, *(cell_text(v, t, zone) for v, t in zip(values, types, strict=True))] for kind, values in rows]
     lines = _table(["op", *names], cells, widths)
     if cells:
         lines.append(lines[0])
@@ -76,11 +78,11 @@ def streaming_tableau(names: Sequence[str], types: Sequence[str], rows: Sequence
     return "\n".join(lines)
 
 
-def batch_tableau(names: Sequence[str], types: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+def batch_tableau(names: Sequence[str], types: Sequence[str], rows: Sequence[Sequence[Any]], zone: str = "UTC") -> str:
     """The batch tableau of ``rows`` (their values)."""
     if not rows:
         return "Empty set"
-    cells = [[cell_text(v, t) for v, t in zip(values, types, strict=True)] for values in rows]
+    cells = [[cell_text(v, t, zone) for v, t in zip(values, types, strict=True)] for values in rows]
     widths = [min(MAX_COLUMN_WIDTH, max([len(n)] + [len(r[i]) for r in cells])) for i, n in enumerate(names)]
     lines = _table(list(names), cells, widths)
     lines.append(lines[0])

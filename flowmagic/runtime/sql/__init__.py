@@ -26,4 +26,9 @@ The contract every SQL operator (and every helper adding one) keeps:
 - **Results.** Rows must be Flink's recorded rows (tests/conformance/sql), on the local
   executor and on Spark alike. A kind not implemented yet refuses to start in one line naming
   its operator (:mod:`flowmagic.runtime.sql.refusal`).
+- **Adding an operator.** A module here registers its class for its ``sql.*`` kind
+  (``@register``; :mod:`flowmagic.runtime.catalog` imports it, before the refusal takes the
+  kinds left); the planner's :func:`flowmagic.sql.runtime_spec.runtime_spec` fills its spec (a
+  dataclass of :mod:`flowmagic.graph.sql_runtime`). Operators derive from
+  :class:`~flowmagic.runtime.sql.operator.SqlOperator`; sources from the connectors' ``Source``.
 """

@@ -40,7 +40,8 @@ class BatchAggregate(SqlOperator):
             self.calls = [
                 (f, c.args[0] if c.args else None, c.filter) for f, c in zip(self.functions, spec.calls, strict=True)
             ]
-        self.groups: dict[tuple[Any, ...], list[Any]] = {}
+        self.groups: dict[Any, list[Any]] = {}
+        self.scalar_keys = False
         self.fold = self._fast_fold() or self._fold
 
     def _fast_fold(self) -> Any:
@@ -51,7 +52,9 @@ class BatchAggregate(SqlOperator):
             return None
         grouping = self.grouping
         lines = ["def fold(rows, groups):", "    get = groups.get", "    for r in rows:"]
-        key = "(" + "".join(f"r[{g}], " for g in grouping) + ")"
+        # One key field: the field itself is the group's key (no tuple per row).
+        self.scalar_keys = len(grouping) == 1
+        key = f"r[{grouping[0]}]" if self.scalar_keys else "(" + "".join(f"r[{g}], " for g in grouping) + ")"
         lines.append(f"        key = {key}")
         lines.append("        acc = get(key)")
         lines.append("        if acc is None:")
@@ -72,7 +75,7 @@ class BatchAggregate(SqlOperator):
         exec(compile("\n".join(lines) + "\n", f"<flowmagic SQL {self.name}>", "exec"), namespace)
         return namespace["fold"]
 
-    def _fold(self, rows: list[Any], groups: dict[tuple[Any, ...], list[Any]]) -> None:
+    def _fold(self, rows: list[Any], groups: dict[Any, list[Any]]) -> None:
         grouping, calls, merging = self.grouping, self.calls, self.phase == "global"
         for row in rows:
             key = tuple([row[g] for g in grouping])
@@ -101,6 +104,8 @@ class BatchAggregate(SqlOperator):
 
     def end_input(self) -> None:
         groups, self.groups = self.groups, {}
+        if self.scalar_keys:
+            groups = {(key,): accumulators for key, accumulators in groups.items()}
         if not groups and not self.grouping and self.phase != "local":
             # A global aggregate without groups has one row even over no input.
             groups[()] = [f.create() for f in self.functions]

@@ -312,8 +312,8 @@ def _float(value: Any) -> float | None:
     return float(value)
 
 
-def _to_string(value: Any, source_type: str) -> str | None:
-    return None if value is None else value_string(value, source_type)
+def _to_string(value: Any, source_type: str, zone: str = "UTC") -> str | None:
+    return None if value is None else value_string(value, source_type, zone)
 
 
 def _pad(value: Any, length: int) -> str | None:

@@ -2,7 +2,8 @@
 keyed state ``accState``; each input row updates them and emits the change of the key's
 result row: ``+I`` for a new group, ``-U`` of the old and ``+U`` of the new result, nothing
 when the result did not change (and no state TTL is set), ``-D`` when a group's last row was
-retracted (its state then cleared)."""
+retracted (its state then cleared). With ``table.exec.state.ttl``, a group not written for
+that long (processing time) is forgotten: its next row starts it again with ``+I``."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from flowmagic.runtime.registry import register
 from flowmagic.runtime.sql.aggregate_functions import aggregate_function
 from flowmagic.runtime.sql.keys import RowKey
 from flowmagic.runtime.sql.operator import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, SqlOperator
+from flowmagic.runtime.state.state_ttl import TtlValue
 
 __all__ = ["GroupAggregate"]
 
@@ -42,10 +44,18 @@ class GroupAggregate(SqlOperator):
         self.calls = [
             (f, c.args[0] if c.args else None, c.filter) for f, c in zip(self.functions, spec.calls, strict=True)
         ]
-        self.emit_unchanged = spec.state_ttl_ms > 0
+        self.ttl = spec.state_ttl_ms
+        # With a state TTL, Flink emits an unchanged result too (to refresh it downstream).
+        self.emit_unchanged = self.ttl > 0
         backend = self.keyed_state
         backend.declare(ACC_STATE, "VALUE", "RowData")
-        self.state = backend.table(f"value:{ACC_STATE}")
+        name = f"value:{ACC_STATE}"
+        self.state = backend.table(name)
+        if self.ttl > 0:
+            # Flink's StateConfigUtil.createTtlConfig: processing time, set on create and write,
+            # expired values never returned (nor written into snapshots).
+            clock, ttl = task.clock, self.ttl
+            backend.snapshot_filters[name] = lambda stored: None if stored.timestamp + ttl <= clock.now() else stored
 
     def _result(self, key_fields: tuple[Any, ...], accumulators: list[Any]) -> tuple[Any, ...]:
         return (
@@ -64,6 +74,7 @@ class GroupAggregate(SqlOperator):
         key_of = self.key_of
         calls = self.calls
         emit_unchanged = self.emit_unchanged
+        ttl, now = self.ttl, self.task.clock.now
         row: Any = None
         try:
             for row in values:
@@ -72,6 +83,9 @@ class GroupAggregate(SqlOperator):
                 kind = row[-1]
                 accumulate = kind in (INSERT, UPDATE_AFTER)
                 accumulators: list[Any] = state.get(key)  # type: ignore[assignment]
+                if ttl and accumulators is not None:
+                    stamped: Any = accumulators
+                    accumulators = None if stamped.timestamp + ttl <= now() else stamped.value  # type: ignore[assignment]
                 if accumulators is None:
                     if not accumulate:
                         # A retraction of a row this operator never saw (its state expired).
@@ -99,7 +113,7 @@ class GroupAggregate(SqlOperator):
                     if previous is not None:
                         append((*previous, DELETE))
                     continue
-                state[key] = accumulators
+                state[key] = TtlValue(accumulators, now()) if ttl else accumulators
                 result = self._result(key.fields, accumulators)
                 if previous is None:
                     append((*result, INSERT))

@@ -29,8 +29,9 @@ KIND_STRINGS = ("+I", "-U", "+U", "-D")
 
 def compile_code(code: Code, name: str, task: TaskInfo) -> Callable[..., Any]:
     """The function ``name`` that ``code`` defines, compiled with the built-ins' namespace
-    (processing time from the task's clock). The source is the planner's own, generated in
-    this job's process: never text read from outside."""
+    (processing time from the task's clock). The source is the planner's own, generated on the
+    driver and shipped with the job's plan: never text read from a file, a savepoint or the
+    network."""
     namespace = functions.namespace(task.clock.now)
     for index, constant in enumerate(code.constants):
         namespace[f"_k{index}"] = constant

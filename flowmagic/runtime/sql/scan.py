@@ -16,12 +16,14 @@ from flowmagic.graph.sql_runtime import ScanSpec, ValuesSpec
 from flowmagic.runtime.connectors.factories import Column, TableContext
 from flowmagic.runtime.connectors.sources import DatagenSource, Source, chunks, local_path, split_file
 from flowmagic.runtime.operators.operator import TaskInfo
-from flowmagic.runtime.records import BATCH_SIZE
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.sql.operator import INSERT, compile_code, runnable_spec
 from flowmagic.runtime.sql.values import parse_timestamp, parse_type
 
 __all__ = ["TableSourceScan", "ValuesSource"]
+
+_BLOCK = 1 << 20
+_LINES = 2048
 
 
 @register(OperatorKind.SQL_VALUES)
@@ -37,6 +39,47 @@ class ValuesSource(Source):
     def batches(self) -> Iterator[list[Any]]:
         if self.task.index == 0:
             yield from chunks(self.rows)
+
+
+def _csv_parser(
+    types: list[str], projection: tuple[int, ...], delimiter: str, null_literal: str | None
+) -> Callable[[list[str]], list[Any]]:
+    """``parse(lines) -> rows``: CSV lines into rows of the projected columns' types; lines
+    without quotes are split directly, others read by the csv module."""
+    converters = [_converter(t, null_literal) for t in types]
+    width = max(projection) + 1 if projection else 0
+    parts = []
+    for n, (type_text, i) in enumerate(zip(types, projection, strict=True)):
+        name = parse_type(type_text).name
+        field = f"f[{i}]"
+        present = field if null_literal is None else f"{field} and {field} != _null"
+        # The common types inline (the scan's hot loop), the others through their converter.
+        if name in ("INT", "BIGINT", "SMALLINT", "TINYINT"):
+            parts.append(f"(int({field}) if {present} else None)")
+        elif name in ("STRING", "VARCHAR") and null_literal is None:
+            parts.append(f"f[{i}]")
+        else:
+            parts.append(f"_c{n}(f[{i}])")
+    fields = ", ".join(parts)
+    source = (
+        "def parse(lines):\n"
+        "    out = []\n"
+        "    append = out.append\n"
+        "    quoted = any('\"' in line for line in lines)\n"
+        "    for f in (_reader(lines, delimiter=_delimiter) if quoted else lines):\n"
+        "        if not quoted:\n"
+        "            f = f.split(_delimiter)\n"
+        f"        if len(f) < {width}:\n"
+        f"            f = f + [None] * ({width} - len(f))\n"
+        f"        append(({fields}{', ' if fields else ''}{INSERT}))\n"
+        "    return out\n"
+    )
+    namespace: dict[str, Any] = {"_reader": csv.reader, "_delimiter": delimiter, "_null": null_literal}
+    namespace.update({f"_c{n}": c for n, c in enumerate(converters)})
+    # The source is built here from the column count and indexes only: no text of the table's.
+    exec(compile(source, "<flowmagic SQL csv>", "exec"), namespace)
+    parse: Callable[[list[str]], list[Any]] = namespace["parse"]
+    return parse
 
 
 def _converter(type_text: str, null_literal: str | None) -> Callable[[Any], Any]:
@@ -131,19 +174,9 @@ class TableSourceScan(Source):
             lines = _split_lines(*split)
             if fmt == "csv":
                 delimiter = self.options.get("csv.field-delimiter", ",")
+                parse = _csv_parser([columns[i][1] for i in projection], projection, delimiter, null_literal)
                 for batch in lines:
-                    out = []
-                    for fields in csv.reader(batch, delimiter=delimiter):
-                        out.append(
-                            (
-                                *(
-                                    c(fields[i]) if i < len(fields) else None
-                                    for c, i in zip(converters, projection, strict=True)
-                                ),
-                                INSERT,
-                            )
-                        )
-                    yield out
+                    yield parse(batch)
             elif fmt == "json":
                 names = [columns[i][0] for i in projection]
                 for batch in lines:
@@ -159,21 +192,27 @@ class TableSourceScan(Source):
 
 
 def _split_lines(path: str, start: int, end: int) -> Iterator[list[str]]:
-    """The lines that start in ``[start, end)`` of ``path`` (the first split owns the first
-    line), in batches."""
+    """The lines that start in ``[start, end)`` of ``path`` (Hadoop's rule: the first split
+    also owns the first line), in blocks of about a megabyte."""
     with open(path, "rb") as file:
         if start > 0:
             file.seek(start - 1)
             if file.read(1) != b"\n":
                 file.readline()
-        batch: list[str] = []
-        while file.tell() < end:
-            line = file.readline()
-            if not line:
+        position = file.tell()
+        while position < end:
+            block = file.read(min(_BLOCK, end - position))
+            if not block:
                 break
-            batch.append(line.decode("utf-8").rstrip("\r\n"))
-            if len(batch) >= BATCH_SIZE * 16:
-                yield batch
-                batch = []
-        if batch:
-            yield batch
+            if not block.endswith(b"\n"):
+                block += file.readline()
+            position += len(block)
+            lines = block.decode("utf-8").split("\n")
+            if lines[-1] == "":
+                lines.pop()
+            if b"\r" in block:
+                lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+            # Batches of a few thousand rows: few rows alive at once (the collector's work
+            # grows with them), many per call of the chain behind.
+            for first in range(0, len(lines), _LINES):
+                yield lines[first : first + _LINES]

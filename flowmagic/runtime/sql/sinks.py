@@ -19,7 +19,7 @@ from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.result import JobResult
 from flowmagic.runtime.sql.operator import KIND_STRINGS
-from flowmagic.runtime.sql.values import row_string, value_string
+from flowmagic.runtime.sql.values import parse_type, row_string, value_string
 
 if TYPE_CHECKING:
     from flowmagic.runtime.continuous.output import EpochOutput
@@ -80,13 +80,15 @@ class TableSink(Sink):
 
     def _print(self, values: list[Any]) -> None:
         emit, prefix, stderr, types = self.emit_result, self.prefix, self.stderr, self.types
+        zone = self.spec.time_zone
         for row in values:
-            emit(("print", stderr, prefix + row_string(KIND_STRINGS[row[-1]], row[:-1], types)))
+            emit(("print", stderr, prefix + row_string(KIND_STRINGS[row[-1]], row[:-1], types, zone)))
 
     def _file(self, values: list[Any]) -> None:
         line = _csv_line if self.format == "csv" else _json_line
         names, types = self.spec.field_names, self.types
-        self.lines.extend(line(row, names, types) for row in values)
+        zone = self.spec.time_zone
+        self.lines.extend(line(row, names, types, zone) for row in values)
 
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
         self.write([value])
@@ -122,29 +124,34 @@ class TableSink(Sink):
             raise JobError("flowmagic's SQL filesystem sink runs in bounded jobs only, for now")
 
 
-def _csv_value(value: Any, type_text: str) -> str:
+def _csv_value(value: Any, type_text: str, zone: str) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    text = value_string(value, type_text)
+    text = value_string(value, type_text, zone)
     if any(c in text for c in ',"\n\r'):
         return '"' + text.replace('"', '""') + '"'
     return text
 
 
-def _csv_line(row: Any, names: tuple[str, ...], types: tuple[str, ...]) -> str:
-    return ",".join(_csv_value(v, t) for v, t in zip(row[:-1], types, strict=True))
+def _csv_line(row: Any, names: tuple[str, ...], types: tuple[str, ...], zone: str) -> str:
+    return ",".join(_csv_value(v, t, zone) for v, t in zip(row[:-1], types, strict=True))
 
 
-def _json_value(value: Any, type_text: str) -> Any:
+def _json_value(value: Any, type_text: str, zone: str) -> str:
+    """A value as Flink's JSON format writes it: a DECIMAL as a number at its scale, a
+    timestamp as its SQL text, others as JSON's."""
     if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, int) and not isinstance(value, bool) and "TIMESTAMP" in type_text:
-        return value_string(value, type_text)
-    return value
+        return format(value, "f")
+    if isinstance(value, int) and not isinstance(value, bool) and parse_type(type_text).is_timestamp:
+        return json.dumps(value_string(value, type_text, zone))
+    return json.dumps(value, ensure_ascii=False)
 
 
-def _json_line(row: Any, names: tuple[str, ...], types: tuple[str, ...]) -> str:
-    record = {n: _json_value(v, t) for n, v, t in zip(names, row[:-1], types, strict=True)}
-    return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+def _json_line(row: Any, names: tuple[str, ...], types: tuple[str, ...], zone: str) -> str:
+    fields = (
+        f"{json.dumps(n, ensure_ascii=False)}:{_json_value(v, t, zone)}"
+        for n, v, t in zip(names, row[:-1], types, strict=True)
+    )
+    return "{" + ",".join(fields) + "}"

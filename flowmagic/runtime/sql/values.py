@@ -12,10 +12,11 @@ import datetime
 import re
 from decimal import Decimal
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from flowmagic.runtime.records import java_double_string
 
-__all__ = ["SqlTypeInfo", "parse_type", "row_string", "value_string"]
+__all__ = ["SqlTypeInfo", "parse_type", "row_string", "value_string", "zone_of"]
 
 _TYPE = re.compile(r"^\s*([A-Z_]+(?: WITH LOCAL TIME ZONE)?)\s*(?:\((\d+)(?:,\s*(\d+))?\))?(.*)$")
 _EPOCH = datetime.datetime(1970, 1, 1)
@@ -53,8 +54,22 @@ def parse_type(text: str) -> SqlTypeInfo:
     return found
 
 
-def _timestamp_string(millis: int, precision: int) -> str:
+def zone_of(name: str) -> datetime.tzinfo | None:
+    """The time zone ``table.local-time-zone`` names (``default``: this machine's)."""
+    found = _ZONES.get(name)
+    if found is None:
+        found = _ZONES[name] = datetime.datetime.now().astimezone().tzinfo if name == "default" else ZoneInfo(name)
+    return found
+
+
+_ZONES: dict[str, datetime.tzinfo | None] = {"UTC": None}
+
+
+def _timestamp_string(millis: int, precision: int, zone: str | None = None) -> str:
     moment = _EPOCH + datetime.timedelta(milliseconds=millis)
+    tz = zone_of(zone) if zone is not None else None
+    if tz is not None:
+        moment = moment.replace(tzinfo=datetime.UTC).astimezone(tz).replace(tzinfo=None)
     text = moment.strftime("%Y-%m-%d %H:%M:%S")
     if precision > 0:
         fraction = f"{moment.microsecond:06d}"[:3].ljust(precision, "0")[:precision]
@@ -62,9 +77,10 @@ def _timestamp_string(millis: int, precision: int) -> str:
     return text
 
 
-def value_string(value: Any, type_text: str) -> str:
-    """``value`` of type ``type_text`` CAST to STRING, as Flink writes it; NULL is None's
-    business of the caller (the tableau writes ``<NULL>``, a Row ``null``)."""
+def value_string(value: Any, type_text: str, zone: str = "UTC") -> str:
+    """``value`` of type ``type_text`` CAST to STRING, as Flink writes it (a TIMESTAMP_LTZ in
+    the session's time ``zone``); NULL is None's business of the caller (the tableau writes
+    ``<NULL>``, a Row ``null``)."""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, float):
@@ -74,26 +90,27 @@ def value_string(value: Any, type_text: str) -> str:
     if isinstance(value, int):
         info = parse_type(type_text)
         if info.is_timestamp:
-            return _timestamp_string(value, 3 if info.precision is None else info.precision)
+            local = zone if info.name != "TIMESTAMP" else None
+            return _timestamp_string(value, 3 if info.precision is None else info.precision, local)
         if info.name == "DATE":
             return (datetime.date(1970, 1, 1) + datetime.timedelta(days=value)).isoformat()
         return str(value)
     return str(value)
 
 
-def row_string(kind: str, values: tuple[Any, ...], types: tuple[str, ...]) -> str:
+def row_string(kind: str, values: tuple[Any, ...], types: tuple[str, ...], zone: str = "UTC") -> str:
     """Java's ``Row.toString`` of a SQL row (Flink's print sink): ``+I[1, a, null]``."""
-    cells = ["null" if v is None else _row_value(v, t) for v, t in zip(values, types, strict=True)]
+    cells = ["null" if v is None else _row_value(v, t, zone) for v, t in zip(values, types, strict=True)]
     return f"{kind}[{', '.join(cells)}]"
 
 
-def _row_value(value: Any, type_text: str) -> str:
+def _row_value(value: Any, type_text: str, zone: str) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int) and parse_type(type_text).is_timestamp:
         # Java's Instant/LocalDateTime toString: ISO with a T.
-        return value_string(value, type_text).replace(" ", "T")
-    return value_string(value, type_text)
+        return value_string(value, type_text, zone).replace(" ", "T")
+    return value_string(value, type_text, zone)
 
 
 def parse_timestamp(text: str) -> int:

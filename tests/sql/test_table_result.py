@@ -1,0 +1,153 @@
+"""PyFlink's TableResult of queries and INSERTs run by flowmagic's SQL runtime (local executor):
+collect() with row kinds, print(), wait(), the schema, statement sets, and the one-line
+refusals of what does not run yet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flowmagic import FlowError
+from flowmagic.table import EnvironmentSettings, ResultKind, TableEnvironment
+from flowmagic.vocabulary.types import RowKind
+
+VALUES = "CREATE VIEW src AS SELECT * FROM (VALUES (1), (2), (1)) AS t(num)"
+SEQUENCE = (
+    "CREATE TABLE seq (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '6', "
+    "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '6')"
+)
+
+
+def _t_env(*statements: str, streaming: bool = True) -> TableEnvironment:
+    settings = EnvironmentSettings.in_streaming_mode() if streaming else EnvironmentSettings.in_batch_mode()
+    t_env = TableEnvironment.create(settings)
+    config = t_env.get_config()
+    config.set("parallelism.default", "1")
+    config.set("table.local-time-zone", "UTC")
+    config.set("flowmagic.executor", "local")
+    for statement in statements:
+        t_env.execute_sql(statement)
+    return t_env
+
+
+def test_collect_gives_rows_with_their_kinds_and_names() -> None:
+    result = _t_env(VALUES).execute_sql("SELECT num, COUNT(*) AS cnt FROM src GROUP BY num")
+    with result.collect() as rows:
+        changelog = [(row.get_row_kind(), row.num, row["cnt"]) for row in rows]
+    assert changelog == [
+        (RowKind.INSERT, 1, 1),
+        (RowKind.INSERT, 2, 1),
+        (RowKind.UPDATE_BEFORE, 1, 1),
+        (RowKind.UPDATE_AFTER, 1, 2),
+    ]
+    assert result.get_result_kind() == ResultKind.SUCCESS_WITH_CONTENT
+    schema = result.get_table_schema()
+    assert schema.get_field_names() == ["num", "cnt"]
+    assert schema.get_field_data_types() == ["INT NOT NULL", "BIGINT NOT NULL"]
+    assert result.get_job_client().get_job_status().name == "FINISHED"
+
+
+def test_a_group_whose_last_row_is_retracted_is_deleted() -> None:
+    # Counting keys per count: key 1 moves from count 1 to count 2, so the group of count 1
+    # loses its last key (-D) before key 2 starts it again; one subtask keeps the order.
+    t_env = _t_env("CREATE VIEW twice AS SELECT * FROM (VALUES (1), (1), (2)) AS t(num)")
+    inner = "SELECT num, COUNT(*) AS c FROM twice GROUP BY num"
+    rows = t_env.execute_sql(f"SELECT c, MAX(num) AS m FROM ({inner}) GROUP BY c").collect()
+    assert [(row.get_row_kind().short_string, *row) for row in rows] == [
+        ("+I", 1, 1),
+        ("-D", 1, 1),
+        ("+I", 2, 1),
+        ("+I", 1, 2),
+    ]
+
+
+def test_an_unchanged_result_emits_nothing() -> None:
+    # Key 1's second row moves it to count 2; retracting it from count 1 leaves that group's
+    # MAX at 2, unchanged: Flink's GroupAggFunction emits nothing for it.
+    t_env = _t_env(VALUES)
+    inner = "SELECT num, COUNT(*) AS c FROM src GROUP BY num"
+    rows = t_env.execute_sql(f"SELECT c, MAX(num) AS m FROM ({inner}) GROUP BY c").collect()
+    assert [(row.get_row_kind().short_string, *row) for row in rows] == [
+        ("+I", 1, 1),
+        ("-U", 1, 1),
+        ("+U", 1, 2),
+        ("+I", 2, 1),
+    ]
+
+
+def test_with_a_state_ttl_an_unchanged_result_is_emitted_again() -> None:
+    # GroupAggFunction refreshes a result downstream when state expires: -U/+U of equal rows.
+    t_env = _t_env(VALUES)
+    t_env.get_config().set("table.exec.state.ttl", "1 d")
+    inner = "SELECT num, COUNT(*) AS c FROM src GROUP BY num"
+    rows = t_env.execute_sql(f"SELECT c, MAX(num) AS m FROM ({inner}) GROUP BY c").collect()
+    assert [(row.get_row_kind().short_string, *row) for row in rows] == [
+        ("+I", 1, 1),
+        ("-U", 1, 1),
+        ("+U", 1, 2),
+        ("-U", 1, 2),
+        ("+U", 1, 2),
+        ("+I", 2, 1),
+    ]
+
+
+def test_print_writes_flinks_tableau_in_both_modes(capsys: pytest.CaptureFixture[str]) -> None:
+    # x is a DECIMAL(13, 1): 15 wide (its precision, a sign and a point), as Flink's tableau.
+    _t_env(SEQUENCE).execute_sql("SELECT id, id * 1.5 AS x FROM seq WHERE id > 4").print()
+    assert capsys.readouterr().out == (
+        "+----+-------------+-----------------+\n"
+        "| op |          id |               x |\n"
+        "+----+-------------+-----------------+\n"
+        "| +I |           5 |             7.5 |\n"
+        "| +I |           6 |             9.0 |\n"
+        "+----+-------------+-----------------+\n"
+        "Received a total of 2 rows\n"
+    )
+    batch = _t_env(SEQUENCE, streaming=False)
+    batch.execute_sql("SELECT id FROM seq WHERE id > 5").print()
+    batch.execute_sql("SELECT id FROM seq WHERE id > 6").print()
+    assert capsys.readouterr().out == "+----+\n| id |\n+----+\n|  6 |\n+----+\n1 row in set\nEmpty set\n"
+
+
+def test_a_statement_set_runs_its_inserts_as_one_job(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    t_env = _t_env(
+        SEQUENCE,
+        "CREATE TABLE shown (id INT) WITH ('connector' = 'print')",
+        f"CREATE TABLE written (id INT, half DOUBLE) WITH ('connector' = 'filesystem', 'path' = '{tmp_path}', "
+        "'format' = 'csv')",
+    )
+    statements = t_env.create_statement_set()
+    statements.add_insert_sql("INSERT INTO shown SELECT id FROM seq WHERE id < 3")
+    statements.add_insert_sql("INSERT INTO written SELECT id, id / 2.0e0 FROM seq WHERE id > 4")
+    result = statements.execute()
+    result.wait()
+    assert result.get_job_client().monitor.job_name == (
+        "insert-into_default_catalog.default_database.shown,default_catalog.default_database.written"
+    )
+    assert capsys.readouterr().out.splitlines() == ["+I[1]", "+I[2]"]
+    lines = sorted(line for f in tmp_path.iterdir() if not f.name.startswith(".") for line in f.read_text().split())
+    assert lines == ["5,2.5", "6,3.0"]
+
+
+def test_table_execute_runs_the_query() -> None:
+    t_env = _t_env(SEQUENCE)
+    rows = list(t_env.sql_query("SELECT id FROM seq WHERE id = 3").execute().collect())
+    assert [tuple(row) for row in rows] == [(3,)]
+
+
+def test_what_does_not_run_yet_fails_in_one_line_naming_it() -> None:
+    t_env = _t_env(SEQUENCE)
+    with pytest.raises(FlowError) as raised:
+        t_env.execute_sql("SELECT id FROM seq ORDER BY id LIMIT 2").wait()
+    assert "SortLimit[" in str(raised.value) and "cannot run" in str(raised.value)
+    t_env.execute_sql("CREATE TABLE endless (id INT) WITH ('connector' = 'datagen', 'rows-per-second' = '5')")
+    with pytest.raises(FlowError, match="unbounded source"):
+        t_env.execute_sql("SELECT id FROM endless")
+
+
+def test_a_failing_expression_names_the_operator_and_the_row() -> None:
+    t_env = _t_env(SEQUENCE)
+    with pytest.raises(FlowError) as raised:
+        t_env.execute_sql("SELECT 10 / (id - 3) AS q FROM seq").wait()
+    assert "/ by zero" in str(raised.value) and "Calc[" in str(raised.value) and "(3, 0)" in str(raised.value)
