@@ -117,17 +117,10 @@ def merge_session(
     ``TimeWindow.intersects`` counts both ends)."""
     start, end = new
     merged = []
+    # The key's windows are disjoint and apart (touching ones merged when they came), so one
+    # pass in start order finds every window the growing window reaches.
     for window in sorted(windows):
         if window[0] <= end and window[1] >= start:
             merged.append(window)
             start, end = min(start, window[0]), max(end, window[1])
-    # A window further left may now touch the grown window.
-    grown = True
-    while grown:
-        grown = False
-        for window in windows:
-            if window not in merged and window[0] <= end and window[1] >= start:
-                merged.append(window)
-                start, end = min(start, window[0]), max(end, window[1])
-                grown = True
     return (start, end), merged
