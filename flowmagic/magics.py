@@ -63,6 +63,7 @@ from flowmagic.runtime.continuous.job import ContinuousJob
 from flowmagic.sql_pipeline import SqlPipeline
 from flowmagic.widgets.graph_view import LEVELS, GraphPicture
 from flowmagic.widgets.restore_check import RestoreCheckView
+from flowmagic.widgets.sql_plans import retraction_html
 
 __all__ = ["SUBCOMMANDS", "FlowMagics", "Subcommand", "load_ipython_extension"]
 
@@ -123,6 +124,12 @@ def _explain_parser() -> MagicArgumentParser:
         "of the ExecutionGraph, as text.",
     )
     parser.add_argument("name", metavar="NAME", help="the pipeline")
+    parser.add_argument(
+        "--changelog",
+        action="store_true",
+        help="of a SQL pipeline: why its result retracts (the plan node that first emits updates or deletes, what "
+        "the sink takes, the rewrites that avoid them) and the EXPLAIN CHANGELOG_MODE plan it is read from",
+    )
     return parser
 
 
@@ -538,8 +545,24 @@ class FlowMagics(Magics):
         return view
 
     def explain_pipeline(self, args: argparse.Namespace) -> None:
-        """``%flow explain NAME``: the three graphs as text."""
-        print(self._pipeline(args.name).explain(), end="")
+        """``%flow explain NAME``: the three graphs (a SQL pipeline: Flink's EXPLAIN) as text;
+        ``--changelog``: why a SQL pipeline's result retracts, as text and HTML."""
+        pipeline = self._pipeline(args.name)
+        if not args.changelog:
+            print(pipeline.explain(), end="")
+            return
+        if not isinstance(pipeline, SqlPipeline):
+            raise UsageError(
+                f"%flow explain --changelog: {pipeline.name!r} is a DataStream pipeline; its records carry no "
+                "row kinds. Define a SQL pipeline with %%flow NAME --sql."
+            )
+        text = pipeline.explain_changelog()
+        physical = html.escape(text.split("\n\n== Optimized Physical Plan (CHANGELOG_MODE) ==\n", 1)[1])
+        page = (
+            f"{retraction_html(pipeline.retraction)}<p><b>Optimized Physical Plan (CHANGELOG_MODE)</b></p>"
+            f'<pre class="tex2jax_ignore mathjax_ignore">{physical}</pre>'
+        )
+        display({"text/plain": str(text), "text/html": page}, raw=True)
 
 
 class PipelineTable:

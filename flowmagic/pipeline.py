@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any
+from typing import Any, Protocol
 
 from flowmagic import compile as passes
 from flowmagic.api.environment import StreamExecutionEnvironment
@@ -18,11 +18,26 @@ from flowmagic.graph import ExecutionGraph, JobGraph, PhysicalGraph, StreamGraph
 from flowmagic.render import explain
 from flowmagic.runtime import JobResult
 from flowmagic.runtime.continuous.job import ContinuousJob
+from flowmagic.runtime.continuous.output import EpochOutput
 from flowmagic.runtime.continuous.restore_check import RestoreCheck, check_restore
 from flowmagic.widgets.graph_view import LEVELS, FlowGraphs
 from flowmagic.widgets.job_view import JobView
 
-__all__ = ["Pipeline", "PlanText"]
+__all__ = ["Pipeline", "PlanText", "RunOutput"]
+
+
+class RunOutput(Protocol):
+    """What a pipeline shows of a run's output besides the job view (a SQL query's result):
+    it is displayed before the job starts, given each epoch's output of an unbounded job,
+    the result of a bounded one, and told how the run ended."""
+
+    def display(self) -> None: ...
+
+    def epoch(self, output: EpochOutput) -> None: ...
+
+    def result(self, result: JobResult) -> None: ...
+
+    def ended(self, state: str) -> None: ...
 
 
 class PlanText(str):
@@ -173,25 +188,36 @@ class Pipeline:
             )
         if from_savepoint is not None and not is_unbounded(execution_graph):
             raise ProgramError("Restoring from a savepoint needs an unbounded pipeline (a continuous job).")
-        view = JobView(job_graph, physical_graph) if live else None
+        view = self._job_view(job_graph, physical_graph) if live else None
         if view is not None:
             view.display()
-        client = submit(
-            execution_graph,
-            executor=executor,
-            spark=spark,
-            continuous=self.env.continuous_options(from_savepoint, allow_non_restored_state),
-        )
+        output = self._run_output() if live else None
+        if output is not None:
+            output.display()
+        try:
+            client = submit(
+                execution_graph,
+                executor=executor,
+                spark=spark,
+                continuous=self.env.continuous_options(from_savepoint, allow_non_restored_state),
+                on_output=output.epoch if output is not None else None,
+            )
+        except BaseException:
+            if output is not None:
+                output.ended("FAILED")
+            raise
         with self._lock:
             self._runs.append(client)
         if isinstance(client, ContinuousJob):
-            self._follow(client, view)
+            self._follow(client, view, output)
             return client
         ended = "FAILED"
         try:
             result = wait_for(
                 client, on_progress=(lambda monitor: view.update(monitor.snapshot())) if view is not None else None
             )
+            if output is not None:
+                output.result(result)
             result.echo()
             ended = result.state
             return result
@@ -202,8 +228,19 @@ class Pipeline:
             with self._lock:
                 self._runs.remove(client)
                 self._last_end = ended
+            if output is not None:
+                output.ended(ended)
 
-    def _follow(self, job: ContinuousJob, view: JobView | None) -> None:
+    def _job_view(self, job_graph: JobGraph, physical_graph: PhysicalGraph) -> JobView:
+        """The live view of a run of ``job_graph``."""
+        return JobView(job_graph, physical_graph)
+
+    def _run_output(self) -> RunOutput | None:
+        """What a run shows of its output besides the job view: nothing but the print sinks'
+        lines for a DataStream pipeline."""
+        return None
+
+    def _follow(self, job: ContinuousJob, view: JobView | None, output: RunOutput | None = None) -> None:
         """Keep the view (and the list of runs) current from a thread of its own: the cell has returned."""
 
         def follow() -> None:
@@ -214,6 +251,8 @@ class Pipeline:
             if view is not None:
                 view.update(job.snapshot())
             ended = str(job.get_job_status())
+            if output is not None:
+                output.ended(ended)
             savepoint = job.checkpoints.last_savepoint
             with self._lock:
                 self._runs.remove(job)

@@ -45,6 +45,11 @@ def spark():
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.default.parallelism", "2")
+        # A busy machine (CI runners are shared): the Python processes' socket handshakes
+        # with the JVM (15 s by default), and the JVM's RPCs and heartbeats, given time.
+        .config("spark.python.authenticate.socketTimeout", "120s")
+        .config("spark.network.timeout", "600s")
+        .config("spark.executor.heartbeatInterval", "60s")
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("OFF")

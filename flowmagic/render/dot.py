@@ -15,6 +15,7 @@ elements, which browsers show on hover without any script.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -60,6 +61,7 @@ __all__ = [
     "DotGraph",
     "execution_graph_to_dot",
     "job_graph_to_dot",
+    "load_colours",
     "physical_graph_to_dot",
     "printable",
     "quote",
@@ -216,12 +218,47 @@ STATE_FILLS = {
 }
 
 
-def job_graph_to_dot(graph: JobGraph, states: Mapping[str, str] | None = None) -> DotGraph:
+# Flink's web UI's vertex colours (its JobGraph's node component): fill and border of an
+# idle vertex, blended towards busy's by the busy percentage, then towards back-pressured's
+# by the back-pressured percentage.
+_IDLE_COLOURS = ("#5db1ff", "#1890ff")
+_BUSY_COLOURS = ("#ee6464", "#ee2222")
+_BACKPRESSURED_COLOURS = ("#888888", "#000000")
+
+
+def _blend(start: str, end: str, share: float) -> str:
+    # Rounded half up, as JavaScript's Math.round rounds the web UI's (round() would halve to even).
+    channels = (
+        math.floor(int(start[i : i + 2], 16) + (int(end[i : i + 2], 16) - int(start[i : i + 2], 16)) * share + 0.5)
+        for i in (1, 3, 5)
+    )
+    return "#" + "".join(f"{channel:02x}" for channel in channels)
+
+
+def load_colours(busy_percent: float, backpressured_percent: float) -> tuple[str, str]:
+    """The fill and border colour Flink's web UI gives a vertex whose busiest subtask is busy
+    ``busy_percent`` of the time and whose most back-pressured one is back-pressured
+    ``backpressured_percent`` of it: blue when idle, red when busy, grey when back-pressured."""
+    busy = min(max(busy_percent, 0.0), 100.0) / 100
+    pressured = min(max(backpressured_percent, 0.0), 100.0) / 100
+    return tuple(  # type: ignore[return-value]
+        _blend(_blend(idle, loaded, busy), pressed, pressured)
+        for idle, loaded, pressed in zip(_IDLE_COLOURS, _BUSY_COLOURS, _BACKPRESSURED_COLOURS, strict=True)
+    )
+
+
+def job_graph_to_dot(
+    graph: JobGraph,
+    states: Mapping[str, str] | None = None,
+    load: Mapping[str, tuple[float, float]] | None = None,
+) -> DotGraph:
     """One node per JobVertex listing its chained operators in order, its short id and
     parallelism; edges labelled with ship strategy, distribution pattern and partition type.
 
     With ``states`` (vertex id -> ExecutionState name), each vertex is filled by its state
-    and names it, as Flink's web UI colours a running job.
+    and names it, as Flink's web UI colours a running job. With ``load`` (vertex id -> its
+    busy and back-pressured percentage, see :func:`load_colours`), the vertices measured are
+    coloured by it instead, and show both figures, as Flink's web UI does.
     """
     writer = _Writer('"JobGraph"')
     order = graph.sorted_vertices()
@@ -236,7 +273,14 @@ def job_graph_to_dot(graph: JobGraph, states: Mapping[str, str] | None = None) -
             state = states.get(vertex.id, "CREATED")
             lines.append(state)
             fill = STATE_FILLS.get(state, fill)
-        members.append((vertex.slot_sharing_group, f'{item.key} [label={_left(lines)}, fillcolor="{fill}"];'))
+        border = ""
+        figures = None if load is None else load.get(vertex.id)
+        if figures is not None:
+            busy, pressured = figures
+            lines += [f"Backpressured (max): {pressured:.0f}%", f"Busy (max): {busy:.0f}%"]
+            fill, colour = load_colours(busy, pressured)
+            border = f', color="{colour}", penwidth=2'
+        members.append((vertex.slot_sharing_group, f'{item.key} [label={_left(lines)}, fillcolor="{fill}"{border}];'))
         writer.title(item.key, item.text())
     _in_groups(writer, members)
     for vertex in order:

@@ -128,6 +128,7 @@ class _LocalJob:
                     watermark=stats.watermark,
                     start=stats.started,
                     metrics=stats.user_metrics(),
+                    channels=stats.count_channels(),
                     event_time=stats.event_time(),
                     end=time.time() if state is not None else None,
                     failure=failure,

@@ -14,10 +14,12 @@ from typing import Any
 
 __all__ = [
     "ChannelWatermark",
+    "CheckpointRecord",
     "CheckpointsReport",
     "ContinuousReport",
     "EventTimeReport",
     "JobReport",
+    "OperatorStateReport",
     "PendingWindow",
     "SinkFilesReport",
     "SubtaskReport",
@@ -298,6 +300,32 @@ class VertexReport:
 
 
 @dataclass(frozen=True)
+class CheckpointRecord:
+    """One completed checkpoint, as a row of the History of Flink's Checkpoints tab."""
+
+    id: int
+    #: The epoch whose end it is.
+    epoch: int
+    #: When it completed (seconds since the epoch), and how long its epoch took end to end.
+    completed_at: float
+    duration_ms: float
+    #: Flink's Checkpointed Data Size (the files its epoch wrote: whole state, or only the
+    #: keys that changed) and Full Checkpoint Data Size (every file it needs to restore).
+    checkpointed_bytes: int
+    full_bytes: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "epoch": self.epoch,
+            "completed_at": self.completed_at,
+            "duration_ms": self.duration_ms,
+            "checkpointed_bytes": self.checkpointed_bytes,
+            "full_bytes": self.full_bytes,
+        }
+
+
+@dataclass(frozen=True)
 class CheckpointsReport:
     """A continuous job's checkpoints (Flink's Checkpoints tab)."""
 
@@ -307,6 +335,8 @@ class CheckpointsReport:
     #: When the last one completed (seconds since the epoch).
     last_completed_at: float | None
     last_savepoint: str | None
+    #: The latest checkpoints, oldest first (as many as Flink's ``web.checkpoints.history``).
+    history: list[CheckpointRecord] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -315,6 +345,36 @@ class CheckpointsReport:
             "last_size_bytes": self.last_size_bytes,
             "last_completed_at": self.last_completed_at,
             "last_savepoint": self.last_savepoint,
+            "history": [record.to_json() for record in self.history],
+        }
+
+
+@dataclass(frozen=True)
+class OperatorStateReport:
+    """A stateful operator's state in one subtask, after that subtask's last epoch."""
+
+    vertex: str
+    subtask: int
+    operator: str
+    operator_id: str
+    #: Keys it holds state of, and timers registered that have not fired.
+    keys: int
+    timers: int
+    #: The bytes its last snapshot wrote, and whether that was its whole state or only the
+    #: state of the keys that changed.
+    snapshot_bytes: int
+    whole: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "vertex": self.vertex,
+            "subtask": self.subtask,
+            "operator": self.operator,
+            "operator_id": self.operator_id,
+            "keys": self.keys,
+            "timers": self.timers,
+            "snapshot_bytes": self.snapshot_bytes,
+            "whole": self.whole,
         }
 
 
@@ -349,6 +409,8 @@ class ContinuousReport:
     #: The newest printed lines.
     printed_tail: list[str]
     error: str | None
+    #: Each stateful operator's state, per subtask.
+    state: list[OperatorStateReport] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -363,6 +425,7 @@ class ContinuousReport:
             "printed_total": self.printed_total,
             "printed_tail": list(self.printed_tail),
             "error": self.error,
+            "state": [entry.to_json() for entry in self.state],
         }
 
 

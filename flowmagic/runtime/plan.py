@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from flowmagic.errors import GraphError, IncompatibleStreamsError, NotSerializableError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionJobVertex
 from flowmagic.graph.job_graph import JobEdge
-from flowmagic.graph.operator_params import FileSplitReaderParams
+from flowmagic.graph.operator_params import FileSplitReaderParams, SqlOperatorParams
 from flowmagic.graph.operators import OperatorSpec
 from flowmagic.graph.partitioners import HASH
 from flowmagic.graph.stream_graph import StreamGraph, StreamNode
@@ -229,10 +229,15 @@ def build_plans(graph: ExecutionGraph) -> dict[str, VertexPlan]:
 def _node_plan(node: StreamNode) -> NodePlan:
     if node.operator is None:
         raise GraphError(f"stream node {node.label} runs no operator")
+    operator = node.operator
+    if isinstance(operator.params, SqlOperatorParams) and operator.params.physical is not None:
+        # A SQL operator runs its runtime spec; the planner's node (and the plan under it)
+        # stays on the driver, for the views that link vertices to plan nodes.
+        operator = replace(operator, params=replace(operator.params, physical=None))
     return NodePlan(
         id=node.id,
         name=node.name,
-        operator=node.operator,
+        operator=operator,
         is_source=node.source_kind is not None,
         implementation=implementation(node.operator.kind),
         bounded=node.bounded,

@@ -309,7 +309,11 @@ class Translator:
             legacy = options.get("connector") != "filesystem"
             name = f"{physical.path[-1]}[{node.id}]"
             parallelism, configured = PARALLELISM_DEFAULT, False
-            bounded = options.get("connector") == "filesystem" or "number-of-rows" in options
+            # A datagen table ends with its number of rows or its first sequence field.
+            sequences = any(
+                k.startswith("fields.") and k.endswith(".kind") and v == "sequence" for k, v in options.items()
+            )
+            bounded = options.get("connector") == "filesystem" or "number-of-rows" in options or sequences
             max_parallelism = -1
         else:
             legacy, name, parallelism, configured, bounded = True, f"Values[{node.id}]", 1, True, True

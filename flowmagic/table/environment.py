@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from flowmagic.sql.session import SqlSession
+from flowmagic.table.bridge import table_to_stream
 from flowmagic.table.environment_settings import EnvironmentSettings
 from flowmagic.table.explain_detail import ExplainDetail
 from flowmagic.table.statement_set import StatementSet, run_statements
@@ -13,6 +14,7 @@ from flowmagic.table.table_config import TableConfig
 from flowmagic.table.table_result import TableResult
 
 if TYPE_CHECKING:
+    from flowmagic.api.datastream import DataStream
     from flowmagic.api.environment import StreamExecutionEnvironment
 
 
@@ -75,3 +77,13 @@ class StreamTableEnvironment(TableEnvironment):
     ) -> StreamTableEnvironment:
         settings = environment_settings or EnvironmentSettings.in_streaming_mode()
         return cls(settings, stream_execution_environment)
+
+    def to_changelog_stream(self, table: Table) -> DataStream:
+        """The table's rows as a DataStream of ``Row`` objects, each with its kind
+        (``get_row_kind()``: ``+I``, ``-U``, ``+U``, ``-D``)."""
+        return table_to_stream(self, table, changelog=True)
+
+    def to_data_stream(self, table: Table) -> DataStream:
+        """An insert-only table's rows as a DataStream of ``Row`` objects; an updating table
+        is refused, as Flink refuses it (use :meth:`to_changelog_stream`)."""
+        return table_to_stream(self, table, changelog=False)

@@ -4,17 +4,22 @@ executor ``flowmagic.executor`` names (``spark``, the default, or ``local``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from flowmagic import executors
+from flowmagic.runtime.continuous.job import ContinuousJob
+from flowmagic.runtime.continuous.output import CollectedRecords
 from flowmagic.sql import catalog as cat
 from flowmagic.sql.errors import TableException
 from flowmagic.table.table_result import TableResult
+from flowmagic.vocabulary.option_values import option_bool, option_millis
+from flowmagic.vocabulary.pipeline_config import ContinuousOptions
 
 if TYPE_CHECKING:
     from flowmagic.table.environment import TableEnvironment
 
-__all__ = ["EXECUTOR_OPTION", "StatementSet", "run_statements"]
+__all__ = ["EXECUTOR_OPTION", "StatementSet", "continuous_options", "run_statements"]
 
 #: The table option naming the executor SQL jobs run on.
 EXECUTOR_OPTION = "flowmagic.executor"
@@ -32,13 +37,19 @@ def run_statements(t_env: TableEnvironment, statements: list[str]) -> TableResul
     else:
         job_name = plans[0].job_name
     graph = session.env.stream_graph_of([p.translation.sink for p in plans], job_name)
-    if executors.is_unbounded(graph):
-        raise TableException(
-            "The statement reads an unbounded source (a 'datagen' table without 'number-of-rows', or a monitored "
-            "directory); flowmagic's SQL runtime runs bounded jobs only, for now."
-        )
     executor = t_env.get_config().get(EXECUTOR_OPTION, "spark") or "spark"
-    job = executors.submit(graph, executor=executor)
+    collected = None if inserts else CollectedRecords(plans[0].translation.sink.id)
+    job = executors.submit(
+        graph,
+        executor=executor,
+        continuous=continuous_options(t_env),
+        on_output=None if collected is None else collected.take,
+        echo=bool(inserts),
+    )
+    if collected is not None and isinstance(job, ContinuousJob):
+        collected.attach(job)
+    else:
+        collected = None
     if inserts:
         names = [cat.qualified(p.job_name.split(".")[-1]) for p in inserts]
         return TableResult(
@@ -53,8 +64,31 @@ def run_statements(t_env: TableEnvironment, statements: list[str]) -> TableResul
         job=job,
         sink_id=plans[0].translation.sink.id,
         streaming=session.streaming,
+        rows_as_they_come=collected,
         time_zone=t_env.get_config().get("table.local-time-zone", "default") or "default",
     )
+
+
+def continuous_options(t_env: TableEnvironment) -> ContinuousOptions:
+    """How an unbounded statement's job runs: its environment's checkpointing and restore
+    settings, overridden by the table options of the same names (``SET 'k' = 'v'``)."""
+    options = t_env.session.env.continuous_options()
+    config = t_env.get_config().to_dict()
+    if "execution.checkpointing.interval" in config:
+        interval = option_millis(config, "execution.checkpointing.interval")
+        options = replace(options, checkpoint_interval_ms=interval if interval > 0 else None)
+    if "state.checkpoints.dir" in config or "execution.checkpointing.dir" in config:
+        storage = config.get("execution.checkpointing.dir", config.get("state.checkpoints.dir"))
+        options = replace(options, checkpoint_storage=storage)
+    if "execution.checkpointing.savepoint-dir" in config or "state.savepoints.dir" in config:
+        directory = config.get("execution.checkpointing.savepoint-dir", config.get("state.savepoints.dir"))
+        options = replace(options, savepoint_directory=directory)
+    if "execution.savepoint.path" in config:
+        options = replace(options, savepoint_path=config["execution.savepoint.path"] or None)
+    if "execution.savepoint.ignore-unclaimed-state" in config:
+        ignore = option_bool(config, "execution.savepoint.ignore-unclaimed-state")
+        options = replace(options, allow_non_restored_state=ignore)
+    return options
 
 
 class StatementSet:

@@ -20,6 +20,11 @@ class Table:
         self._t_env = t_env
         self._query = query
 
+    @property
+    def query(self) -> str:
+        """The query this table is the result of."""
+        return self._query
+
     def explain(self, *extra_details: ExplainDetail) -> str:
         """The query's EXPLAIN text (Abstract Syntax Tree, Optimized Physical and Execution Plans)."""
         return self._t_env.explain_sql(self._query, *extra_details)

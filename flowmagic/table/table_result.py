@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from enum import Enum
 from typing import Any
 
-from flowmagic.table.tableau import batch_tableau, streaming_tableau
+from flowmagic.table.tableau import batch_tableau, streaming_tableau_lines
 from flowmagic.vocabulary.types import Row, RowKind
 
 __all__ = ["ResultKind", "TableResult", "TableSchema"]
@@ -45,14 +45,18 @@ class TableSchema:
 class CloseableIterator(Iterator[Row]):
     """PyFlink's ``CloseableIterator`` of a result's rows (``with result.collect() as rows:``)."""
 
-    def __init__(self, rows: Iterator[Row]) -> None:
+    def __init__(self, rows: Iterator[Row], job_rows: Any = None) -> None:
         self._rows = rows
+        #: An unbounded query's rows as they come: closing them cancels its job.
+        self._job_rows = job_rows
 
     def __next__(self) -> Row:
         return next(self._rows)
 
     def close(self) -> None:
         self._rows = iter(())
+        if self._job_rows is not None:
+            self._job_rows.close()
 
     def __enter__(self) -> CloseableIterator:
         return self
@@ -74,6 +78,7 @@ class TableResult:
         job: Any = None,
         sink_id: int | None = None,
         streaming: bool = False,
+        rows_as_they_come: Any = None,
         time_zone: str = "UTC",
     ) -> None:
         self._kind = ResultKind[kind]
@@ -84,6 +89,8 @@ class TableResult:
         self._sink_id = sink_id
         self._streaming = streaming
         self._echoed = False
+        #: An unbounded query's rows, epoch by epoch (a ``CollectedRecords``; None: bounded).
+        self._rows_as_they_come = rows_as_they_come
         self._zone = time_zone
 
     def get_result_kind(self) -> ResultKind:
@@ -112,15 +119,19 @@ class TableResult:
         for to_stderr, line in self._job.result().printed:
             print(line, file=sys.stderr if to_stderr else sys.stdout)
 
-    def _changelog(self) -> list[tuple[Any, ...]]:
-        """The query's rows as the collect sink received them (values, then the kind)."""
+    def _changelog(self) -> Iterator[tuple[Any, ...]]:
+        """The query's rows as the collect sink received them (values, then the kind): of an
+        unbounded query as its epochs complete, until its job ends."""
         if self._sink_id is None:
-            return [(*row, 0) for row in self._rows]
+            return iter([(*row, 0) for row in self._rows])
+        if self._rows_as_they_come is not None:
+            return iter(self._rows_as_they_come)
         self.wait()
-        return list(self._job.result().collected(self._sink_id))
+        return iter(self._job.result().collected(self._sink_id))
 
     def collect(self) -> CloseableIterator:
-        """The result's rows as ``Row`` objects, each with its kind (``get_row_kind()``)."""
+        """The result's rows as ``Row`` objects, each with its kind (``get_row_kind()``); of an
+        unbounded query as they come, its job cancelled when the iterator is closed."""
 
         def rows() -> Iterator[Row]:
             for record in self._changelog():
@@ -129,7 +140,7 @@ class TableResult:
                 row.set_row_kind(_KINDS[record[-1]])
                 yield row
 
-        return CloseableIterator(rows())
+        return CloseableIterator(rows(), self._rows_as_they_come)
 
     def print(self) -> None:
         """Print the result as Flink's tableau (streaming: with each row's kind)."""
@@ -141,11 +152,15 @@ class TableResult:
         changelog = self._changelog()
         if self._streaming:
             kinds = ("+I", "-U", "+U", "-D")
-            rows = [(kinds[r[-1]], r[:-1]) for r in changelog]
-            text = streaming_tableau(self._columns, self._types, rows, self._zone)
+            rows = ((kinds[r[-1]], r[:-1]) for r in changelog)
+            try:
+                for line in streaming_tableau_lines(self._columns, self._types, rows, self._zone):
+                    print(line, flush=True)
+            finally:
+                if self._rows_as_they_come is not None:
+                    self._rows_as_they_come.close()
         else:
-            text = batch_tableau(self._columns, self._types, [r[:-1] for r in changelog], self._zone)
-        print(text)
+            print(batch_tableau(self._columns, self._types, [r[:-1] for r in changelog], self._zone))
 
 
 def _statement_tableau(columns: list[str], rows: list[tuple[object, ...]]) -> str:

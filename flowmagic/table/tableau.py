@@ -10,12 +10,12 @@ right-aligned; longer ones are cut with ``...``; NULL is ``<NULL>``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from flowmagic.runtime.sql.values import SqlTypeInfo, parse_type, value_string
 
-__all__ = ["MAX_COLUMN_WIDTH", "batch_tableau", "cell_text", "streaming_tableau"]
+__all__ = ["MAX_COLUMN_WIDTH", "batch_tableau", "cell_text", "streaming_tableau", "streaming_tableau_lines"]
 
 MAX_COLUMN_WIDTH = 30
 NULL = "<NULL>"
@@ -53,14 +53,14 @@ def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+def _line(cells: Sequence[str], widths: Sequence[int]) -> str:
+    return "|" + "|".join(f" {_fit(c, w):>{w}} " for c, w in zip(cells, widths, strict=True)) + "|"
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], widths: Sequence[int]) -> list[str]:
     border = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
-
-    def line(cells: Sequence[str]) -> str:
-        return "|" + "|".join(f" {_fit(c, w):>{w}} " for c, w in zip(cells, widths, strict=True)) + "|"
-
-    lines = [border, line(header), border]
-    lines += [line(r) for r in rows]
+    lines = [border, _line(header, widths), border]
+    lines += [_line(r, widths) for r in rows]
     return lines
 
 
@@ -68,14 +68,24 @@ def streaming_tableau(
     names: Sequence[str], types: Sequence[str], rows: Sequence[tuple[str, Sequence[Any]]], zone: str = "UTC"
 ) -> str:
     """The streaming tableau of ``rows``, each ``(kind, values)`` (kind ``+I``, ``-U``...)."""
+    return "\n".join(streaming_tableau_lines(names, types, rows, zone))
+
+
+def streaming_tableau_lines(
+    names: Sequence[str], types: Sequence[str], rows: Iterable[tuple[str, Sequence[Any]]], zone: str = "UTC"
+) -> Iterator[str]:
+    """The streaming tableau's lines, each row's as soon as ``rows`` gives it (an unbounded
+    query's print() shows its rows as they come, as Flink's does)."""
     widths = [2] + [max(len(n), _type_width(t)) for n, t in zip(names, types, strict=True)]
-    cells = [[kind, *(cell_text(v, t, zone) for v, t in zip(values, types, strict=True))] for kind, values in rows]
-    lines = _table(["op", *names], cells, widths)
-    if cells:
-        lines.append(lines[0])
-    count = len(cells)
-    lines.append(f"Received a total of {count} row{'s' if count > 1 else ''}")
-    return "\n".join(lines)
+    header = _table(["op", *names], [], widths)
+    yield from header
+    count = 0
+    for kind, values in rows:
+        count += 1
+        yield _line([kind, *(cell_text(v, t, zone) for v, t in zip(values, types, strict=True))], widths)
+    if count:
+        yield header[0]
+    yield f"Received a total of {count} row{'s' if count > 1 else ''}"
 
 
 def batch_tableau(names: Sequence[str], types: Sequence[str], rows: Sequence[Sequence[Any]], zone: str = "UTC") -> str:

@@ -191,6 +191,10 @@ class RowKind(Enum):
     def short_string(self) -> str:
         return ("+I", "-U", "+U", "-D")[self.value]
 
+    def __str__(self) -> str:
+        # PyFlink's RowKind prints as its short string.
+        return self.short_string
+
 
 class Row:
     """PyFlink's ``Row``: ``Row("a", 1)`` or ``Row(name="a", n=1)``; fields by index

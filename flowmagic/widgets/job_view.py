@@ -1,8 +1,10 @@
 """The live view of a running job: Flink's web UI in the cell.
 
 It is a display (not a widget) updated in place about twice a second: a progress line, the
-JobGraph coloured by vertex state, and per vertex a table of its subtasks (state, attempt,
-executor, start, duration, records in/out, records/s) with the vertex's totals. Because it
+JobGraph coloured by vertex state, or once measured by busy and back-pressured time as Flink's
+web UI colours it (see :mod:`flowmagic.runtime.backpressure`), each subtask's load, and per
+vertex a table of its subtasks (state, attempt, executor, start, duration, records in/out,
+records/s) with the vertex's totals; a continuous job's state and checkpoints. Because it
 is plain HTML, the final state stays in the saved notebook as it was last shown; the graph
 is an ``<img>`` with a ``data:`` URI, so that it stays a picture where the notebook is not
 trusted (JupyterLab's sanitizer turns inline SVG into its bare text).
@@ -17,6 +19,7 @@ from __future__ import annotations
 import html
 import time
 from collections import deque
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flowmagic.graph.job_graph import JobGraph
@@ -31,11 +34,28 @@ from flowmagic.render import (
     set_titles,
     spark_placement_to_dot,
 )
-from flowmagic.runtime.metric_reports import ContinuousReport, JobReport, SubtaskReport, VertexReport
+from flowmagic.runtime.backpressure import SubtaskLoad, bounded_load, vertex_percentages
+from flowmagic.runtime.metric_reports import (
+    CheckpointRecord,
+    ContinuousReport,
+    JobReport,
+    OperatorStateReport,
+    SubtaskReport,
+    VertexReport,
+)
 from flowmagic.runtime.records import MIN_WATERMARK
 from flowmagic.widgets.event_time import event_time_html
 
-__all__ = ["RATE_SPAN", "RATE_WINDOW", "SPARK_REDRAW", "JobView", "RateWindow", "SparkPicture", "spark_placement"]
+__all__ = [
+    "RATE_SPAN",
+    "RATE_WINDOW",
+    "SPARK_REDRAW",
+    "JobView",
+    "RateWindow",
+    "SparkPicture",
+    "job_load",
+    "spark_placement",
+]
 
 #: Seconds of counter samples a running subtask's Records/s is measured over.
 RATE_WINDOW = 5.0
@@ -139,25 +159,84 @@ def _bytes(size: int | None) -> str:
     return "-"
 
 
-def _load_html(vertices: list[VertexReport], load: dict[str, list[tuple[float, float] | None]]) -> str:
-    """Per subtask of a continuous job: its watermark, and its busy and back-pressured time
-    per second in its last epoch (Flink's BackPressure tab)."""
-    rows = ["<tr><th>Subtask</th><th>Watermark</th><th>Busy (ms/s)</th><th>Back-pressured (ms/s)</th></tr>"]
+def job_load(snapshot: JobReport) -> dict[tuple[str, int], SubtaskLoad]:
+    """Each measured subtask's busy, idle and back-pressured time per second: a continuous
+    job's over its last epoch, a bounded job's over its run (see
+    :mod:`flowmagic.runtime.backpressure`)."""
+    continuous = snapshot.continuous
+    if continuous is None:
+        return bounded_load(snapshot)
+    return {
+        (vertex_id, index): SubtaskLoad(*figures)
+        for vertex_id, subtasks in continuous.load.items()
+        for index, figures in enumerate(subtasks)
+        if figures is not None
+    }
+
+
+def _load_html(vertices: list[VertexReport], load: dict[tuple[str, int], SubtaskLoad]) -> str:
+    """Per subtask: its watermark, and its busy, idle and back-pressured time per second
+    (Flink's BackPressure tab)."""
+    rows = [
+        "<tr><th>Subtask</th><th>Watermark</th><th>Busy (ms/s)</th><th>Idle (ms/s)</th>"
+        "<th>Back-pressured (ms/s)</th></tr>"
+    ]
     for vertex in vertices:
-        for subtask, figures in zip(vertex.subtasks, load.get(vertex.id, []), strict=False):
+        for subtask in vertex.subtasks:
             watermark = subtask.watermark
             shown = "-" if watermark is None or watermark <= MIN_WATERMARK else _number(watermark)
-            busy, pressured = ("-", "-") if figures is None else (f"{figures[0]:.0f}", f"{figures[1]:.0f}")
+            figures = load.get((vertex.id, subtask.subtask))
+            cells = (
+                ["-"] * 3
+                if figures is None
+                else [f"{figures.busy:.0f}", f"{figures.idle:.0f}", f"{figures.backpressured:.0f}"]
+            )
             rows.append(
                 f"<tr><td>{html.escape(printable(subtask.name))}</td><td class='n'>{shown}</td>"
-                f"<td class='n'>{busy}</td><td class='n'>{pressured}</td></tr>"
+                + "".join(f"<td class='n'>{cell}</td>" for cell in cells)
+                + "</tr>"
             )
-    return f"<table>{''.join(rows)}</table>"
+    return f"<table class='load'>{''.join(rows)}</table>"
 
 
-def _continuous_html(continuous: ContinuousReport, vertices: list[VertexReport]) -> str:
-    """A continuous job's epochs and checkpoints (Flink's Checkpoints tab), its subtasks' load
-    and watermarks, and its newest output."""
+def _history_html(history: list[CheckpointRecord]) -> str:
+    """The latest checkpoints, newest first (the History of Flink's Checkpoints tab)."""
+    if not history:
+        return ""
+    rows = [
+        "<tr><th>ID</th><th>Status</th><th>Epoch</th><th>Completed</th><th>End to End Duration</th>"
+        "<th>Checkpointed Data Size</th><th>Full Checkpoint Data Size</th></tr>"
+    ]
+    for record in reversed(history):
+        rows.append(
+            f"<tr><td class='n'>{record.id}</td><td>COMPLETED</td><td class='n'>{_number(record.epoch)}</td>"
+            f"<td>{_clock(record.completed_at)}</td><td class='n'>{_duration(record.duration_ms / 1000)}</td>"
+            f"<td class='n'>{_bytes(record.checkpointed_bytes)}</td><td class='n'>{_bytes(record.full_bytes)}</td></tr>"
+        )
+    return f"<div class='progress'>Checkpoints history</div><table class='checkpoints'>{''.join(rows)}</table>"
+
+
+def _state_html(state: list[OperatorStateReport]) -> str:
+    """Per stateful operator and subtask: its keys, pending timers and last snapshot's size."""
+    if not state:
+        return ""
+    rows = [
+        "<tr><th>Operator</th><th>Subtask</th><th>Operator ID</th><th>Keys</th><th>Timers pending</th>"
+        "<th>Last snapshot</th></tr>"
+    ]
+    for entry in state:
+        written = f"{_bytes(entry.snapshot_bytes)} ({'whole' if entry.whole else 'changed keys'})"
+        rows.append(
+            f"<tr><td>{html.escape(printable(entry.operator))}</td><td class='n'>{entry.subtask}</td>"
+            f"<td>{entry.operator_id}</td><td class='n'>{_number(entry.keys)}</td>"
+            f"<td class='n'>{_number(entry.timers)}</td><td class='n'>{written}</td></tr>"
+        )
+    return f"<div class='progress'>State</div><table class='state-sizes'>{''.join(rows)}</table>"
+
+
+def _continuous_html(continuous: ContinuousReport) -> str:
+    """A continuous job's epochs and checkpoints (Flink's Checkpoints tab) and its newest
+    output."""
     checkpoints = continuous.checkpoints
     last = checkpoints.last_duration_ms
     rows = [
@@ -172,7 +251,7 @@ def _continuous_html(continuous: ContinuousReport, vertices: list[VertexReport])
         f"<td>{html.escape(printable(checkpoints.last_savepoint or '-'))}</td>"
         "</tr>",
     ]
-    parts = [f"<table>{''.join(rows)}</table>", _load_html(vertices, continuous.load)]
+    parts = [f"<table>{''.join(rows)}</table>", _history_html(checkpoints.history), _state_html(continuous.state)]
     files = continuous.files
     if files is not None:
         parts.append(
@@ -354,14 +433,23 @@ class RateWindow:
 class JobView:
     """Shows one job's progress; ``update(snapshot)`` redraws it from a monitor snapshot."""
 
-    def __init__(self, job_graph: JobGraph, physical_graph: PhysicalGraph | None = None):
+    def __init__(
+        self,
+        job_graph: JobGraph,
+        physical_graph: PhysicalGraph | None = None,
+        plan_nodes: Mapping[str, Sequence[str]] | None = None,
+    ):
         self.job_graph = job_graph
+        #: A SQL job's plan nodes (their Optimized Execution Plan lines) each vertex runs, by vertex id.
+        self.plan_nodes = dict(plan_nodes or {})
         self.snapshot: JobReport | None = None
         self.rates = RateWindow()
         #: The physical graph as it runs on Spark (none without a physical graph).
         self.spark = SparkPicture(physical_graph) if physical_graph is not None else None
         self._now = 0.0
         self._svg_states: dict[str, str] | None = None
+        self._svg_load: dict[str, tuple[int, int]] = {}
+        self._svg_at = 0.0
         self._svg = ""
         self._handle: Any = None
 
@@ -394,13 +482,18 @@ class JobView:
             + (f"; {missing}>" if missing else ">")
         )
 
-    def _graph_picture(self, states: dict[str, str]) -> str:
-        # Layout costs tens of milliseconds: redraw only when a vertex changed state.
-        if states != self._svg_states:
-            dot = job_graph_to_dot(self.job_graph, states)
+    def _graph_picture(self, states: dict[str, str], load: dict[str, tuple[float, float]], ended: bool) -> str:
+        # Layout costs tens of milliseconds: redraw when a vertex changed state, and at most
+        # every SPARK_REDRAW seconds while only its load changes (and once it ended).
+        shown = {vertex: (round(busy), round(pressured)) for vertex, (busy, pressured) in load.items()}
+        if states != self._svg_states or (
+            shown != self._svg_load and (ended or self._now - self._svg_at >= SPARK_REDRAW)
+        ):
+            dot = job_graph_to_dot(self.job_graph, states, shown)
             svg = set_titles(dot_to_svg(dot.source), dot.titles)
-            self._svg = picture_html(svg, printable(f"JobGraph of {self.job_graph.name}, coloured by vertex state"))
-            self._svg_states = dict(states)
+            title = f"JobGraph of {self.job_graph.name}, coloured by vertex state, busy and back-pressured time"
+            self._svg = picture_html(svg, printable(title))
+            self._svg_states, self._svg_load, self._svg_at = dict(states), shown, self._now
         return self._svg
 
     def to_html(self) -> str:
@@ -420,12 +513,27 @@ class JobView:
         missing = _missing_metrics(snapshot)
         if missing:
             parts.append(f'<div class="missing">{html.escape(missing[0].upper() + missing[1:])}.</div>')
-        parts.append(f"<div>{self._graph_picture(states)}</div>")
+        load = job_load(snapshot)
+        percentages = {
+            vertex.id: figures
+            for vertex in snapshot.vertices
+            if (figures := vertex_percentages(load.get((vertex.id, s.subtask)) for s in vertex.subtasks)) is not None
+        }
+        parts.append(f"<div>{self._graph_picture(states, percentages, snapshot.state in _TERMINAL)}</div>")
+        if load:
+            parts.append(_load_html(snapshot.vertices, load))
         header = (
             "<tr><th>Subtask</th><th>State</th><th>Attempt</th><th>Executor</th><th>Start</th>"
             "<th>Duration</th><th>Records in</th><th>Records out</th><th>Records/s</th></tr>"
         )
         for vertex in snapshot.vertices:
+            runs = self.plan_nodes.get(vertex.id)
+            if runs:
+                parts.append(
+                    f"<div class='plan-nodes'>{html.escape(printable(vertex.name))} runs "
+                    + " &rarr; ".join(f"<code>{html.escape(printable(line))}</code>" for line in runs)
+                    + "</div>"
+                )
             rows = [header]
             for subtask in vertex.subtasks:
                 counted = not missing or subtask.reported
@@ -460,7 +568,7 @@ class JobView:
             parts.append(event_time_html(vertex, names, time.time()))
         continuous = snapshot.continuous
         if continuous is not None:
-            parts.append(_continuous_html(continuous, snapshot.vertices))
+            parts.append(_continuous_html(continuous))
         if self.spark is not None:
             parts.append(self.spark.html(snapshot, self._now))
         parts.append("</div>")

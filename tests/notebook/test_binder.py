@@ -5,7 +5,7 @@ of ``binder/runtime.txt``, runs ``pip install -r binder/requirements.txt`` in th
 root, then ``binder/postBuild``. Here: a copy of the repository, a venv of this Python, one
 ``pip install -r binder/requirements.txt ipykernel`` in the copy (Binder's base environment
 brings Jupyter and a kernel; the venv needs ``ipykernel`` to be one), ``postBuild``, and then
-all six tutorials run under ``nbval --nbval-lax`` on that venv's kernel, once each. All six,
+all seven tutorials run under ``nbval --nbval-lax`` on that venv's kernel, once each. All seven,
 not one or two: together they take about a minute and a half on two cores, and each of them
 needs something (Spark, ipywidgets, WebAssembly Graphviz) that a broken ``requirements.txt``
 would lose. ``apt.txt`` is checked, not installed: this machine's Java 17 stands in for it.
@@ -186,7 +186,7 @@ def test_postbuild_opens_the_first_tutorial(binder: BinderBuild) -> None:
 
 def test_tutorials_run_in_the_binder_environment(binder: BinderBuild) -> None:
     notebooks = sorted(path.name for path in (binder.repo / "notebooks").glob("*.ipynb"))
-    assert len(notebooks) == 6, notebooks
+    assert len(notebooks) == 7, notebooks
     nbval = ["--nbval-lax", "--nbval-kernel-name", KERNEL]
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *nbval, "notebooks"],

@@ -138,9 +138,9 @@ def test_a_continuous_job_with_a_file_sink_shows_its_committed_and_waiting_files
         printed_tail=[],
         error=None,
     )
-    shown = _continuous_html(continuous, [])
+    shown = _continuous_html(continuous)
     assert "1,234 part files committed, 2 rolled and waiting for the next checkpoint" in shown
-    assert "part files" not in _continuous_html(replace(continuous, files=None), [])
+    assert "part files" not in _continuous_html(replace(continuous, files=None))
 
 
 def test_reports_travel_as_json_and_read_back_typed(monitor) -> None:

@@ -340,6 +340,10 @@ def test_show_widget_and_formats(shell, tmp_path) -> None:
         ("%flow show wordcount -o graph.png", "cannot tell the format of 'graph.png'"),
         ("%flow show wordcount -o /nonexistent/dir/g.svg", "cannot write '/nonexistent/dir/g.svg'"),
         ("%flow explain", "the following arguments are required: NAME"),
+        (
+            "%flow explain wordcount --changelog",
+            "%flow explain --changelog: 'wordcount' is a DataStream pipeline; its records carry no row kinds.",
+        ),
         ("%flow list extra", "unrecognized arguments: extra"),
         ('%flow show wordcount -o "unclosed', "%flow show: No closing quotation."),
         ("%flow check wordcount", "the following arguments are required: --savepoint"),
@@ -363,7 +367,7 @@ def test_help(shell) -> None:
         "%flow list",
         "%flow show [--level {stream,job,execution,physical}] [--format {svg,dot,json}] [-o FILE] "
         "[--taskmanagers N] [--slots-per-taskmanager M] NAME",
-        "%flow explain NAME",
+        "%flow explain [--changelog] NAME",
     ]
     assert "--format {svg,dot,json}" in run(shell, "%flow show --help").out
     docs = run(shell, "%flow?").out
@@ -375,7 +379,7 @@ def test_help(shell) -> None:
         "--show",
         "--taskmanagers",
         "--slots-per-taskmanager",
-        "%flow explain NAME",
+        "%flow explain [--changelog] NAME",
     ):
         assert option in docs
 

@@ -77,7 +77,7 @@ def expect_pictures(browser: Browser) -> list[dict[str, Any]]:
         "ExecutionGraph of wordcount",
         "Physical of wordcount",
         "ExecutionGraph of wordcount",
-        "JobGraph of wordcount, coloured by vertex state",
+        "JobGraph of wordcount, coloured by vertex state, busy and back-pressured time",
         "Physical graph of wordcount as it ran on Spark",
     ]
     for picture in pictures:
@@ -85,6 +85,13 @@ def expect_pictures(browser: Browser) -> list[dict[str, Any]]:
     text = page.locator("body").inner_text()
     for fallback in ("<FlowGraphs", "SVG object", "Error displaying widget", "Cannot display"):
         assert fallback not in text
+    # The run's final view as text: each subtask's load, and its place in event time.
+    job = page.locator(".flowmagic-job").inner_text()
+    assert "Busy (ms/s)\tIdle (ms/s)\tBack-pressured (ms/s)" in job
+    assert "channel 0 of subtask 0 (Flat Map) at the end of time" in job
+    # Its JobGraph as Flink's web UI colours it by load: every vertex with both figures.
+    graph = page.evaluate("() => atob(document.querySelector('.flowmagic-job img').src.split('base64,')[1])")
+    assert graph.count("Busy (max): ") == graph.count("Backpressured (max): ") == 3
     return pictures
 
 

@@ -7,6 +7,7 @@ the latest few) are dropped, since a subtask not found restores from the manifes
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -86,6 +87,6 @@ def test_a_final_epoch_leaves_nothing_behind_and_an_earlier_one_its_live_subtask
             final=final,
         )
         epoch._PLANS[("run-" + str(final), plan.id, 0)] = plan
-        list(run_epoch(plan, 0, 0, context, iter(())))
+        list(run_epoch(plan, 0, 0, context, iter(()), time.perf_counter()))
     assert set(epoch._LIVE) == {("run-False", plan.id, 0)}
     assert set(epoch._PLANS) == {("run-False", plan.id, 0)}

@@ -102,6 +102,8 @@ _JOB = textwrap.dedent(
 
     spark = (SparkSession.builder.master(sys.argv[1]).appName("flowmagic-standalone")
              .config("spark.task.maxFailures", "4").config("spark.executor.memory", "512m")
+             .config("spark.python.authenticate.socketTimeout", "120s").config("spark.network.timeout", "600s")
+             .config("spark.executor.heartbeatInterval", "60s")
              .config("spark.driver.host", "127.0.0.1").getOrCreate())
     lines = ["to be or not to be", "that is the question"] * 50
     env = flowmagic.StreamExecutionEnvironment(parallelism=2)
@@ -153,7 +155,9 @@ def test_wordcount_with_a_retry_on_a_standalone_cluster(cluster, pyspark_only_py
     assert outcome["workers"] == [[venv, False], [venv, False]]  # the pyspark-only Python, without mmh3
 
 
-_CONTINUOUS_JOB = textwrap.dedent(
+# A continuous job's driver that kills, mid-epoch, a Python worker then an executor of the
+# job's program (in place of PROGRAM: it writes to ``output`` and names its job ``job``).
+_KILLS = textwrap.dedent(
     """
     import json, os, signal, statistics, sys, threading, time, urllib.request
     from pyspark.sql import SparkSession
@@ -166,6 +170,8 @@ _CONTINUOUS_JOB = textwrap.dedent(
     spark = (SparkSession.builder.master(url).appName("flowmagic-continuous-kills")
              .config("spark.locality.wait", "0").config("spark.task.maxFailures", "8")
              .config("spark.executor.memory", "512m")
+             .config("spark.python.authenticate.socketTimeout", "120s").config("spark.network.timeout", "600s")
+             .config("spark.executor.heartbeatInterval", "60s")
              .config("spark.driver.host", "127.0.0.1").getOrCreate())
 
     def processes():
@@ -209,14 +215,7 @@ _CONTINUOUS_JOB = textwrap.dedent(
         time.sleep(0.002)  # tasks last long enough to be killed while they run
         return pair
 
-    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
-    env.enable_checkpointing(1000)
-    env.get_checkpoint_config().set_checkpoint_storage(f"file://{checkpoints}")
-    sink = (flowmagic.FileSink.for_row_format(output, flowmagic.Encoder.simple_string_encoder())
-            .with_rolling_policy(RollingPolicy.on_checkpoint_rolling_policy()).build())
-    (env.from_datagen(lambda i: (f"k{i % 10}", 1), rows_per_second=300).key_by(lambda p: p[0]).sum(1)
-        .map(slow).sink_to(sink))
-    job = start_continuous(passes.build(env.get_stream_graph("kills")).execution_graph, spark=spark)
+    PROGRAM
 
     ends = []
     def watch():
@@ -282,6 +281,41 @@ _CONTINUOUS_JOB = textwrap.dedent(
 )
 
 
+_DATASTREAM_PROGRAM = textwrap.dedent(
+    """
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.enable_checkpointing(1000)
+    env.get_checkpoint_config().set_checkpoint_storage(f"file://{checkpoints}")
+    sink = (flowmagic.FileSink.for_row_format(output, flowmagic.Encoder.simple_string_encoder())
+            .with_rolling_policy(RollingPolicy.on_checkpoint_rolling_policy()).build())
+    (env.from_datagen(lambda i: (f"k{i % 10}", 1), rows_per_second=300).key_by(lambda p: p[0]).sum(1)
+        .map(slow).sink_to(sink))
+    job = start_continuous(passes.build(env.get_stream_graph("kills")).execution_graph, spark=spark)
+    """
+)
+_CONTINUOUS_JOB = _KILLS.replace("PROGRAM\n", _DATASTREAM_PROGRAM.lstrip("\n"))
+
+# The same kills in a SQL GROUP BY: its changelog (Rows with their kinds) into a FileSink.
+_SQL_PROGRAM = textwrap.dedent(
+    """
+    from flowmagic.table import StreamTableEnvironment
+
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.enable_checkpointing(1000)
+    env.get_checkpoint_config().set_checkpoint_storage(f"file://{checkpoints}")
+    t_env = StreamTableEnvironment.create(env)
+    t_env.execute_sql("CREATE TABLE src (k INT) WITH ('connector' = 'datagen', 'rows-per-second' = '300', "
+                      "'fields.k.min' = '0', 'fields.k.max' = '9')")
+    changes = t_env.to_changelog_stream(t_env.sql_query("SELECT k, COUNT(*) AS c FROM src GROUP BY k"))
+    sink = (flowmagic.FileSink.for_row_format(output, flowmagic.Encoder.simple_string_encoder())
+            .with_rolling_policy(RollingPolicy.on_checkpoint_rolling_policy()).build())
+    changes.map(lambda row: f"{row.get_row_kind()},{row.k},{row.c}").map(slow).sink_to(sink)
+    job = start_continuous(passes.build(env.get_stream_graph("sql-kills")).execution_graph, spark=spark)
+    """
+)
+_SQL_CONTINUOUS_JOB = _KILLS.replace("PROGRAM\n", _SQL_PROGRAM.lstrip("\n"))
+
+
 def test_a_continuous_file_sink_job_survives_a_killed_python_worker_and_a_killed_executor(cluster, tmp_path) -> None:
     url, env = cluster
     output, checkpoints = tmp_path / "out", tmp_path / "checkpoints"
@@ -309,3 +343,34 @@ def test_a_continuous_file_sink_job_survives_a_killed_python_worker_and_a_killed
     for key, values in counts.items():
         assert sorted(values) == list(range(1, len(values) + 1)), key
     print("kill costs (s past an undisturbed epoch):", outcome["costs"], "median epoch:", outcome["median_epoch"])
+
+
+def test_a_continuous_sql_aggregate_survives_a_killed_python_worker_and_loses_and_repeats_nothing(
+    cluster, tmp_path
+) -> None:
+    url, env = cluster
+    output, checkpoints = tmp_path / "out", tmp_path / "checkpoints"
+    driver_env = {**env, "PYTHONPATH": os.environ.get("PYTHONPATH", ""), "PYSPARK_PYTHON": sys.executable}
+    run = subprocess.run(
+        [sys.executable, "-c", _SQL_CONTINUOUS_JOB, url, str(output), str(checkpoints)],
+        capture_output=True, text=True, env=driver_env, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-5000:]
+    outcome = json.loads(run.stdout.strip().splitlines()[-1])
+    assert outcome["status"] == "FINISHED"
+    assert outcome["failed_tasks"] >= 2, outcome  # both kills failed running tasks, which Spark retried
+    changes: dict[str, dict[str, list[int]]] = {}
+    for path in output.rglob("*"):
+        assert not path.name.startswith("."), f"left in progress: {path}"
+        if path.is_dir():
+            continue
+        for line in path.read_text().splitlines():
+            kind, key, count = line.split(",")
+            changes.setdefault(key, {}).setdefault(kind, []).append(int(count))
+    # Each key's changelog is there once: +I 1, then -U n and +U n+1 for every later row.
+    assert len(changes) == 10
+    for key, kinds in changes.items():
+        after = kinds.get("+U", [])
+        assert kinds["+I"] == [1], key
+        assert sorted(after) == list(range(2, len(after) + 2)), key
+        assert sorted(kinds.get("-U", [])) == list(range(1, len(after) + 1)), key

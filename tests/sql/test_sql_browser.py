@@ -1,6 +1,7 @@
 """What a user sees of a SQL cell in JupyterLab, in headless Chromium: the seed's statements
-(tests/conformance/sql/cases/s01) drawn as Flink's three plans in a first tab, hovering a plan
-line names the operator and JobGraph vertex it became, and the graphs' tabs follow."""
+(tests/conformance/sql/cases/s01) drawn as Flink's three plans in a first tab, with why the
+query retracts under them, hovering a plan line names the operator and JobGraph vertex it
+became, and the graphs' tabs follow."""
 
 from __future__ import annotations
 
@@ -90,3 +91,13 @@ def test_the_graphs_name_the_plan_nodes_they_came_from(sql_browser: Browser) -> 
         for title in titles
     )
     assert sql_browser.blocked == []
+
+
+def test_under_the_plans_the_cell_says_why_the_query_retracts(sql_browser: Browser) -> None:
+    widget = sql_browser.page.locator(".flowmagic-graphs").first
+    widget.locator(".lm-TabBar-tab", has_text="SQL plans").click()
+    why = widget.locator(".flowmagic-level-sql .flowmagic-retraction")
+    why.wait_for(state="visible")
+    text = why.inner_text()
+    assert "This query retracts: its result holds +I, -U, +U rows, starting at GroupAggregate[3]." in text
+    assert "To get inserts only:" in text

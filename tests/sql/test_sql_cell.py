@@ -15,6 +15,7 @@ from test_magics_notebook import WIDGET_VIEW, execute
 SQL = Path(__file__).parents[1] / "conformance" / "sql"
 SEED = (SQL / "cases" / "s01_seed_group_count.sql").read_text()
 RECORDED = json.loads((SQL / "expected" / "s01_seed_group_count.json").read_text())["streaming"]
+COUNTS = json.loads((SQL / "expected" / "s02_group_count_values.json").read_text())["streaming"]
 
 CELLS = [
     ("%load_ext flowmagic", []),
@@ -22,9 +23,10 @@ CELLS = [
     ("%flow explain seed", []),
     ("import json\nprint(json.dumps(seed.job_graph.to_dict()))", []),
     ("%%flow typo --sql\n" + SEED.replace("SELECT num,", "SELECT nope,"), ["raises-exception"]),
-    ("seed.run()", ["raises-exception"]),
-    ("%flow run seed", ["raises-exception"]),
     ("%%flow kk --sql\nCREATE TABLE kk (a INT) WITH ('connector' = 'kafka');\nSELECT a FROM kk;", ["raises-exception"]),
+    ("%flow explain seed --changelog", []),
+    ("%%flow counts --sql -p 1 --show none\n" + (SQL / "cases" / "s02_group_count_values.sql").read_text(), []),
+    ("%flow run counts", []),
 ]
 
 
@@ -79,25 +81,50 @@ def test_an_invalid_statement_names_its_line_and_column_in_flinks_words(executed
     assert "(the statement at line 4 of the script)" in text
 
 
-def test_running_a_sql_pipeline_says_it_comes_with_part_two_in_one_line(executed) -> None:
-    (error,) = executed.cells[5].outputs
-    assert error.ename == "TableException"
-    assert "\n" not in error.evalue and "SQL part 2" in error.evalue
-
-
-def test_flow_run_of_a_sql_pipeline_says_it_comes_with_part_two(executed) -> None:
-    # IPython shows a UsageError as one line on stderr, without a traceback.
-    (output,) = executed.cells[6].outputs
-    assert output.output_type == "stream" and output.name == "stderr"
-    assert output.text.startswith("UsageError: %flow run seed: Running SQL queries comes with flowmagic's SQL part 2")
-    assert output.text.count("\n") == 1
-
-
 def test_a_missing_connector_shows_flinks_message_its_cause_then_what_flowmagic_offers(executed) -> None:
-    text = re.sub(r"\x1b\[[0-9;]*m", "", _text(executed.cells[7].outputs[-1]))
+    text = re.sub(r"\x1b\[[0-9;]*m", "", _text(executed.cells[5].outputs[-1]))
     message = text.index("ValidationException: Unable to create a source for reading table")
     # As Flink's client prints a chained exception: the message, then its cause, then the offer.
     cause = text.index("Caused by: ValidationException: Could not find any factory for identifier 'kafka'")
     offer = text.index("flowmagic has no 'kafka' connector; it offers blackhole, datagen, filesystem, print.")
     assert message < text.index("(the statement at line 2 of the script)") < cause < offer
     assert text.count("flowmagic has no 'kafka' connector") == 1
+
+
+def test_the_cell_and_explain_changelog_say_why_the_seed_query_retracts(executed) -> None:
+    saved, _live = executed.cells[1].outputs
+    # Under the plans: the node that first emits updates, named as its operator is.
+    assert "<b>Why does this query retract?</b>" in saved.data["text/html"]
+    assert "<b>GroupAggregate[3]</b> emits +I, -U, +U" in saved.data["text/html"]
+    (output,) = executed.cells[6].outputs
+    text = output.data["text/plain"]
+    assert text.startswith(
+        "Why does this query retract?\nThis query retracts: its result holds +I, -U, +U rows, starting at "
+        "GroupAggregate[3].\n"
+    )
+    # The plan it is read from is Flink's EXPLAIN CHANGELOG_MODE.
+    physical = RECORDED["explain_changelog_mode"].split("== Optimized Physical Plan ==\n")[1].split("\n\n")[0]
+    assert f"== Optimized Physical Plan (CHANGELOG_MODE) ==\n{physical}\n" in text
+    assert "<li>Aggregate per window instead" in output.data["text/html"]
+
+
+def _tableau_rows(text: str) -> list[list[str]]:
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in text.splitlines()[3:-2]]
+
+
+def test_running_a_query_shows_its_result_then_the_sql_clients_text(executed) -> None:
+    outputs = executed.cells[8].outputs
+    job, static, live = outputs[0], outputs[1], outputs[2]
+    assert job.data["text/plain"] == "<Job 'counts': FINISHED, 2/2 subtasks finished>"
+    # The job view says which plan node each vertex runs.
+    assert "Collect table sink runs <code>[3]:GroupAggregate(" in job.data["text/html"]
+    # What the saved notebook keeps: Flink's tableau text of the changelog, rows in Flink's order per key.
+    text = static.data["text/plain"]
+    recorded = COUNTS["sql_client_tableau"].splitlines()
+    assert text.splitlines()[:3] == recorded[:3] and text.splitlines()[-2:] == recorded[-2:]
+    rows = _tableau_rows(text)
+    assert sorted(rows, key=lambda row: int(row[1])) == [row for row in COUNTS["rows"]]
+    assert "<pre>" in static.data["text/html"] and "Received a total of 10 rows" in static.data["text/html"]
+    assert "<summary>This query retracts: its result holds +I, -U, +U rows" in static.data["text/html"]
+    # The live view is a widget, which a saved notebook replaces by the text above.
+    assert WIDGET_VIEW in live.data

@@ -151,3 +151,17 @@ def test_a_failing_expression_names_the_operator_and_the_row() -> None:
     with pytest.raises(FlowError) as raised:
         t_env.execute_sql("SELECT 10 / (id - 3) AS q FROM seq").wait()
     assert "/ by zero" in str(raised.value) and "Calc[" in str(raised.value) and "(3, 0)" in str(raised.value)
+
+
+def test_a_csv_table_reads_quoted_fields_and_its_null_literal(tmp_path: Path) -> None:
+    (tmp_path / "part-0.csv").write_text('1,"a, b",2.5\n2,null,null\n3,"say ""hi""",-1\n')
+    t_env = _t_env(
+        f"CREATE TABLE quoted (id INT, s STRING, d DOUBLE) WITH ('connector' = 'filesystem', 'path' = '{tmp_path}', "
+        "'format' = 'csv', 'csv.null-literal' = 'null')"
+    )
+    rows = t_env.execute_sql("SELECT s, d, id FROM quoted").collect()
+    assert sorted((tuple(row) for row in rows), key=lambda row: row[2]) == [
+        ("a, b", 2.5, 1),
+        (None, None, 2),
+        ('say "hi"', -1.0, 3),
+    ]

@@ -31,7 +31,7 @@ import contextlib
 import tempfile
 import time
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from flowmagic.errors import JobError
@@ -49,9 +49,13 @@ from flowmagic.runtime.continuous.state_store import (
 )
 from flowmagic.runtime.continuous.status import JobStatus
 from flowmagic.runtime.continuous.storage import Storage, s3a_options
+from flowmagic.runtime.metric_reports import CheckpointRecord
 from flowmagic.runtime.plan import VertexPlan
 
-__all__ = ["CheckpointStats", "CheckpointStore", "discard_savepoint"]
+__all__ = ["CHECKPOINT_HISTORY", "CheckpointStats", "CheckpointStore", "discard_savepoint"]
+
+#: How many checkpoints the live view lists (Flink's ``web.checkpoints.history``).
+CHECKPOINT_HISTORY = 10
 
 #: How many of the newest epochs' manifests a job keeps (Spark replays at most its last batch).
 _KEPT_EPOCHS = 3
@@ -66,6 +70,8 @@ class CheckpointStats:
     last_size_bytes: int | None = None
     last_completed_at: float | None = None
     last_savepoint: str | None = None
+    #: The latest completed checkpoints, oldest first.
+    history: deque[CheckpointRecord] = field(default_factory=lambda: deque(maxlen=CHECKPOINT_HISTORY))
 
 
 class CheckpointStore:

@@ -34,6 +34,7 @@ from typing import Any, Self
 
 from flowmagic.errors import JobCancelledError, JobError, JobFailedError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
+from flowmagic.runtime.backpressure import SubtaskLoad, consumers_of, derive_load
 from flowmagic.runtime.connectors.file_sink import sink_directories
 from flowmagic.runtime.continuous.checkpoints import CheckpointStats, CheckpointStore, discard_savepoint
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction
@@ -57,12 +58,12 @@ from flowmagic.runtime.continuous.state_store import (
 from flowmagic.runtime.continuous.status import JobStatus
 from flowmagic.runtime.continuous.storage import Storage
 from flowmagic.runtime.failures import failure_message
-from flowmagic.runtime.metric_reports import EventTimeReport, SubtaskUpdate
+from flowmagic.runtime.metric_reports import CheckpointRecord, EventTimeReport, OperatorStateReport, SubtaskUpdate
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.plan import VertexPlan, build_plans, pickle_plan
 from flowmagic.vocabulary.restart_strategy import RestartStrategy
 
-__all__ = ["MAX_RECORDS_PER_EPOCH", "EpochCoordinator", "SavepointRequest"]
+__all__ = ["MAX_RECORDS_PER_EPOCH", "SLOW_PYTHON_RETRIES", "EpochCoordinator", "SavepointRequest"]
 
 #: The most records one epoch takes from one of flowmagic's sources (bounded memory).
 MAX_RECORDS_PER_EPOCH = 500_000
@@ -72,6 +73,9 @@ MAX_RECORDS_PER_EPOCH = 500_000
 _FIRST_ADMISSION = 1_000
 _SHORT_EPOCH, _LONG_EPOCH = 1.0, 2.0
 _CLOCK_SOURCE = 0
+#: How often in a row a query whose source's Python process started too late on the driver
+#: is started again before the job fails over (see ``EpochCoordinator._python_started_late``).
+SLOW_PYTHON_RETRIES = 3
 
 
 @dataclass
@@ -195,9 +199,15 @@ class EpochCoordinator:
         #: Per flowmagic source, the offset its epochs have read up to (from its feed's start:
         #: a restored data generator's position; Spark's offsets start there).
         self._read_up_to: dict[int, int] = {}
-        #: Per (vertex id, subtask): busy and back-pressured time, in ms per second of the
-        #: last epoch that ran (Flink's busyTimeMsPerSecond, backPressuredTimeMsPerSecond).
-        self.load: dict[tuple[str, int], tuple[float, float]] = {}
+        #: Per (vertex id, subtask): its busy and back-pressured time per second, over the
+        #: last epoch that ran and the pause before it (Flink's busyTimeMsPerSecond, ...).
+        self.load: dict[tuple[str, int], SubtaskLoad] = {}
+        #: When the time ``load`` is measured over began and ended (seconds since the epoch).
+        self.load_span = (0.0, 0.0)
+        #: Queries started again since the last completed epoch (see ``_python_started_late``).
+        self._slow_python_retries = 0
+        #: Per (vertex id, subtask): its stateful operators' state after its last epoch.
+        self.state_sizes: dict[tuple[str, int], list[OperatorStateReport]] = {}
         self._last_run_end = time.time()
         #: How many records an epoch admits from each flowmagic source (see ``_admit``).
         self._admission = _FIRST_ADMISSION
@@ -295,10 +305,28 @@ class EpochCoordinator:
             except Exception as error:
                 if self.status is JobStatus.CANCELLING:
                     break  # the cancel interrupted the running epoch: no failure of the job
-                if self._restart_after(error):
+                if self._python_started_late(error) or self._restart_after(error):
                     continue
             break
         self._end()
+
+    def _python_started_late(self, error: BaseException) -> bool:
+        """Start the query again, not counting a failure of the job, when Spark's Python
+        process for the stream's source on the driver did not connect back in time: Spark
+        waits a fixed 10 s for it (no setting changes that), which a busy machine can miss.
+        At most ``SLOW_PYTHON_RETRIES`` times before an epoch completes again."""
+        if "Python worker failed to connect back" not in str(error):
+            return False
+        if self._slow_python_retries >= SLOW_PYTHON_RETRIES or self._ending.is_set() or self._cancelled.is_set():
+            return False
+        self._slow_python_retries += 1
+        try:
+            self._start_query()
+        except Exception:
+            return False
+        if self._cancelled.is_set():
+            self._stop_query()
+        return True
 
     def _restart_after(self, error: BaseException) -> bool:
         """Flink's failover: count the failure; if the strategy allows, wait its backoff and
@@ -565,6 +593,8 @@ class EpochCoordinator:
         output = EpochOutput(epoch)
         self._commits.begin_epoch()
         wakeups = []
+        busy: dict[tuple[str, int], float] = {}
+        consumers: dict[tuple[str, int], list[tuple[str, int]]] = {}
         for key, payload in items:
             if key[0] == EPOCH_REPORT:
                 _tag, vertex_id, index = key
@@ -589,11 +619,21 @@ class EpochCoordinator:
                 checksums.update(payload["checksums"])
                 if payload["wakeup"] is not None:
                     wakeups.append(payload["wakeup"])
-                period = max(time.time() - self._last_run_end, 1e-3)
-                self.load[(vertex_id, index)] = (
-                    min(payload["busy_ms"] / period, 1000.0),
-                    min(payload["backpressured_ms"] / period, 1000.0),
-                )
+                busy[(vertex_id, index)] = payload["busy_ms"] / 1000
+                self.state_sizes[(vertex_id, index)] = [
+                    OperatorStateReport(
+                        vertex_id,
+                        index,
+                        plan.nodes[node_id].name,
+                        self.operator_ids[node_id],
+                        keys,
+                        timers,
+                        size,
+                        payload["whole"],
+                    )
+                    for node_id, (keys, size, timers) in payload["sizes"].items()
+                ]
+                consumers[(vertex_id, index)] = consumers_of(payload["channels_added"])
                 stage, task = payload["spark_task"] if payload["spark_task"] is not None else (None, None)
                 self.monitor.update(
                     SubtaskUpdate(
@@ -621,7 +661,12 @@ class EpochCoordinator:
         for operator_id, state in manifest.operators.items():
             state.states = dict(self._declarations.get(operator_id, {}))
         self._wakeup = min(wakeups, default=None)
-        self._last_run_end = time.time()
+        self._slow_python_retries = 0
+        # Per second since the last epoch's end: the time in between, its subtasks waited.
+        ended = time.time()
+        self.load = derive_load(busy, consumers, ended - self._last_run_end)
+        self.load_span = (self._last_run_end, ended)
+        self._last_run_end = ended
         self._admit(self._last_run_end - began)
         self._finish_epoch(manifest, began, output, checkpoint=checkpoint, final=final, ran=True)
 
@@ -677,12 +722,25 @@ class EpochCoordinator:
             # A snapshot that may be restored from keeps where its sources were.
             self._add_source_positions(manifest)
         if checkpoint and self.checkpoint_interval_ms is not None:
-            self.checkpoints.completed += 1
-            manifest.checkpoint = self.checkpoints.completed
-            self.checkpoints.last_duration_ms = (time.time() - began) * 1000
-            self.checkpoints.last_size_bytes = sum(self.storage.size(path) for path in manifest.files())
-            self.checkpoints.last_completed_at = time.time()
-            self._last_checkpoint_time = time.time()
+            stats = self.checkpoints
+            stats.completed += 1
+            manifest.checkpoint = stats.completed
+            stats.last_duration_ms = (time.time() - began) * 1000
+            # The manifest's checksums hold every file's size: no file system call per file.
+            sizes = {path: manifest.checksums[path].size for path in manifest.files() if path in manifest.checksums}
+            stats.last_size_bytes = sum(sizes.values())
+            stats.last_completed_at = self._last_checkpoint_time = time.time()
+            own_files = f"state/epoch-{manifest.epoch:010d}/"
+            stats.history.append(
+                CheckpointRecord(
+                    id=stats.completed,
+                    epoch=manifest.epoch,
+                    completed_at=stats.last_completed_at,
+                    duration_ms=stats.last_duration_ms,
+                    checkpointed_bytes=sum(size for path, size in sizes.items() if path.startswith(own_files)),
+                    full_bytes=stats.last_size_bytes,
+                )
+            )
         epoch = manifest.epoch
         manifest.pending = list(self._commits.pending)
         write_manifest(self.storage, manifest, f"manifests/{epoch:010d}.json")

@@ -164,6 +164,7 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
     operator_states: dict[str, str] = {}
     checksums: dict[str, Checksum] = {}
     declarations: dict[str, dict[str, tuple[str, str | None]]] = {}
+    sizes: dict[int, tuple[int, int, int]] = {}
     for node_id, operator in subtask.chain.operators.items():
         changed = operator.take_changed_keys() if operator.changed_keys is not None else None
         delta = changed is not None and not whole
@@ -202,11 +203,16 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
                         has_record=False,
                     ) from None
             state[operator_id] = (written, delta)
+            size = 0 if written is None else checksums[written.path].size
             operator_state = operator.snapshot_operator_state()
             if operator_state is not None:
-                operator_states[operator_id] = write_operator_state(
+                path = operator_states[operator_id] = write_operator_state(
                     context.storage, context.folder, operator_id, index, attempt, operator_state, checksums=checksums
                 )
+                size += checksums[path].size
+            if backend is not None or operator_state is not None:
+                # What the live view's State table shows of a stateful operator.
+                sizes[node_id] = (operator.state_keys(), size, operator.pending_timers())
     progress = posixpath.join(context.folder, "progress", f"{plan.id}-{index}-{attempt}.pkl")
     write_progress(context.storage, progress, subtask.snapshot_progress(), checksums=checksums)
     subtask.snapshot_written(whole)
@@ -216,6 +222,8 @@ def _snapshot(subtask: Subtask, context: EpochContext, attempt: int) -> dict[str
         "declarations": declarations,
         "progress": progress,
         "checksums": checksums,
+        "sizes": sizes,
+        "whole": whole,
     }
 
 
@@ -229,55 +237,11 @@ def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) 
         yield from source.batches()
 
 
-class _Load:
-    """Where an epoch's task spent its time: waiting for input (idle), handing its output on
-    to Spark (back-pressured: the exchange's serialization and writes), or in between, in the
-    operators (busy), as Flink's busy, idle and back-pressured time of a task."""
-
-    def __init__(self) -> None:
-        self.started = time.perf_counter()
-        self.idle = 0.0
-        self.backpressured = 0.0
-
-    def input(self, items: Iterator[Any]) -> Iterator[Any]:
-        clock, iterator = time.perf_counter, iter(items)
-        while True:
-            waited = clock()
-            item = next(iterator, _END)
-            self.idle += clock() - waited
-            if item is _END:
-                return
-            yield item
-
-    def output(self, items: Iterator[Any]) -> Iterator[Any]:
-        clock = time.perf_counter
-        for item in items:
-            handed = clock()
-            yield item
-            self.backpressured += clock() - handed
-
-    def report(self) -> dict[str, float]:
-        total = time.perf_counter() - self.started
-        return {
-            "busy_ms": max(total - self.idle - self.backpressured, 0.0) * 1000,
-            "backpressured_ms": self.backpressured * 1000,
-        }
-
-
-_END = object()
-
-
 def run_epoch(
-    plan: VertexPlan, index: int, attempt: int, context: EpochContext, items: Iterator[Any]
+    plan: VertexPlan, index: int, attempt: int, context: EpochContext, items: Iterator[Any], started: float
 ) -> Iterator[tuple[int, Any, Any]]:
-    """Run subtask ``index`` of ``plan`` over its input of epoch ``context.epoch``."""
-    load = _Load()
-    yield from load.output(_run_epoch(plan, index, attempt, context, load.input(items), load))
-
-
-def _run_epoch(
-    plan: VertexPlan, index: int, attempt: int, context: EpochContext, items: Iterator[Any], load: _Load
-) -> Iterator[tuple[int, Any, Any]]:
+    """Run subtask ``index`` of ``plan`` over its input of epoch ``context.epoch``; its Spark
+    task began working for it at ``started`` (``time.perf_counter()``)."""
     key = (context.run_id, plan.id, index)
     live = _LIVE.pop(key, None)
     stats = SubtaskStats()
@@ -322,7 +286,9 @@ def _run_epoch(
         spark_task=_spark_task(),
         channels_added=_added(sent_before, subtask.chain.channel_counts()),
         event_time=subtask.event_time().to_json(),
-        **load.report(),
+        # Its Spark task's time working for it: the stage before wrote its input whole, so it
+        # never waits for records yet to come (see flowmagic.runtime.backpressure).
+        busy_ms=(time.perf_counter() - started) * 1000,
     )
     yield (RESULT_SLOT, (EPOCH_REPORT, plan.id, index), report)
     if context.final:
@@ -400,10 +366,11 @@ class EpochSubtaskFunction:
 
         task = TaskContext.get()
         attempt = task.attemptNumber() if task is not None else 0
+        started = time.perf_counter()
         try:
             _evict(self.context.run_id, self.context.after_epoch, time.monotonic())
             plan = _plan(self.context.run_id, self.plan_id, index, self.payload)
-            yield from run_epoch(plan, index, attempt, self.context, items)
+            yield from run_epoch(plan, index, attempt, self.context, items, started)
         except (UserFunctionError, SystemExit, KeyboardInterrupt) as error:
             details = user_failure(error, self.name, index, self.parallelism, attempt)
             raise RuntimeError(failure_marker(details)) from None

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from flowmagic.errors import InvalidTypeError, JobError
 from flowmagic.graph.execution_graph import ExecutionState
+from flowmagic.runtime.backpressure import SubtaskLoad, since_measured
 from flowmagic.runtime.continuous.checkpoints import CheckpointStats
 from flowmagic.runtime.continuous.coordinator import EpochCoordinator, SavepointRequest
 from flowmagic.runtime.continuous.output import CollectedRecords, EpochOutput
@@ -46,6 +47,9 @@ class ContinuousJob(EpochCoordinator):
         restarts, checkpoints and the newest printed lines (the total counted)."""
         snapshot = self.monitor.snapshot()
         checkpoints = self.checkpoints
+        # A running job's load fades while no epoch runs; an ended job keeps its last epoch's.
+        now = time.time() if self.status is JobStatus.RUNNING else self.load_span[1]
+        start, end = self.load_span
         continuous = ContinuousReport(
             status=str(self.status),
             epochs=self.epochs,
@@ -58,9 +62,13 @@ class ContinuousJob(EpochCoordinator):
                 last_size_bytes=checkpoints.last_size_bytes,
                 last_completed_at=checkpoints.last_completed_at,
                 last_savepoint=checkpoints.last_savepoint,
+                history=list(checkpoints.history),
             ),
             load={
-                vertex.id: [self.load.get((vertex.id, index)) for index in range(len(vertex.subtasks))]
+                vertex.id: [
+                    _figures(self.load.get((vertex.id, index)), start, end, now)
+                    for index in range(len(vertex.subtasks))
+                ]
                 for vertex in snapshot.vertices
             },
             files=(
@@ -71,6 +79,12 @@ class ContinuousJob(EpochCoordinator):
             printed_total=self.printed_total,
             printed_tail=list(self.printed_tail),
             error=str(self.error) if self.error is not None else None,
+            state=[
+                entry
+                for vertex in snapshot.vertices
+                for index in range(len(vertex.subtasks))
+                for entry in self.state_sizes.get((vertex.id, index), ())
+            ],
         )
         state = str(self.status) if self.status is JobStatus.RESTARTING else snapshot.state
         return replace(snapshot, state=state, continuous=continuous)
@@ -201,3 +215,10 @@ class ContinuousJob(EpochCoordinator):
             f"<ContinuousJob {self.graph.job_name!r} {self.status}: {self.epochs} epochs, "
             f"{self.checkpoints.completed} checkpoints, {self.restarts} restarts>"
         )
+
+
+def _figures(load: SubtaskLoad | None, start: float, end: float, now: float) -> tuple[float, float] | None:
+    if load is None:
+        return None
+    shown = since_measured(load, start, end, now)
+    return shown.busy, shown.backpressured

@@ -168,6 +168,9 @@ class IntervalJoinOperator(Operator):
 
     # -- checkpoints --------------------------------------------------------------------------
 
+    def pending_timers(self) -> int:
+        return len(self.timers)
+
     def snapshot_keyed(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
         # The buffers change in ways not recorded by key (no tracks_changes): whole.
         entries = super().snapshot_keyed()

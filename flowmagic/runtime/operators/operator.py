@@ -325,6 +325,14 @@ class Operator:
         self.changed_keys.clear()
         return changed
 
+    def state_keys(self) -> int:
+        """How many keys this subtask holds state of (the live view's State table)."""
+        return 0 if self.backend is None else self.backend.key_count()
+
+    def pending_timers(self) -> int:
+        """How many timers this subtask has registered that have not fired."""
+        return 0
+
     def snapshot_keyed(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
         """This subtask's keyed state, key by key (what a checkpoint stores by key group):
         of every key, or of ``keys`` only (those without state are left out).

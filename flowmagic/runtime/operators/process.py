@@ -103,6 +103,9 @@ class ProcessOperator(FunctionOperator):
     def next_processing_timer(self) -> int | None:
         return self.timers.next_processing_timer()
 
+    def pending_timers(self) -> int:
+        return len(self.timers.event_timers) + len(self.timers.processing_timers)
+
     def snapshot_keyed(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
         entries = super().snapshot_keyed(keys)
         wanted = None if keys is None else set(keys)

@@ -563,6 +563,13 @@ class WindowOperator(Operator):
 
     # -- checkpoints --------------------------------------------------------------------------
 
+    def state_keys(self) -> int:
+        # A key's windows hold its state (its global state is in the keyed state backend).
+        return max(len(self.windows_of), super().state_keys())
+
+    def pending_timers(self) -> int:
+        return len(self.event_timers) + len(self.processing_timers)
+
     def snapshot_keyed(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
         entries = super().snapshot_keyed(keys)
         timers: list[tuple[int, str, Any, Any]] = []

@@ -14,8 +14,10 @@ from flowmagic.graph.operator_params import DatagenSourceParams, SqlOperatorPara
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.graph.sql_runtime import ScanSpec, ValuesSpec
 from flowmagic.runtime.connectors.factories import Column, TableContext
-from flowmagic.runtime.connectors.sources import DatagenSource, Source, chunks, local_path, split_file
+from flowmagic.runtime.connectors.sources import DatagenFields, DatagenSource, Source, chunks, local_path, split_file
+from flowmagic.runtime.continuous.feeds import Feed, FeedContext, OffsetFeed
 from flowmagic.runtime.operators.operator import TaskInfo
+from flowmagic.runtime.records import BATCH_SIZE
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.sql.operator import INSERT, compile_code, runnable_spec
 from flowmagic.runtime.sql.values import parse_timestamp, parse_type
@@ -118,8 +120,10 @@ def _converter(type_text: str, null_literal: str | None) -> Callable[[Any], Any]
 
 @register(OperatorKind.SQL_TABLE_SOURCE_SCAN)
 class TableSourceScan(Source):
-    """A table's source: ``datagen`` (bounded: ``number-of-rows`` or sequences) and
-    ``filesystem`` (``csv``, ``json``), the projection pushed into it applied."""
+    """A table's source: ``datagen`` and ``filesystem`` (``csv``, ``json``), the projection
+    pushed into it applied. An unbounded ``datagen`` (``rows-per-second`` without
+    ``number-of-rows``) runs in the continuous mode, fed by offsets: row ``i`` is made from
+    ``i`` alone (:meth:`DatagenFields.tuples`), so a replayed epoch makes the same rows."""
 
     def __init__(self, params: SqlOperatorParams, task: TaskInfo):
         super().__init__(params, task)
@@ -142,21 +146,43 @@ class TableSourceScan(Source):
             yield [r for r in batch if keep(r)] if keep is not None else batch
 
     def _datagen(self) -> Iterator[list[Any]]:
-        table = TableContext(
-            self.spec.table, tuple(Column(n, t) for n, t in self.spec.columns), {**self.options, "connector": "datagen"}
-        )
-        source = DatagenSource.create_source(table)
-        if not source.bounded:
+        params, bounded = _datagen_params(self.spec)
+        if not bounded:
             raise UnsupportedSourceError(
                 f"Table '{self.spec.table}' is an unbounded datagen source ('rows-per-second' without "
-                "'number-of-rows'): flowmagic runs unbounded SQL sources in the continuous mode, which comes later."
+                "'number-of-rows'): it runs in the continuous mode, on Spark only."
             )
-        params = source.operator.params
-        assert isinstance(params, DatagenSourceParams)
         reader = DatagenSource(params, self.task)
         projection = self.spec.projection
         for batch in reader.batches():
             yield [(*(tuple(row)[i] for i in projection), INSERT) for row in batch]
+
+    def epoch_batches(self, inputs: list[Any]) -> Iterator[list[Any]]:
+        params, _bounded = _datagen_params(self.spec)
+        fields = params.generator
+        assert isinstance(fields, DatagenFields)
+        projection, keep = self.spec.projection, self.filter
+        whole = tuple(projection) == tuple(range(len(self.spec.columns)))
+        for start, end in inputs:
+            for first in range(start, end, BATCH_SIZE):
+                rows = fields.tuples(first, min(end, first + BATCH_SIZE), params.seed)
+                made = (
+                    [(*row, INSERT) for row in rows]
+                    if whole
+                    else [(*(row[i] for i in projection), INSERT) for row in rows]
+                )
+                yield [r for r in made if keep(r)] if keep is not None else made
+
+    @classmethod
+    def open_feed(cls, params: SqlOperatorParams, context: FeedContext) -> Feed:
+        spec = runnable_spec(params.description or "TableSourceScan", params)
+        assert isinstance(spec, ScanSpec)
+        if dict(spec.options).get("connector") != "datagen":
+            raise UnsupportedSourceError(
+                f"Table '{spec.table}': flowmagic runs unbounded SQL sources of the 'datagen' connector only, for now."
+            )
+        datagen, _bounded = _datagen_params(spec)
+        return OffsetFeed(context, datagen.rows_per_second)
 
     def _filesystem(self) -> Iterator[list[Any]]:
         path = self.options["path"]
@@ -189,6 +215,16 @@ class TableSourceScan(Source):
                     yield out
             else:
                 raise JobError(f"flowmagic cannot read the '{fmt}' format yet ({self.spec.table})")
+
+
+def _datagen_params(spec: ScanSpec) -> tuple[DatagenSourceParams, bool]:
+    """The data generator of a ``datagen`` table, and whether it is bounded."""
+    options = {**dict(spec.options), "connector": "datagen"}
+    table = TableContext(spec.table, tuple(Column(n, t) for n, t in spec.columns), options)
+    source = DatagenSource.create_source(table)
+    params = source.operator.params
+    assert isinstance(params, DatagenSourceParams)
+    return params, source.bounded
 
 
 def _split_lines(path: str, start: int, end: int) -> Iterator[list[str]]:

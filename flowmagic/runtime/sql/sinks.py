@@ -43,8 +43,18 @@ class SqlCollectSink(Sink):
 @register(OperatorKind.SQL_SINK)
 class TableSink(Sink):
     """A table's sink by its connector: ``print`` (Flink's ``N> +I[1, 1]`` lines), ``blackhole``,
-    ``filesystem`` (a part file per writing subtask, committed once the job succeeded) and the
-    discarding end of a streaming file sink."""
+    ``filesystem`` and the discarding end of a streaming file sink.
+
+    A ``filesystem`` sink writes a part file per writing subtask: a bounded job's is committed
+    once the job succeeded; a continuous job's writer rolls a part file at each epoch's end
+    that wrote rows, and the driver commits it once a checkpoint completes, as the FileSink's
+    two-phase commit (:mod:`flowmagic.runtime.continuous.file_commit`). Its name comes from
+    the writer's id and part counter, kept in checkpoints, so that a retried epoch writes the
+    file its failed attempt wrote under the same final name, and that attempt's in-progress
+    file is deleted as an orphan."""
+
+    #: The writer's id and part counter are per old subtask on a restore at another parallelism.
+    splits_operator_state = True
 
     def __init__(self, name: str, params: SqlOperatorParams, task: TaskInfo):
         super().__init__(name, params, task)
@@ -72,6 +82,8 @@ class TableSink(Sink):
             if self.format not in ("csv", "json"):
                 raise JobError(f"flowmagic cannot write the '{self.format}' format yet ({spec.table})")
             self.write = self._file
+            self.writer_id: str | None = None
+            self.counter = 0
         elif connector not in ("blackhole", "discarding"):
             raise JobError(f"flowmagic cannot write tables of connector '{connector}' yet ({spec.table})")
 
@@ -96,17 +108,48 @@ class TableSink(Sink):
     def process_batch(self, values: list[Any]) -> None:
         self.write(values)
 
-    def end_input(self) -> None:
+    def _roll(self) -> None:
         if self.spec.connector != "filesystem" or not self.lines:
             return
         base = self.options["path"]
         os.makedirs(base, exist_ok=True)
-        final = f"part-{uuid.uuid4()}-{self.task.index}-0"
+        task = self.task
+        if task.run_id is None:
+            final, action = f"part-{uuid.uuid4()}-{task.index}-0", "file"
+        else:
+            if self.writer_id is None:
+                key = f"flowmagic:{task.run_id}:{task.vertex_name}:{task.index}"
+                self.writer_id = str(uuid.uuid5(uuid.NAMESPACE_URL, key))
+            final, action = f"part-{self.writer_id}-{self.counter}", "commit"
+            self.counter += 1
         in_progress = os.path.join(base, f".{final}.inprogress.{uuid.uuid4().hex}")
         with open(in_progress, "w", encoding="utf-8") as file:
             file.write("".join(line + "\n" for line in self.lines))
+            if action == "commit":
+                # What the checkpoint commits must be on disk when it completes.
+                file.flush()
+                os.fsync(file.fileno())
         self.lines = []
-        self.emit_result(("file", in_progress, os.path.join(base, final)))
+        self.emit_result((action, in_progress, os.path.join(base, final)))
+
+    def prepare_snapshot(self, checkpoint: bool) -> None:
+        self._roll()
+
+    def end_input(self) -> None:
+        self._roll()
+
+    def snapshot_operator_state(self) -> Any:
+        if self.spec.connector != "filesystem":
+            return None
+        return {"writer": self.writer_id, "counter": self.counter}
+
+    def restore_operator_state(self, snapshot: Any) -> None:
+        if not isinstance(snapshot, dict) or self.spec.connector != "filesystem":
+            return
+        if self.writer_id is None:
+            self.writer_id = snapshot.get("writer")
+        if snapshot.get("writer") == self.writer_id:
+            self.counter = max(self.counter, int(snapshot.get("counter") or 0))
 
     @staticmethod
     def deliver(result: JobResult, node_id: int, payload: Any) -> None:
@@ -121,7 +164,7 @@ class TableSink(Sink):
         if payload[0] == "print":
             output.printed.append((payload[1], payload[2]))
         else:
-            raise JobError("flowmagic's SQL filesystem sink runs in bounded jobs only, for now")
+            output.committables.append(payload)
 
 
 def _csv_value(value: Any, type_text: str, zone: str) -> str:
