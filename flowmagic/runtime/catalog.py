@@ -19,12 +19,21 @@ from flowmagic.runtime.operators import (  # noqa: F401 - each module registers 
 )
 from flowmagic.runtime.sql import (  # noqa: F401 - each module registers its kinds
     batch_aggregate,
+    batch_join,
+    batch_rank,
     calc,
+    deduplicate,
     group_aggregate,
+    join,
+    multiple_input,
     refusal,
     scan,
     sort,
+    sort_limit,
+    time_interval_join,
     watermark_assigner,
+    window_aggregate,
+    window_table_function,
 )
 from flowmagic.runtime.sql import sinks as sql_sinks  # noqa: F401 - registers the SQL sinks
 

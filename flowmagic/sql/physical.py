@@ -273,8 +273,30 @@ class Join(PhysicalNode):
     condition: Rex | None = None
 
     def input_spec(self, side: int) -> str:
+        """Flink's JoinInputSideSpec: whether the side's join key contains one of its unique
+        keys, else whether it has one."""
         keys = self.inputs[side].unique_keys
-        return "HasUniqueKey" if keys else "NoUniqueKey"
+        if not keys:
+            return "NoUniqueKey"
+        join_key = self.join_keys(side)
+        return "JoinKeyContainsUniqueKey" if any(key <= join_key for key in keys) else "HasUniqueKey"
+
+    def join_keys(self, side: int) -> frozenset[int]:
+        """The fields of input ``side`` that the condition's equalities join on."""
+        width = len(self.inputs[0].fields)
+        condition = self.condition
+        conjuncts = (
+            list(condition.operands) if isinstance(condition, Call) and condition.operator == "AND" else [condition]
+        )
+        fields: set[int] = set()
+        for conjunct in conjuncts:
+            if isinstance(conjunct, Call) and conjunct.operator == "=" and len(conjunct.operands) == 2:
+                a, b = conjunct.operands
+                if isinstance(a, InputRef) and isinstance(b, InputRef):
+                    low, high = sorted((a.index, b.index))
+                    if low < width <= high:
+                        fields.add(low if side == 0 else high - width)
+        return frozenset(fields)
 
     def terms(self, style: str) -> list[tuple[str, str]]:
         where = "true" if self.condition is None else expression(self.condition, self.names, style)

@@ -30,6 +30,7 @@ from flowmagic.sql.errors import TableException
 from flowmagic.sql.exec_nodes import ExecNode
 from flowmagic.sql.logical import AggCall, Field
 from flowmagic.sql.rex import Literal, Rex
+from flowmagic.sql.runtime_spec_ops import operator_runtime_spec
 from flowmagic.sql.to_rel import SqlToRel
 from flowmagic.vocabulary.time import to_millis_text
 
@@ -120,7 +121,7 @@ def _spec(
         return SortSpec(keys=tuple((k, d, n) for k, d, n in physical.keys), **_names_types(fields))
     if kind in (OperatorKind.SQL_SINK, OperatorKind.SQL_COLLECT_SINK, OperatorKind.SQL_CONSTRAINT_ENFORCER):
         return _sink(kind, node, catalog, streaming, configuration)
-    return None
+    return operator_runtime_spec(kind, node)
 
 
 def _scan(physical: ph.TableSourceScan, catalog: cat.Catalog, fields: list[Field]) -> ScanSpec | None:

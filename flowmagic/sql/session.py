@@ -21,6 +21,7 @@ from flowmagic.sql.multiple_input import fuse_multiple_inputs
 from flowmagic.sql.optimize import optimize
 from flowmagic.sql.to_rel import SqlToRel, sql_type
 from flowmagic.sql.translate import Translation, Translator, translate
+from flowmagic.vocabulary.configuration import Configuration
 
 if TYPE_CHECKING:
     from flowmagic.api.environment import StreamExecutionEnvironment
@@ -91,6 +92,13 @@ class SqlSession:
         parallelism = self.configuration.get("parallelism.default")
         if parallelism is not None:
             self._env.set_parallelism(int(parallelism))
+        if "pipeline.auto-watermark-interval" in self.configuration:
+            # Flink's executor configures the environment with the table's configuration.
+            configuration = Configuration()
+            configuration.set_string(
+                "pipeline.auto-watermark-interval", self.configuration["pipeline.auto-watermark-interval"]
+            )
+            self._env.configure(configuration)
         self._env.set_runtime_mode("streaming" if self.streaming else "batch")
         return self._env
 

@@ -36,6 +36,7 @@ from flowmagic.sql.exec_nodes import ExecNode
 from flowmagic.sql.logical import Field
 from flowmagic.sql.multiple_input import MultipleInputExecNode
 from flowmagic.sql.runtime_spec import runtime_spec
+from flowmagic.sql.runtime_spec_ops import operator_runtime_spec
 
 if TYPE_CHECKING:
     from flowmagic.api.environment import StreamExecutionEnvironment
@@ -147,9 +148,16 @@ class Translator:
         return f"{exec_id}_{meta}" if self.uids else None
 
     def _spec(
-        self, kind: OperatorKind, node: ExecNode, keys: tuple[tuple[int, ...], ...] = (), *, discarding: bool = False
+        self,
+        kind: OperatorKind,
+        node: ExecNode,
+        keys: tuple[tuple[int, ...], ...] = (),
+        *,
+        discarding: bool = False,
+        runtime: Any = None,
     ) -> OperatorSpec:
-        runtime = runtime_spec(kind, node, self.catalog, self.streaming, self.configuration)
+        if runtime is None:
+            runtime = self._runtime_spec(kind, node)
         if discarding and isinstance(runtime, SinkSpec):
             # The end of a streaming file sink: its writer before it wrote the rows.
             runtime = replace(runtime, connector="discarding")
@@ -163,6 +171,9 @@ class Translator:
             runtime=runtime,
         )
         return OperatorSpec(kind, params)
+
+    def _runtime_spec(self, kind: OperatorKind, node: ExecNode) -> Any:
+        return runtime_spec(kind, node, self.catalog, self.streaming, self.configuration)
 
     def translate(self, node: ExecNode) -> Transformation:
         # Inputs first, as Flink's translateToPlan recurses; a reused sub-plan translates once.
@@ -235,15 +246,24 @@ class Translator:
         # they take ids but are no nodes of the graph.
         for _ in node.members:
             self.env.new_id()
+        ordered = _generator_order(node, inputs)
+        by_transformation = {id(t): child for child, t in zip(node.inputs, inputs, strict=True)}
+        runtime = operator_runtime_spec(
+            OperatorKind.SQL_MULTIPLE_INPUT,
+            node,
+            inputs_in_order=[by_transformation[id(t)] for t in ordered],
+            kind_of=lambda member: _KINDS[_short_type(member.type)],
+            spec_of=self._runtime_spec,
+        )
         t = MultipleInputTransformation(
             id=self.env.new_id(),
             name=f"MultipleInput[{node.id}]",
             # The largest of the members', which run at their inputs' parallelism.
             parallelism=max(i.parallelism for i in inputs),
-            inputs=_generator_order(node, inputs),
+            inputs=ordered,
             description=f"[{node.id}]:{node.description}",
             uid=self._uid(node.id, "multiple-input"),
-            operator=self._spec(OperatorKind.SQL_MULTIPLE_INPUT, node),
+            operator=self._spec(OperatorKind.SQL_MULTIPLE_INPUT, node, runtime=runtime),
             chaining_strategy=ChainingStrategy.HEAD_WITH_SOURCES,
         )
         self.env.add_operator(t)

@@ -6,8 +6,7 @@ under the case's order claim (``TOTAL``, ``PER_KEY``, ``MULTISET``; ``FINAL_ONLY
 final rows only), the final rows Flink's, the ``print`` sink's lines Flink's, the files a
 ``filesystem`` sink wrote Flink's lines, and ``print()`` Flink's tableau text where the order is
 total. Cells are compared as the SQL client writes them, from ``collect()``'s rows (so that a
-leading space counts) and from the printed tableau. Cases of operators the runtime does not run
-yet are listed in ``NOT_YET`` as strict xfail, so they flag the day they start passing.
+leading space counts) and from the printed tableau.
 """
 
 from __future__ import annotations
@@ -28,41 +27,22 @@ from flowmagic.table import EnvironmentSettings, TableEnvironment
 HERE = Path(__file__).parents[1] / "conformance" / "sql"
 _SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.I | re.S)
 
-#: Cases whose operators come with the sql-ops branch (windows, joins, Top-N, dedup, over, sort).
-_OPERATORS_LATER = {
-    "r01_hop_window",
-    "r02_cumulate_window",
-    "r03_session_window_partitioned",
-    "r04_session_window_global",
-    "r05_tumble_filter_window_time",
-    "r06_left_join",
-    "r07_right_join",
-    "r08_full_join",
-    "r09_interval_join_strict_bounds",
-    "r10_dedup_first_proctime",
-    "r11_dedup_first_rowtime",
-    "r12_topn_rank",
-    "r13_topn_range_no_rank",
-    "r20_uid_generation_always_join",
-    "s05_tumble_window",
-    "s09_inner_join",
-    "s10_interval_join",
-    "s11_topn",
-    "s12_dedup_keep_last",
-    "s15_batch_group_sort",
-}
-NOT_YET = {
-    name: "its operators (windows, joins, ranks, sorts) come with the sql-ops branch" for name in _OPERATORS_LATER
-}
-
 #: Representative cases also run on Spark: a retracting aggregate, a batch two-phase one, a
-#: print sink, a filesystem sink, scans of files.
+#: print sink, a filesystem sink, scans of files; a two-phase window aggregate, session windows
+#: dropping late rows, a left join retracting its NULL-padded rows, a Top-N over an updating
+#: input, an event-time deduplication, a MultipleInput hash join.
 ON_SPARK = {
     ("s04_multi_aggregates", "streaming"),
     ("s04_multi_aggregates", "batch"),
     ("s16_insert_print", "streaming"),
     ("r18_insert_filesystem_csv", "batch"),
     ("r16_filesystem_json_directory", "streaming"),
+    ("s05_tumble_window", "streaming"),
+    ("r28_session_window_merge", "streaming"),
+    ("r30_left_join_updating_right", "streaming"),
+    ("r29_topn_updating_input", "streaming"),
+    ("r11_dedup_first_rowtime", "streaming"),
+    ("s10_interval_join", "batch"),
 }
 
 
@@ -83,10 +63,7 @@ def _params() -> list[object]:
             for executor in ("local", "spark"):
                 if executor == "spark" and (path.stem, mode) not in ON_SPARK:
                     continue
-                marks = []
-                if path.stem in NOT_YET:
-                    marks.append(pytest.mark.xfail(strict=True, reason=NOT_YET[path.stem]))
-                params.append(pytest.param(path.stem, mode, executor, marks=marks, id=f"{path.stem}-{mode}-{executor}"))
+                params.append(pytest.param(path.stem, mode, executor, id=f"{path.stem}-{mode}-{executor}"))
     return params
 
 

@@ -1,6 +1,7 @@
 """Flink's WatermarkAssigner of a table's ``WATERMARK FOR rowtime AS expr``: each row's
 watermark expression evaluated, the highest kept, emitted every auto-watermark interval (on
-the wall clock in a bounded job, as the epochs' time moves in a continuous one); upstream
+the wall clock in a bounded job, as the epochs' time moves in a continuous one; after every
+row that raises it when the interval is 0); upstream
 watermarks are replaced by its own but for the end of input. Rows pass unchanged."""
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class WatermarkAssigner(SqlOperator):
         interval = task.auto_watermark_interval_ms
         # BATCH ignores watermarks until the end of input, so none are generated.
         self.periodic = interval > 0 and not task.batch
+        # Interval 0: Flink's WatermarkAssignerOperator emits after every row that raises it.
+        self.per_row = interval == 0 and not task.batch
         self.wall_clock_interval = interval / 1000 if self.periodic and not task.periodic_watermarks else None
         self.next_emit = float("inf")
 
@@ -45,6 +48,9 @@ class WatermarkAssigner(SqlOperator):
         self.process_batch([value])
 
     def process_batch(self, values: list[Any]) -> None:
+        if self.per_row:
+            self._process_each(values)
+            return
         watermark_of = self.watermark_of
         highest = self.highest
         row = None
@@ -60,6 +66,18 @@ class WatermarkAssigner(SqlOperator):
         if self.wall_clock_interval is not None and time.monotonic() >= self.next_emit:
             self._emit()
             self.next_emit = time.monotonic() + self.wall_clock_interval
+
+    def _process_each(self, values: list[Any]) -> None:
+        collect, watermark_of = self.output.collect, self.watermark_of
+        for row in values:
+            try:
+                watermark = watermark_of(row)
+            except Exception as error:
+                raise self.fail(error, row) from error
+            collect(row, None)
+            if watermark is not None and watermark > self.highest:
+                self.highest = watermark
+                self._emit()
 
     def _emit(self) -> None:
         if self.highest > self.emitted:

@@ -318,7 +318,7 @@ class ToPhysical:
         left_keys, right_keys = _equi_keys(parts, len(left.fields))
         fields = join_fields(left.fields, right.fields, node.join_type)
         inputs = [self._exchange(left, tuple(left_keys)), self._exchange(right, tuple(right_keys))]
-        bounds = _interval_bounds(parts, left, right) if node.join_type == "inner" else None
+        bounds = _interval_bounds(parts, left, right)
         if bounds is not None:
             lower, upper, left_time, right_time, rowtime = bounds
             return ph.IntervalJoin(

@@ -1,0 +1,48 @@
+"""Flink's ``SortLimit`` (``ORDER BY ... LIMIT``): in batch, the rows of the subtask sorted at
+the end of its input, from the offset and at most ``fetch`` of them (the local phase keeps the
+first ``offset + fetch`` for the global one); streaming, Flink's Top-N over one partition of
+all rows (:class:`~flowmagic.runtime.sql.rank.Rank`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flowmagic.graph.operator_params import SqlOperatorParams
+from flowmagic.graph.operators import OperatorKind
+from flowmagic.graph.sql_runtime_ops import SortLimitSpec
+from flowmagic.runtime.operators.operator import TaskInfo
+from flowmagic.runtime.registry import register
+from flowmagic.runtime.sql.operator import SqlOperator
+from flowmagic.runtime.sql.rank import Rank
+from flowmagic.runtime.sql.sort import row_order
+
+__all__ = ["SortLimit"]
+
+
+@register(OperatorKind.SQL_SORT_LIMIT)
+class SortLimit(SqlOperator):
+    def __new__(cls, name: str, params: SqlOperatorParams, task: TaskInfo) -> Any:
+        if not isinstance(params.runtime, SortLimitSpec):
+            return Rank(name, params, task)
+        return super().__new__(cls)
+
+    def __init__(self, name: str, params: SqlOperatorParams, task: TaskInfo):
+        super().__init__(name, params, task)
+        spec = self.spec
+        assert isinstance(spec, SortLimitSpec)
+        self.order = row_order(spec.order)
+        self.rows: list[Any] = []
+
+    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        self.rows.append(value)
+
+    def process_batch(self, values: list[Any]) -> None:
+        self.rows.extend(values)
+
+    def end_input(self) -> None:
+        rows, self.rows = self.rows, []
+        rows.sort(key=self.order)
+        spec = self.spec
+        rows = rows[spec.offset : spec.offset + spec.fetch]
+        if rows:
+            self.output.collect_batch(rows)
