@@ -22,6 +22,9 @@ def test_capabilities_come_from_the_implementations() -> None:
         OperatorKind.COLLECT,
         OperatorKind.SINK_COMMITTER,
         OperatorKind.SINK_FUNCTION,
+        # A SQL query's collect sink and a SQL table's sink (print lines, committed files).
+        OperatorKind.SQL_SINK,
+        OperatorKind.SQL_COLLECT_SINK,
     }
     assert combinable == {OperatorKind.KEYED_REDUCE, OperatorKind.KEYED_AGGREGATION}
 
