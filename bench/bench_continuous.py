@@ -13,6 +13,10 @@ compared by their medians:
 - latency: from a line entering a socket (10,000 lines/s) to its printed update reaching the
   notebook, median and p95; and how long after its end a 5 s processing-time window's result
   arrives;
+- start, on the warm session: from starting a socket job (its graph built too, as
+  ``execute_async()`` does) to its first printed line reaching the notebook; and for a job of
+  2 s processing-time windows, to its first window's result, with how many seconds of input
+  that window held (lines carry the time they were sent);
 - the epoch overhead: epochs of a job whose source brings nothing (the clock alone), and of one
   with a trickle of input through one exchange (a Spark job of two stages each epoch), against
   PySpark's own micro-batches of the same trickle through one shuffle;
@@ -239,6 +243,68 @@ def window_delay(windows: int = 3) -> float:
     return statistics.median(delays[1:])
 
 
+def start_to_first_line() -> float:
+    """Seconds from starting a socket job (100 lines/s, each printed) to its first printed
+    line reaching the notebook."""
+    sender = _Sender(100)
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.socket_text_stream("127.0.0.1", sender.port).map(lambda line: line).print()
+    first: list[float] = []
+
+    def arrived(output) -> None:
+        if output.printed and not first:
+            first.append(time.time())
+
+    started = time.time()
+    job = start_continuous(passes.build(env.get_stream_graph("start")).execution_graph, on_output=arrived)
+    try:
+        while not first:
+            time.sleep(0.01)
+    finally:
+        job.cancel()
+        sender.close()
+    return first[0] - started
+
+
+def start_to_first_window() -> tuple[float, float]:
+    """Seconds from starting a socket job of 2 s processing-time windows (1,000 lines/s) to
+    its first window's result reaching the notebook, and the seconds of input that window
+    held (from its first line's sending to its last's)."""
+    sender = _Sender(1000)
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+
+    class Span(flowmagic.ProcessWindowFunction):
+        def process(self, key, context, elements):
+            sent = [element[1] for element in elements]
+            yield (min(sent), max(sent))
+
+    (
+        env.socket_text_stream("127.0.0.1", sender.port)
+        .map(lambda line: (0, int(line.split(",")[1])))
+        .key_by(lambda pair: pair[0])
+        .window(flowmagic.TumblingProcessingTimeWindows.of(flowmagic.Time.seconds(2)))
+        .process(Span())
+        .print()
+    )
+    first: list[tuple[float, str]] = []
+
+    def arrived(output) -> None:
+        if output.printed and not first:
+            first.append((time.time(), output.printed[0][1]))
+
+    started = time.time()
+    job = start_continuous(passes.build(env.get_stream_graph("start window")).execution_graph, on_output=arrived)
+    try:
+        while not first:
+            time.sleep(0.01)
+    finally:
+        job.cancel()
+        sender.close()
+    arrived_at, line = first[0]
+    earliest, latest = (int(value) for value in line.strip("()").split(","))
+    return arrived_at - started, (latest - earliest) / 1000
+
+
 def _epoch_period(env: flowmagic.StreamExecutionEnvironment, seconds: float) -> float:
     """Seconds per epoch of ``env``'s job over ``seconds``, after its first epochs."""
     job = start_continuous(passes.build(env.get_stream_graph("epochs")).execution_graph)
@@ -378,8 +444,14 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("OFF")
+    # A warm session, as a notebook's after its first job: the JVM and flowmagic's workers started.
+    warm = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    warm.from_collection(list(range(10))).key_by(lambda i: i % 2).sum(0).add_sink(lambda record: None)
+    warm.execute("warm-up")
     seconds = args.seconds
-    cases: dict[str, Callable[[], float]] = {
+    cases: dict[str, Callable[[], float | tuple[float, float]]] = {
+        "start to the first printed line (s)": start_to_first_line,
+        "start to the first 2 s window, and its input (s)": start_to_first_window,
         "flowmagic count, updates to a sink": lambda: flowmagic_count(seconds, False),
         "flowmagic count, every update printed": lambda: flowmagic_count(seconds, True),
         "PySpark groupBy().count(), update mode": lambda: pyspark_count(spark, seconds),
@@ -397,18 +469,27 @@ def main() -> None:
         "snapshot of 100,000 keys in windows, 1,000 changed (s)": lambda: window_snapshot_seconds(100_000, 1_000),
     }
     results: dict[str, list[float]] = {}
+    loads: list[float] = []
     for _round in range(args.rounds):
         for name, case in cases.items():
             if args.only not in name:
                 continue
+            loads.append(os.getloadavg()[0])
             value = case()
-            if isinstance(value, tuple):
+            if isinstance(value, tuple) and "median and p95" in name:
                 median, p95 = value
                 results.setdefault(name.replace("median and p95", "median"), []).append(median)
                 results.setdefault(name.replace("median and p95", "p95"), []).append(p95)
+            elif isinstance(value, tuple):
+                results.setdefault(name.replace(", and its input", ""), []).append(value[0])
+                results.setdefault(
+                    name.replace("start to the first 2 s window, and its", "first 2 s window's"), []
+                ).append(value[1])
             else:
                 results.setdefault(name, []).append(value)
     medians = {name: statistics.median(values) for name, values in results.items()}
+    low, middle, high = min(loads), statistics.median(loads), max(loads)
+    print(f"load average (1 min) before the cases: min {low:.1f}, median {middle:.1f}, max {high:.1f}")
     for name, value in medians.items():
         print(f"{name:55s} {value:>14,.3f}")
     for numerator, denominator, label in (

@@ -28,8 +28,8 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fil
 def ship_flowmagic(sc: Any, *, arrow: bool = False) -> None:
     """Add flowmagic as a zip to ``sc``'s Python path and check the workers, once per SparkContext.
 
-    ``arrow``: also check that the workers have ``pyarrow``, which PySpark's Python data
-    sources (the continuous mode's sources) need wherever they run.
+    ``arrow``: also check that the workers have ``pyarrow``, through which the continuous
+    mode's subtasks read and write their state.
     """
     if sc.applicationId not in _SHIPPED:
         _ship(sc)
@@ -93,8 +93,8 @@ def _worker_problem(error: str, sc: Any) -> str:
     missing = re.search(r"No module named '([^']+)'", error)
     if missing and missing.group(1).startswith("pyarrow"):
         return (
-            f"Spark's Python workers ({python!r}) have no pyarrow, which PySpark's Python data sources "
-            "(the sources of a continuous job) need: install it there, e.g. pip install "
+            f"Spark's Python workers ({python!r}) have no pyarrow, through which the subtasks of a "
+            "continuous job read and write their state: install it there, e.g. pip install "
             f"'pyspark[sql]=={_pyspark_version()}'."
         )
     if missing:
