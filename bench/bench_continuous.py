@@ -10,6 +10,8 @@ compared by their medians:
 - PySpark Structured Streaming doing the same count by hand: rate source ->
   ``groupBy(key).count()`` in update mode into the ``noop`` sink (processed rows/s);
 - the same count as a Python stateful processor, ``transformWithStateInPandas`` (RocksDB state);
+- how long a savepoint, then a stop with a savepoint that drains, take to answer during an
+  unthrottled keyed count (its epochs as large as admission control lets them grow);
 - latency: from a line entering a socket (10,000 lines/s) to its printed update reaching the
   notebook, median and p95; and how long after its end a 5 s processing-time window's result
   arrives;
@@ -78,6 +80,25 @@ def flowmagic_count(seconds: float, printed: bool) -> float:
     else:
         counts.add_sink(lambda record: None)
     return _run(env, seconds, "Keyed Aggregation", printed)
+
+
+def savepoint_and_stop(seconds: float) -> tuple[float, float]:
+    """Seconds a savepoint, and then a stop with a savepoint that drains, take to answer
+    during an unthrottled keyed count (its epochs grown by admission control for ``seconds``)."""
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.from_datagen(lambda i: (i % KEYS, 1)).key_by(lambda pair: pair[0]).sum(1).add_sink(lambda record: None)
+    job = start_continuous(passes.build(env.get_stream_graph("savepoints")).execution_graph)
+    directory = tempfile.mkdtemp(prefix="bench-savepoints-")
+    try:
+        time.sleep(seconds)
+        started = time.time()
+        job.trigger_savepoint(os.path.join(directory, "one"))
+        savepoint = time.time() - started
+        started = time.time()
+        job.stop_with_savepoint(True, os.path.join(directory, "two"))
+        return savepoint, time.time() - started
+    finally:
+        job.cancel()
 
 
 def _processed_rows_per_second(counts, checkpoint: str, seconds: float) -> float:
@@ -161,7 +182,10 @@ class _Sender:
                 due = int((time.time() - started) * self.rate)
                 lines = "".join(f"{index},{int(time.time() * 1000)}\n" for index in range(sent, due))
                 if lines:
-                    client.sendall(lines.encode())
+                    try:
+                        client.sendall(lines.encode())
+                    except OSError:
+                        return  # the job ended and closed its connection
                 sent = due
                 time.sleep(0.005)
 
@@ -301,7 +325,7 @@ def start_to_first_window() -> tuple[float, float]:
         job.cancel()
         sender.close()
     arrived_at, line = first[0]
-    earliest, latest = (int(value) for value in line.strip("()").split(","))
+    earliest, latest = (int(value) for value in line.split("> ", 1)[-1].strip("()").split(","))
     return arrived_at - started, (latest - earliest) / 1000
 
 
@@ -457,6 +481,7 @@ def main() -> None:
         "PySpark groupBy().count(), update mode": lambda: pyspark_count(spark, seconds),
         "PySpark transformWithStateInPandas count": lambda: pyspark_transform_with_state(spark, seconds),
         "socket to printed update, median and p95 (s)": lambda: latency(seconds),
+        "unthrottled count: savepoint, then drain, answered in (s)": lambda: savepoint_and_stop(seconds),
         "5 s processing-time window, result after its end (s)": window_delay,
         "epoch period, no input (s)": lambda: epoch_overhead(seconds / 2),
         "epoch period, a trickle through 1 exchange (s)": lambda: epoch_period_with_input(seconds / 2),
@@ -476,7 +501,10 @@ def main() -> None:
                 continue
             loads.append(os.getloadavg()[0])
             value = case()
-            if isinstance(value, tuple) and "median and p95" in name:
+            if isinstance(value, tuple) and "then drain" in name:
+                results.setdefault(name.replace(", then drain,", ""), []).append(value[0])
+                results.setdefault(name.replace("savepoint, then drain", "drain"), []).append(value[1])
+            elif isinstance(value, tuple) and "median and p95" in name:
                 median, p95 = value
                 results.setdefault(name.replace("median and p95", "median"), []).append(median)
                 results.setdefault(name.replace("median and p95", "p95"), []).append(p95)

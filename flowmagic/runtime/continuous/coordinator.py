@@ -225,9 +225,28 @@ class EpochCoordinator:
         self.committed.extend(self._commits.commit())
         session = get_spark_session(self.spark)
         self._spark_context = session.sparkContext
-        ship_flowmagic(session.sparkContext, arrow=True)
+        # The first job of a SparkContext ships flowmagic and probes its workers (a Spark job,
+        # Python workers to start) while the driver makes the stream's frames (Spark loads its
+        # streaming classes): seconds each on a cold or busy machine, together fewer.
+        shipped: list[BaseException | None] = []
+
+        def ship() -> None:
+            try:
+                ship_flowmagic(session.sparkContext, arrow=True)
+            except BaseException as error:
+                shipped.append(error)
+            else:
+                shipped.append(None)
+
+        shipping = threading.Thread(target=ship, name=f"flowmagic-ship-{self.job_id[:8]}", daemon=True)
+        shipping.start()
+        try:
+            frames = [clock_frame(session)]
+        finally:
+            shipping.join()
+        if shipped[0] is not None:
+            raise shipped[0]
         self.monitor.executor_lookup = executor_lookup(session.sparkContext)
-        frames = [clock_frame(session)]
         for plan in self.store.source_plans():
             node = plan.nodes[plan.head]
             if node.bounded:

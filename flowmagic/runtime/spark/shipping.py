@@ -31,12 +31,16 @@ def ship_flowmagic(sc: Any, *, arrow: bool = False) -> None:
     ``arrow``: also check that the workers have ``pyarrow``, through which the continuous
     mode's subtasks read and write their state.
     """
-    if sc.applicationId not in _SHIPPED:
+    ship = sc.applicationId not in _SHIPPED
+    check_arrow = arrow and sc.applicationId not in _ARROW_CHECKED
+    if ship:
         _ship(sc)
-        _SHIPPED.add(sc.applicationId)
-    # After shipping: the probe is flowmagic's, so a worker imports flowmagic to run it.
-    if arrow and sc.applicationId not in _ARROW_CHECKED:
-        _check_workers(sc, _with_arrow)
+    if ship or check_arrow:
+        # One probe job for both (each costs a Spark job, and the first a Python worker's
+        # start): the probe is flowmagic's, so a worker imports flowmagic to run it.
+        _check_workers(sc, _with_arrow if check_arrow else _on_worker)
+    _SHIPPED.add(sc.applicationId)
+    if check_arrow:
         _ARROW_CHECKED.add(sc.applicationId)
 
 
@@ -55,7 +59,6 @@ def _ship(sc: Any) -> None:
                 path = os.path.join(root, name)
                 bundle.write(path, os.path.relpath(path, os.path.dirname(_PACKAGE)))
     sc.addPyFile(archive)
-    _check_workers(sc, _on_worker)
 
 
 def _on_worker(value: Any) -> Any:
