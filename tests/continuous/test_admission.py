@@ -34,12 +34,29 @@ def test_epochs_grow_on_a_busy_machine_whose_fixed_time_alone_takes_over_a_secon
     assert max(took) <= AdmissionControl.BUDGET
 
 
+def test_epochs_grow_on_a_machine_so_busy_that_an_epoch_of_1000_records_takes_over_the_budget() -> None:
+    # 6 s per epoch whatever it holds (a load average of 30 on 2 cores), 20 µs per record:
+    # epochs of 1,000 records would make 160 records/s; a stop waits for the fixed time
+    # anyway, so epochs grow while their records take a small part of it.
+    records, took = _settle(fixed=6.0, per_record=2e-5, between=0.3)
+    assert records >= 64_000
+    assert records / (6.0 + 2e-5 * records + 0.3) > 8_000
+    assert max(took) <= AdmissionControl.BUSY_BUDGET * 6.0
+
+
 def test_epochs_stop_growing_once_growing_brings_no_more_records_per_second() -> None:
     # 10,000 records/s at most, whatever the epochs' size: beyond a few thousand records an
     # epoch gains little but latency.
     records, took = _settle(fixed=0.05, per_record=1e-4, between=0.0)
     assert 4_000 <= records <= 8_000
     assert max(took) < 1
+
+
+def test_a_slow_pipeline_keeps_short_epochs_after_one_larger_epoch_told_its_time_per_record() -> None:
+    # 2 ms a record: 1,000 records take 2.5 s; the one doubled epoch shows it, and then none.
+    records, took = _settle(fixed=0.5, per_record=2e-3, between=0.2)
+    assert records == AdmissionControl.FIRST
+    assert sorted(took)[-2] <= 2.5
 
 
 def test_an_epoch_over_the_budget_halves_the_admission() -> None:
