@@ -10,9 +10,15 @@ compared by their medians:
 - PySpark Structured Streaming doing the same count by hand: rate source ->
   ``groupBy(key).count()`` in update mode into the ``noop`` sink (processed rows/s);
 - the same count as a Python stateful processor, ``transformWithStateInPandas`` (RocksDB state);
+- how long a savepoint, then a stop with a savepoint that drains, take to answer during an
+  unthrottled keyed count (its epochs as large as admission control lets them grow);
 - latency: from a line entering a socket (10,000 lines/s) to its printed update reaching the
   notebook, median and p95; and how long after its end a 5 s processing-time window's result
   arrives;
+- start, on the warm session: from starting a socket job (its graph built too, as
+  ``execute_async()`` does) to its first printed line reaching the notebook; and for a job of
+  2 s processing-time windows, to its first window's result, with how many seconds of input
+  that window held (lines carry the time they were sent);
 - the epoch overhead: epochs of a job whose source brings nothing (the clock alone), and of one
   with a trickle of input through one exchange (a Spark job of two stages each epoch), against
   PySpark's own micro-batches of the same trickle through one shuffle;
@@ -74,6 +80,25 @@ def flowmagic_count(seconds: float, printed: bool) -> float:
     else:
         counts.add_sink(lambda record: None)
     return _run(env, seconds, "Keyed Aggregation", printed)
+
+
+def savepoint_and_stop(seconds: float) -> tuple[float, float]:
+    """Seconds a savepoint, and then a stop with a savepoint that drains, take to answer
+    during an unthrottled keyed count (its epochs grown by admission control for ``seconds``)."""
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.from_datagen(lambda i: (i % KEYS, 1)).key_by(lambda pair: pair[0]).sum(1).add_sink(lambda record: None)
+    job = start_continuous(passes.build(env.get_stream_graph("savepoints")).execution_graph)
+    directory = tempfile.mkdtemp(prefix="bench-savepoints-")
+    try:
+        time.sleep(seconds)
+        started = time.time()
+        job.trigger_savepoint(os.path.join(directory, "one"))
+        savepoint = time.time() - started
+        started = time.time()
+        job.stop_with_savepoint(True, os.path.join(directory, "two"))
+        return savepoint, time.time() - started
+    finally:
+        job.cancel()
 
 
 def _processed_rows_per_second(counts, checkpoint: str, seconds: float) -> float:
@@ -157,7 +182,10 @@ class _Sender:
                 due = int((time.time() - started) * self.rate)
                 lines = "".join(f"{index},{int(time.time() * 1000)}\n" for index in range(sent, due))
                 if lines:
-                    client.sendall(lines.encode())
+                    try:
+                        client.sendall(lines.encode())
+                    except OSError:
+                        return  # the job ended and closed its connection
                 sent = due
                 time.sleep(0.005)
 
@@ -237,6 +265,68 @@ def window_delay(windows: int = 3) -> float:
         sender.close()
     # The first window started before the job: only later ones are whole.
     return statistics.median(delays[1:])
+
+
+def start_to_first_line() -> float:
+    """Seconds from starting a socket job (100 lines/s, each printed) to its first printed
+    line reaching the notebook."""
+    sender = _Sender(100)
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.socket_text_stream("127.0.0.1", sender.port).map(lambda line: line).print()
+    first: list[float] = []
+
+    def arrived(output) -> None:
+        if output.printed and not first:
+            first.append(time.time())
+
+    started = time.time()
+    job = start_continuous(passes.build(env.get_stream_graph("start")).execution_graph, on_output=arrived)
+    try:
+        while not first:
+            time.sleep(0.01)
+    finally:
+        job.cancel()
+        sender.close()
+    return first[0] - started
+
+
+def start_to_first_window() -> tuple[float, float]:
+    """Seconds from starting a socket job of 2 s processing-time windows (1,000 lines/s) to
+    its first window's result reaching the notebook, and the seconds of input that window
+    held (from its first line's sending to its last's)."""
+    sender = _Sender(1000)
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+
+    class Span(flowmagic.ProcessWindowFunction):
+        def process(self, key, context, elements):
+            sent = [element[1] for element in elements]
+            yield (min(sent), max(sent))
+
+    (
+        env.socket_text_stream("127.0.0.1", sender.port)
+        .map(lambda line: (0, int(line.split(",")[1])))
+        .key_by(lambda pair: pair[0])
+        .window(flowmagic.TumblingProcessingTimeWindows.of(flowmagic.Time.seconds(2)))
+        .process(Span())
+        .print()
+    )
+    first: list[tuple[float, str]] = []
+
+    def arrived(output) -> None:
+        if output.printed and not first:
+            first.append((time.time(), output.printed[0][1]))
+
+    started = time.time()
+    job = start_continuous(passes.build(env.get_stream_graph("start window")).execution_graph, on_output=arrived)
+    try:
+        while not first:
+            time.sleep(0.01)
+    finally:
+        job.cancel()
+        sender.close()
+    arrived_at, line = first[0]
+    earliest, latest = (int(value) for value in line.split("> ", 1)[-1].strip("()").split(","))
+    return arrived_at - started, (latest - earliest) / 1000
 
 
 def _epoch_period(env: flowmagic.StreamExecutionEnvironment, seconds: float) -> float:
@@ -378,13 +468,20 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("OFF")
+    # A warm session, as a notebook's after its first job: the JVM and flowmagic's workers started.
+    warm = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    warm.from_collection(list(range(10))).key_by(lambda i: i % 2).sum(0).add_sink(lambda record: None)
+    warm.execute("warm-up")
     seconds = args.seconds
-    cases: dict[str, Callable[[], float]] = {
+    cases: dict[str, Callable[[], float | tuple[float, float]]] = {
+        "start to the first printed line (s)": start_to_first_line,
+        "start to the first 2 s window, and its input (s)": start_to_first_window,
         "flowmagic count, updates to a sink": lambda: flowmagic_count(seconds, False),
         "flowmagic count, every update printed": lambda: flowmagic_count(seconds, True),
         "PySpark groupBy().count(), update mode": lambda: pyspark_count(spark, seconds),
         "PySpark transformWithStateInPandas count": lambda: pyspark_transform_with_state(spark, seconds),
         "socket to printed update, median and p95 (s)": lambda: latency(seconds),
+        "unthrottled count: savepoint, then drain, answered in (s)": lambda: savepoint_and_stop(seconds),
         "5 s processing-time window, result after its end (s)": window_delay,
         "epoch period, no input (s)": lambda: epoch_overhead(seconds / 2),
         "epoch period, a trickle through 1 exchange (s)": lambda: epoch_period_with_input(seconds / 2),
@@ -397,18 +494,30 @@ def main() -> None:
         "snapshot of 100,000 keys in windows, 1,000 changed (s)": lambda: window_snapshot_seconds(100_000, 1_000),
     }
     results: dict[str, list[float]] = {}
+    loads: list[float] = []
     for _round in range(args.rounds):
         for name, case in cases.items():
             if args.only not in name:
                 continue
+            loads.append(os.getloadavg()[0])
             value = case()
-            if isinstance(value, tuple):
+            if isinstance(value, tuple) and "then drain" in name:
+                results.setdefault(name.replace(", then drain,", ""), []).append(value[0])
+                results.setdefault(name.replace("savepoint, then drain", "drain"), []).append(value[1])
+            elif isinstance(value, tuple) and "median and p95" in name:
                 median, p95 = value
                 results.setdefault(name.replace("median and p95", "median"), []).append(median)
                 results.setdefault(name.replace("median and p95", "p95"), []).append(p95)
+            elif isinstance(value, tuple):
+                results.setdefault(name.replace(", and its input", ""), []).append(value[0])
+                results.setdefault(
+                    name.replace("start to the first 2 s window, and its", "first 2 s window's"), []
+                ).append(value[1])
             else:
                 results.setdefault(name, []).append(value)
     medians = {name: statistics.median(values) for name, values in results.items()}
+    low, middle, high = min(loads), statistics.median(loads), max(loads)
+    print(f"load average (1 min) before the cases: min {low:.1f}, median {middle:.1f}, max {high:.1f}")
     for name, value in medians.items():
         print(f"{name:55s} {value:>14,.3f}")
     for numerator, denominator, label in (

@@ -1,6 +1,9 @@
 """A busy machine: Spark waits a fixed 10 s for the Python process that serves a stream's
 source on the driver to connect back. A continuous job whose first such process starts too
-late starts its query again, and runs, without counting it as a failure of the job."""
+late starts its query again, and runs, without counting it as a failure of the job.
+
+flowmagic's own sources need no such process (Spark's stream only ticks, with a JVM source);
+a user's Python data source read through ``from_spark`` does."""
 
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ if _marker and "python_streaming_source_runner" in " ".join(sys.orig_argv):
 
 _JOB = textwrap.dedent("""
     import sys
+    import time
     from pyspark.sql import SparkSession
 
     import flowmagic
@@ -40,11 +44,37 @@ _JOB = textwrap.dedent("""
              .config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1")
              .config("spark.driver.bindAddress", "127.0.0.1").getOrCreate())
     spark.sparkContext.setLogLevel("OFF")
+    from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+
+    class Ticks(DataSourceStreamReader):
+        def initialOffset(self):
+            return {"tick": 0}
+
+        def latestOffset(self):
+            return {"tick": int(time.time() * 10)}
+
+        def partitions(self, start, end):
+            return [InputPartition(0)]
+
+        def read(self, partition):
+            yield (1,)
+
+    class TickSource(DataSource):
+        @classmethod
+        def name(cls):
+            return "ticks"
+
+        def schema(self):
+            return "value INT"
+
+        def streamReader(self, schema):
+            return Ticks()
+
+    spark.dataSource.register(TickSource)
     env = flowmagic.StreamExecutionEnvironment(parallelism=1)
-    env.from_datagen(lambda i: i, rows_per_second=100).map(lambda i: i * 2).add_sink(lambda i: None)
+    env.from_spark(spark.readStream.format("ticks").load()).map(lambda row: row.value).add_sink(lambda i: None)
     graph = passes.build(env.get_stream_graph("slow python")).execution_graph
     job = start_continuous(graph, options=env.continuous_options())
-    import time
     deadline = time.time() + 240
     while job.epochs < 3 and time.time() < deadline and not job.get_job_status().is_globally_terminal:
         time.sleep(0.2)

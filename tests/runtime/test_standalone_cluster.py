@@ -319,8 +319,8 @@ _SQL_CONTINUOUS_JOB = _KILLS.replace("PROGRAM\n", _SQL_PROGRAM.lstrip("\n"))
 def test_a_continuous_file_sink_job_survives_a_killed_python_worker_and_a_killed_executor(cluster, tmp_path) -> None:
     url, env = cluster
     output, checkpoints = tmp_path / "out", tmp_path / "checkpoints"
-    # Continuous jobs read their sources through PySpark's Python data sources, which need
-    # pyarrow on the workers: this job's workers run this Python.
+    # Continuous jobs' subtasks keep their state through pyarrow, which the workers need:
+    # this job's workers run this Python.
     driver_env = {**env, "PYTHONPATH": os.environ.get("PYTHONPATH", ""), "PYSPARK_PYTHON": sys.executable}
     run = subprocess.run(
         [sys.executable, "-c", _CONTINUOUS_JOB, url, str(output), str(checkpoints)],

@@ -28,9 +28,11 @@ positions are of the whole source, split anew among the restored subtasks):
 from __future__ import annotations
 
 import contextlib
+import json
 import tempfile
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -198,14 +200,16 @@ class CheckpointStore:
             self.retained.clear()
             self.storage.remove_dir()
 
-    def epoch_time(self, epoch: int) -> int:
-        """The epoch's processing time: logged before it first runs, so a replay reads the same."""
+    def epoch_plan(self, epoch: int, ends: Callable[[], dict[int, int]]) -> tuple[int, dict[int, int]]:
+        """The epoch's processing time and, per source with offsets, the end of its range
+        (``ends()`` the first time): logged before it first runs, so a replay reads the same."""
         path = f"epochs/{epoch}"
         if self.storage.exists(path):
-            return int(self.storage.read(path))
-        now = int(time.time() * 1000)
-        self.storage.write(path, str(now).encode())
-        return now
+            logged = json.loads(self.storage.read(path))
+            return int(logged["time"]), {int(node_id): int(end) for node_id, end in logged["ends"].items()}
+        now, planned = int(time.time() * 1000), ends()
+        self.storage.write(path, json.dumps({"time": now, "ends": planned}).encode())
+        return now, planned
 
     def operator_state(self, operator_id: str, plan: VertexPlan) -> OperatorState:
         """An operator's entry in the manifest of the epoch its subtasks just wrote."""
@@ -230,15 +234,15 @@ class CheckpointStore:
         while len(self.retained) > self.retained_count:
             self.storage.remove_dir(f"chk-{self.retained.popleft().checkpoint}")
 
-    def forget_epoch_time(self, epoch: int) -> None:
-        """Delete the logged time of ``epoch``, whose manifest is written: Spark replays at
+    def forget_epoch_plan(self, epoch: int) -> None:
+        """Delete the logged plan of ``epoch``, whose manifest is written: Spark replays at
         most its last batch, and a batch whose manifest exists returns before it reads the
-        time (each job has a directory of its own, so no other run left times there)."""
+        plan (each job has a directory of its own, so no other run left plans there)."""
         self.storage.remove(f"epochs/{epoch}")
 
     def forget_old_manifests(self, epoch: int) -> list[Manifest]:
         """Delete the manifests of all but the newest epochs, the state no kept manifest
-        needs (a kept one may need state an older epoch wrote) and the logged times of epochs
+        needs (a kept one may need state an older epoch wrote) and the logged plans of epochs
         now completed (a replay of them never runs); returns the kept manifests."""
         kept = []
         for name in self.manifests():
@@ -251,7 +255,7 @@ class CheckpointStore:
         for folder in self.storage.list("state"):
             if folder.startswith("epoch-") and folder not in needed and int(folder.rsplit("-", 1)[1]) <= epoch:
                 self.storage.remove_dir(f"state/{folder}")
-        self.forget_epoch_time(epoch)
+        self.forget_epoch_plan(epoch)
         return kept
 
 

@@ -1,14 +1,15 @@
 """A running unbounded job on the driver: Spark's micro-batch loop, one epoch per batch.
 
-:class:`EpochCoordinator` starts one Structured Streaming query over the union of the job's
-sources (each unbounded source's feed, :mod:`~flowmagic.runtime.continuous.feeds`, plus a
-clock that makes an epoch run on every trigger) with ``foreachBatch``. Each batch is one
+:class:`EpochCoordinator` starts one Structured Streaming query with ``foreachBatch`` over a
+clock that makes a batch run on every trigger, and the job's Spark streaming DataFrames if it
+reads any (its sources' feeds: :mod:`~flowmagic.runtime.continuous.feeds`). Each batch is one
 epoch: one Spark job of the bounded runtime's RDDs whose tasks continue (or restore) their
 subtasks, write their state, and return what their sinks made. Then the driver writes the
 epoch's manifest, which completes the epoch, and hands on the output. An epoch whose
 manifest exists is never run again, so a batch Spark replays after a restart changes nothing
-twice. Admission control keeps epochs short: each admits at most as many records per source
-as the last epochs' durations allow.
+twice. Admission control (:mod:`~flowmagic.runtime.continuous.admission`) sizes the epochs:
+the driver hands each epoch its range of every source's offsets, and logs it with the epoch's
+time before the epoch first runs, so that a replayed batch reads the same records.
 
 A failed query (an epoch's Spark job failed after Spark's own task retries) restarts under
 the job's restart strategy (:mod:`~flowmagic.vocabulary.restart_strategy`): a new
@@ -36,18 +37,13 @@ from flowmagic.errors import JobCancelledError, JobError, JobFailedError
 from flowmagic.graph.execution_graph import ExecutionGraph, ExecutionState
 from flowmagic.runtime.backpressure import SubtaskLoad, consumers_of, derive_load
 from flowmagic.runtime.connectors.file_sink import sink_directories
+from flowmagic.runtime.continuous.admission import AdmissionControl
 from flowmagic.runtime.continuous.checkpoints import CheckpointStats, CheckpointStore, discard_savepoint
 from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction
 from flowmagic.runtime.continuous.feeds import Feed, FeedContext, SourceReaderFailed
 from flowmagic.runtime.continuous.file_commit import FileCommits
 from flowmagic.runtime.continuous.output import EpochOutput, OutputFanOut
-from flowmagic.runtime.continuous.sources import (
-    SourceDescriptor,
-    read_range,
-    source_frame,
-    split_range,
-    write_admission,
-)
+from flowmagic.runtime.continuous.sources import TICK_MS, clock_frame, split_range
 from flowmagic.runtime.continuous.state_store import (
     Checksum,
     Manifest,
@@ -73,12 +69,6 @@ __all__ = ["MAX_RECORDS_PER_EPOCH", "SLOW_PYTHON_RETRIES", "EpochCoordinator", "
 
 #: The most records one epoch takes from one of flowmagic's sources (bounded memory).
 MAX_RECORDS_PER_EPOCH = 500_000
-#: Admission control: epochs start admitting this many records per source, twice as many
-#: after an epoch shorter than ``_SHORT_EPOCH`` s, half as many after one over ``_LONG_EPOCH`` s
-#: (so that a slow pipeline still answers a stop or a savepoint within seconds).
-_FIRST_ADMISSION = 1_000
-_SHORT_EPOCH, _LONG_EPOCH = 1.0, 2.0
-_CLOCK_SOURCE = 0
 #: How often in a row a query whose source's Python process started too late on the driver
 #: is started again before the job fails over (see ``EpochCoordinator._python_started_late``).
 SLOW_PYTHON_RETRIES = 3
@@ -212,12 +202,14 @@ class EpochCoordinator:
         #: Per (vertex id, subtask): its stateful operators' state after its last epoch.
         self.state_sizes: dict[tuple[str, int], list[OperatorStateReport]] = {}
         self._last_run_end = time.time()
-        #: How many records an epoch admits from each flowmagic source (see ``_admit``).
-        self._admission = _FIRST_ADMISSION
+        #: How many records an epoch admits from each source with offsets.
+        self._admission = AdmissionControl(MAX_RECORDS_PER_EPOCH)
+        #: When the last epoch that ran a Spark job began (the rate of the next counts from it).
+        self._last_began: float | None = None
         #: The earliest processing-time timer of the job's subtasks after the last epoch.
         self._wakeup: int | None = None
-        #: Per flowmagic source, where the planner records its batches' ranges, and its parallelism.
-        self._ranges_dirs: dict[int, tuple[str, int]] = {}
+        #: Per source whose offsets the driver hands out (node id), its parallelism.
+        self._offset_feeds: dict[int, int] = {}
 
     def start(self) -> Self:
         """Start the micro-batch loop (returns at once; the job runs in Spark's stream thread)."""
@@ -236,9 +228,28 @@ class EpochCoordinator:
         self.committed.extend(self._commits.commit())
         session = get_spark_session(self.spark)
         self._spark_context = session.sparkContext
-        ship_flowmagic(session.sparkContext, arrow=True)
+        # The first job of a SparkContext ships flowmagic and probes its workers (a Spark job,
+        # Python workers to start) while the driver makes the stream's frames (Spark loads its
+        # streaming classes): seconds each on a cold or busy machine, together fewer.
+        shipped: list[BaseException | None] = []
+
+        def ship() -> None:
+            try:
+                ship_flowmagic(session.sparkContext, arrow=True)
+            except BaseException as error:
+                shipped.append(error)
+            else:
+                shipped.append(None)
+
+        shipping = threading.Thread(target=ship, name=f"flowmagic-ship-{self.job_id[:8]}", daemon=True)
+        shipping.start()
+        try:
+            frames = [clock_frame(session)]
+        finally:
+            shipping.join()
+        if shipped[0] is not None:
+            raise shipped[0]
         self.monitor.executor_lookup = executor_lookup(session.sparkContext)
-        frames = [source_frame(session, SourceDescriptor("clock", _CLOCK_SOURCE, 1))]
         for plan in self.store.source_plans():
             node = plan.nodes[plan.head]
             if node.bounded:
@@ -249,18 +260,16 @@ class EpochCoordinator:
                 plan.name,
                 plan.parallelism,
                 directory=os.path.join(self.local_dir, "sources", str(node_id)),
-                ranges_dir=os.path.join(self.local_dir, "sources", "ranges", str(node_id)),
-                max_per_epoch=MAX_RECORDS_PER_EPOCH,
                 restored=self._restored_sources.get(node_id),
                 read_restored=self.store.restore_storage.read,
             )
             feed = self._feeds[node_id] = node.implementation.open_feed(node.operator.params, context)
-            if feed.ranges_dir is not None:
-                self._ranges_dirs[node_id] = (feed.ranges_dir, plan.parallelism)
+            if feed.has_offsets:
+                self._offset_feeds[node_id] = plan.parallelism
                 self._read_up_to[node_id] = feed.start_offset
-            frames.append(feed.frame(session))
-        for ranges_dir, _parallelism in self._ranges_dirs.values():
-            write_admission(ranges_dir, self._admission)
+            frame = feed.frame(session)
+            if frame is not None:
+                frames.append(frame)
         union = frames[0]
         for frame in frames[1:]:
             union = union.unionByName(frame, allowMissingColumns=True)
@@ -337,6 +346,9 @@ class EpochCoordinator:
         from the last batch Spark committed, and replays the batch that did not complete."""
         writer = (
             self._union.writeStream.foreachBatch(self._run_epoch)
+            # The first batch runs at once; later ones as soon as the last ended, but an
+            # idle job's no more often than every tick.
+            .trigger(processingTime=f"{TICK_MS} milliseconds")
             .option("checkpointLocation", self.storage.child("spark").location)
             .queryName(f"flowmagic-{self.graph.job_name}-{self.job_id[:8]}")
         )
@@ -526,13 +538,21 @@ class EpochCoordinator:
         if own is not None and epoch <= own.epoch:
             return  # completed before: its manifest is written and its output was handed on
         began = time.time()
-        now = self.store.epoch_time(epoch)
+        now, ends = self.store.epoch_plan(epoch, self._next_ends)
         start_time = own.time if own is not None else now
         for node_id, feed in self._feeds.items():
             feed.check(self._read_up_to.get(node_id, 0))
         session = batch.sparkSession
         sc = session.sparkContext
-        ranges = self._epoch_ranges()
+        admission = self._admission.records
+        ranges = self._epoch_ranges(ends)
+        taken = {
+            node_id: sum(end - start for share in shares for start, end in share) for node_id, shares in ranges.items()
+        }
+        # Whether a source had more than the epoch admitted: its size then bounds the rate.
+        saturated = any(count >= admission for count in taken.values())
+        period = began - self._last_began if self._last_began is not None else None
+        self._last_began = began
         final = self._sources_ended() or self._drain_due()
         checkpoint = self._checkpoint_due()
         if self._idle(ranges, now, final, checkpoint):
@@ -588,25 +608,31 @@ class EpochCoordinator:
             source_input=source_input,
             every_vertex_reports=True,
         ).collect()
+        records = sum(taken.values())
         self._complete(epoch, now, began, items, final, checkpoint)
+        self._admission.epoch_ran(admission, time.time() - began, records / period if saturated and period else None)
         if final:
             # Every source ended (or a drain ended them), and this epoch ended the job's input:
             # the job is FINISHED.
             self._stop_query()
 
-    def _epoch_ranges(self) -> dict[int, list[list[tuple[int, int]]]]:
-        """Per flowmagic source, each subtask's offset ranges of this epoch.
+    def _next_ends(self) -> dict[int, int]:
+        """Per source with offsets, the end of the next epoch's range: as far as its input
+        goes, and admission control allows."""
+        return {
+            node_id: self._feeds[node_id].available(self._read_up_to.get(node_id, 0), self._admission.records)
+            for node_id in self._offset_feeds
+        }
 
-        The planner recorded them when Spark planned the batch, so no Spark job reads them.
-        Spark plans no partitions of a source whose offsets did not move (it reads nothing
-        from it): then there is no record of the batch, and the source has no input.
-        """
+    def _epoch_ranges(self, ends: dict[int, int]) -> dict[int, list[list[tuple[int, int]]]]:
+        """Per source with offsets, each subtask's offset ranges of the epoch that reads up
+        to ``ends``."""
         ranges: dict[int, list[list[tuple[int, int]]]] = {}
-        for node_id, (ranges_dir, parallelism) in self._ranges_dirs.items():
+        for node_id, parallelism in self._offset_feeds.items():
             start = self._read_up_to.get(node_id, 0)
-            end = read_range(ranges_dir, start)
-            ranges[node_id] = split_range(start, start if end is None else end, parallelism)
-            self._read_up_to[node_id] = start if end is None else end
+            end = max(ends.get(node_id, start), start)
+            ranges[node_id] = split_range(start, end, parallelism)
+            self._read_up_to[node_id] = end
         return ranges
 
     def _idle(self, ranges: dict[int, list[list[tuple[int, int]]]], now: int, final: bool, checkpoint: bool) -> bool:
@@ -713,20 +739,7 @@ class EpochCoordinator:
         self.load = derive_load(busy, consumers, ended - self._last_run_end)
         self.load_span = (self._last_run_end, ended)
         self._last_run_end = ended
-        self._admit(self._last_run_end - began)
         self._finish_epoch(manifest, began, output, checkpoint=checkpoint, final=final, ran=True)
-
-    def _admit(self, took: float) -> None:
-        """Adapt how many records the next epochs admit to how long this one took."""
-        admission = self._admission
-        if took < _SHORT_EPOCH:
-            admission = min(admission * 2, MAX_RECORDS_PER_EPOCH)
-        elif took > _LONG_EPOCH:
-            admission = max(admission // 2, _FIRST_ADMISSION)
-        if admission != self._admission:
-            self._admission = admission
-            for ranges_dir, _parallelism in self._ranges_dirs.values():
-                write_admission(ranges_dir, admission)
 
     @property
     def _job_group(self) -> str:
@@ -796,11 +809,9 @@ class EpochCoordinator:
             self.committed.extend(self._commits.commit())
         if ran:
             self._commits.delete_orphans()
-        own = self.store.own
-        previous_offsets = own.offsets if own is not None else {}
         self.store.advance(manifest)
         self.epochs += 1
-        self._forget_old_epochs(epoch, previous_offsets)
+        self._forget_old_epochs(epoch)
         self.output.hand_on(output)
         self._serve_requests(manifest, requests, final)
 
@@ -830,16 +841,12 @@ class EpochCoordinator:
             entries[operator_id] = replace(state, source={"kind": str(plan.nodes[node_id].operator.kind), **position})
         manifest.operators, manifest.checksums = entries, checksums
 
-    def _forget_old_epochs(self, epoch: int, consumed: dict[int, int]) -> None:
+    def _forget_old_epochs(self, epoch: int) -> None:
         """Forget what no kept manifest needs (see ``_forget_old_manifests``): also the
-        source logs' lines before every kept manifest's offsets and the ranges of batches now
-        completed."""
+        source logs' lines before every kept manifest's offsets."""
         kept = self.store.forget_old_manifests(epoch)
         for node_id, feed in self._feeds.items():
             feed.forget_before(min((manifest.offsets.get(node_id, 0) for manifest in kept), default=0))
-        for node_id, (ranges_dir, _parallelism) in self._ranges_dirs.items():
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(os.path.join(ranges_dir, f"{consumed.get(node_id, 0)}.json"))
 
     def _serve_requests(self, manifest: Manifest, requests: list[SavepointRequest], final: bool) -> None:
         """Copy the epoch's state to each savepoint asked for; stop the job if a stop's

@@ -11,12 +11,16 @@ ways of feeding, which a new source picks from (or extends):
 * :class:`LogFeed`: a reader on the driver appends lines to a replayable log in the job's
   directory (a socket, :class:`SocketFeed`; a monitored FileSource); the tasks get the lines;
 * :class:`SparkFeed`: the rows of a Spark streaming DataFrame's micro-batch (``from_spark``).
+
+The first two have offsets, and the driver picks each epoch's range of them
+(:meth:`Feed.available`); Spark's stream only ticks.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -24,11 +28,10 @@ from typing import Any
 from flowmagic.errors import JobError
 from flowmagic.runtime.continuous.sources import (
     SocketLog,
-    SourceDescriptor,
     append_to_log,
     drop_log_before,
+    log_count,
     read_log_range,
-    source_frame,
     write_log_count,
 )
 
@@ -43,12 +46,8 @@ class FeedContext:
     #: The source's vertex name (for messages) and parallelism.
     name: str
     parallelism: int
-    #: The feed's own directory on the driver (a log's), and where Spark's planner records
-    #: the ranges of each batch of the source.
+    #: The feed's own directory on the driver (a log's).
     directory: str
-    ranges_dir: str
-    #: The most records one epoch takes from the source.
-    max_per_epoch: int
     #: The source's position in the snapshot the job restores from (None: it starts afresh),
     #: and a reader of that snapshot's files.
     restored: dict[str, Any] | None = None
@@ -67,8 +66,8 @@ def _identity(value: Any) -> Any:
 class Feed:
     """An unbounded source's driver side; the base feeds nothing of its own."""
 
-    #: Where Spark's planner records each batch's offset range (None: Spark's own source).
-    ranges_dir: str | None = None
+    #: Whether the source has offsets that the driver hands out (False: Spark's own source).
+    has_offsets = False
     #: Whether an epoch whose range is empty has no input of the source (a Spark stream's
     #: batch is not known to be empty without a Spark job reading it).
     knows_input = True
@@ -79,7 +78,13 @@ class Feed:
         self.context = context
 
     def frame(self, session: Any) -> Any:
-        """The streaming DataFrame of the source's batches (its rows tagged ``fm_source``)."""
+        """The streaming DataFrame of the source's batches (its rows tagged ``fm_source``),
+        None for a source whose offsets the driver hands out."""
+        return None
+
+    def available(self, start: int, admitted: int) -> int:
+        """The end of the next epoch's range of offsets, which starts at ``start`` and
+        holds at most ``admitted`` of them (``has_offsets`` sources only)."""
         raise NotImplementedError
 
     def start(self) -> None:
@@ -115,24 +120,29 @@ class OffsetFeed(Feed):
     """Offsets that the source's subtasks make records of, as fast as epochs admit them or
     at most ``rows_per_second`` from the moment the job runs."""
 
+    has_offsets = True
+
     def __init__(self, context: FeedContext, rows_per_second: float | None = None):
         super().__init__(context)
-        self.ranges_dir = context.ranges_dir
         self.rows_per_second = rows_per_second
         self.start_offset = (context.restored or {}).get("offset", 0)
+        #: The offset the rate counts from, and when; and the last range's end.
+        self._paced_from: tuple[int, float] | None = None
+        self._handed_out: int | None = None
 
-    def frame(self, session: Any) -> Any:
-        context = self.context
-        descriptor = SourceDescriptor(
-            "offsets",
-            context.node_id,
-            context.parallelism,
-            rows_per_second=self.rows_per_second,
-            max_per_epoch=context.max_per_epoch,
-            ranges_dir=self.ranges_dir,
-            start=self.start_offset,
-        )
-        return source_frame(session, descriptor)
+    def available(self, start: int, admitted: int) -> int:
+        if self.rows_per_second is None:
+            end = start + admitted
+        else:
+            if start != self._handed_out:
+                # The job's first epoch, or a restarted query's replay: the rate counts
+                # from here (else the source would catch up the records of the pause at once).
+                self._paced_from = (start, time.time())
+            assert self._paced_from is not None
+            first, since = self._paced_from
+            end = max(start, min(first + int((time.time() - since) * self.rows_per_second), start + admitted))
+        self._handed_out = end
+        return end
 
 
 class LogFeed(Feed):
@@ -140,23 +150,15 @@ class LogFeed(Feed):
     epoch's lines from the log and ships them with the tasks, so executors need no access to
     the driver's disk."""
 
+    has_offsets = True
+
     def __init__(self, context: FeedContext):
         super().__init__(context)
-        self.ranges_dir = context.ranges_dir
         self.log_dir = context.directory
         os.makedirs(self.log_dir, exist_ok=True)
 
-    def frame(self, session: Any) -> Any:
-        context = self.context
-        descriptor = SourceDescriptor(
-            "log",
-            context.node_id,
-            context.parallelism,
-            max_per_epoch=context.max_per_epoch,
-            log_dir=self.log_dir,
-            ranges_dir=self.ranges_dir,
-        )
-        return source_frame(session, descriptor)
+    def available(self, start: int, admitted: int) -> int:
+        return max(start, min(log_count(self.log_dir), start + admitted))
 
     def epoch_input(self, sc: Any, batch: Any, shares: list[list[tuple[int, int]]]) -> Any:
         lines = [[line for span in share for line in read_log_range(self.log_dir, *span)] for share in shares]

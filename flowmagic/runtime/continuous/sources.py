@@ -1,19 +1,15 @@
-"""flowmagic's sources as Spark Python streaming data sources (``spark.readStream.format("flowmagic")``).
+"""What drives the epochs of flowmagic's unbounded sources: Spark's clock, and line logs.
 
-Spark's micro-batch loop owns the offsets: a source only says, when asked, how far it got
-(``latestOffset``), and how a range of offsets splits into per-subtask ranges
-(``partitions``); the rows Spark reads are those ranges, ``(source, subtask, start, end)``,
-and the source operator in the epoch's job makes the records of its range. So a replayed
-epoch reads the same records:
+Spark's micro-batch loop runs the epochs, but flowmagic's sources own their offsets: the
+driver decides each epoch's range of a source's offsets (what is available, as far as
+admission control allows) and logs it with the epoch's time before the epoch first runs,
+so that a replayed epoch reads the same records. Spark's stream only ticks:
 
-* ``offsets``: records the source's subtasks make from the offsets of their range (a data
-  generator's ``generator(index)``), at most ``rows_per_second`` from the moment the job runs
-  (a restored source starts at its savepoint's position);
-* ``log``: the lines a reader thread on the driver appended to a log in the checkpoint
-  directory (a socket's: Flink's socket source cannot replay, the log can; a monitored
-  FileSource's, see :mod:`flowmagic.runtime.continuous.file_monitor`);
-* ``clock``: no rows, only time: its offset moves with the wall clock, so an epoch runs on
-  every trigger even without input, and processing-time timers fire on time.
+* the clock (:func:`clock_frame`): a batch on every trigger, so that an epoch runs even
+  without input, and processing-time timers fire on time;
+* a line log: the lines a reader thread on the driver appended to a log in the checkpoint
+  directory (a socket's, :class:`SocketLog`: Flink's socket source cannot replay, the log
+  can; a monitored FileSource's, see :mod:`flowmagic.runtime.continuous.file_monitor`).
 
 Which source feeds how is the source's own choice (:mod:`flowmagic.runtime.continuous.feeds`).
 """
@@ -26,64 +22,44 @@ import json
 import os
 import socket
 import threading
-import time
-from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator
 from typing import Any
 
 __all__ = [
-    "SCHEMA",
+    "TICK_MS",
     "SocketLog",
-    "SourceDescriptor",
     "append_to_log",
+    "clock_frame",
     "drop_log_before",
-    "read_admission",
+    "log_count",
     "read_log_range",
-    "read_range",
-    "register_data_source",
-    "source_frame",
     "split_range",
-    "write_admission",
     "write_log_count",
-    "write_range",
 ]
-
-#: The columns of a flowmagic source's rows: the range of offsets one subtask reads.
-SCHEMA = "fm_source INT, fm_subtask INT, fm_start LONG, fm_end LONG"
 
 _LINES_PER_SEGMENT = 1 << 14
 #: Seconds between a socket source's connections (Flink's DEFAULT_CONNECTION_RETRY_SLEEP).
 _RECONNECT_DELAY = 0.5
+#: How often an epoch runs at most when nothing keeps the job busy (ms): often enough for
+#: processing-time timers, seldom enough that idle jobs leave the machine to others.
+TICK_MS = 200
 
 
-@dataclass(frozen=True)
-class SourceDescriptor:
-    """What the data source needs to know of one flowmagic source (JSON, passed as an option)."""
+def clock_frame(spark: Any) -> Any:
+    """The streaming DataFrame that makes Spark's micro-batch loop run a batch on every
+    trigger: Spark's own ``rate-micro-batch`` source, one row a batch that nobody reads.
 
-    #: How the offsets move: ``offsets``, ``log`` or ``clock`` (see the module's docstring).
-    feed: str
-    node_id: int
-    parallelism: int
-    #: offsets: rows per second over all subtasks (None: as fast as admitted).
-    rows_per_second: float | None = None
-    #: The most records one epoch admits (bounded memory for fast sources); the driver may
-    #: admit fewer (see :func:`write_admission`).
-    max_per_epoch: int = 100_000
-    #: log: the directory of the line log.
-    log_dir: str | None = None
-    #: clock: how often the offset moves, in ms.
-    tick_ms: int = 200
-    #: Where the planner writes each batch's range (``<start>.json``: its end), so the
-    #: driver knows an epoch's ranges without a Spark job reading them.
-    ranges_dir: str | None = None
-    #: The offset the job's first batch starts at (a restored source's position).
-    start: int = 0
+    A JVM source, so that starting the query starts no Python process and planning a batch
+    makes no round trip to one (a Python data source costs both, seconds on a busy machine).
+    """
+    from pyspark.sql import functions
 
-    def to_option(self) -> str:
-        return json.dumps(asdict(self))
+    frame = spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 1).option("numPartitions", 1).load()
+    return frame.select(functions.lit(-1).alias("fm_source"))
 
 
-def _count(log_dir: str) -> int:
+def log_count(log_dir: str) -> int:
+    """How many lines of the log in ``log_dir`` its reader published."""
     try:
         with open(os.path.join(log_dir, "count")) as file:
             return int(file.read() or 0)
@@ -91,163 +67,13 @@ def _count(log_dir: str) -> int:
         return 0
 
 
-class _Partition:
-    """A subtask's range of one epoch (an ``InputPartition`` by duck typing: picklable)."""
-
-    def __init__(self, value: tuple[int, int, int, int]):
-        self.value = value
-
-
 def _share(start: int, end: int, index: int, parallelism: int) -> tuple[int, int]:
     total = end - start
     return start + total * index // parallelism, start + total * (index + 1) // parallelism
 
 
-def _reader_class() -> type:
-    from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
-
-    class FlowmagicStreamReader(DataSourceStreamReader):
-        def __init__(self, descriptor: SourceDescriptor):
-            self.descriptor = descriptor
-            #: The first offset this reader was asked to go on from, and when: a rate counts
-            #: from there (a restored or restarted source would otherwise wait until the
-            #: clock caught up with the records made before).
-            self.paced_from: tuple[int, float] | None = None
-
-        def initialOffset(self) -> dict:
-            return {"records": self.descriptor.start, "tick": 0}
-
-        def _available(self, start: int) -> int:
-            descriptor = self.descriptor
-            admitted = read_admission(descriptor.ranges_dir, descriptor.max_per_epoch)
-            if descriptor.feed == "log":
-                assert descriptor.log_dir is not None
-                available = _count(descriptor.log_dir)
-            elif descriptor.feed == "offsets":
-                if descriptor.rows_per_second is None:
-                    available = start + admitted
-                else:
-                    if self.paced_from is None:
-                        self.paced_from = (start, time.time())
-                    first, since = self.paced_from
-                    available = first + int((time.time() - since) * descriptor.rows_per_second)
-            else:
-                return start
-            return max(start, min(available, start + admitted))
-
-        def latestOffset(self, start: dict | None = None, limit: Any = None) -> dict:
-            begin = start["records"] if start else self.descriptor.start
-            return {"records": self._available(begin), "tick": int(time.time() * 1000) // self.descriptor.tick_ms}
-
-        def partitions(self, start: dict, end: dict) -> Sequence[InputPartition]:
-            descriptor = self.descriptor
-            first, last = start["records"], end["records"]
-            if descriptor.ranges_dir is not None:
-                write_range(descriptor.ranges_dir, first, last)
-            if descriptor.feed == "clock" or first == last:
-                return [InputPartition((descriptor.node_id, -1, 0, 0))]
-            return [
-                InputPartition((descriptor.node_id, index, *_share(first, last, index, descriptor.parallelism)))
-                for index in range(descriptor.parallelism)
-            ]
-
-        def read(self, partition: Any) -> Iterator[tuple[int, int, int, int]]:
-            node_id, subtask, first, last = partition.value
-            if subtask >= 0:
-                yield (node_id, subtask, first, last)
-
-        def commit(self, end: dict) -> None:
-            """Spark committed the epoch's offsets: nothing to release here (the job drops the
-            log's lines once no kept manifest needs them, see ``drop_log_before``)."""
-
-    return FlowmagicStreamReader
-
-
-def _data_source_class() -> type:
-    from pyspark.sql.datasource import DataSource
-
-    reader = _reader_class()
-
-    class FlowmagicDataSource(DataSource):
-        @classmethod
-        def name(cls) -> str:
-            return "flowmagic"
-
-        def schema(self) -> str:
-            return SCHEMA
-
-        def streamReader(self, schema: Any) -> Any:
-            return reader(SourceDescriptor(**json.loads(self.options["descriptor"])))
-
-    return FlowmagicDataSource
-
-
-_REGISTERED: set[int] = set()
-
-
-def register_data_source(spark: Any) -> None:
-    """Make ``format("flowmagic")`` known to ``spark`` (once per session)."""
-    if id(spark) in _REGISTERED:
-        return
-    spark.dataSource.register(_data_source_class())
-    _REGISTERED.add(id(spark))
-
-
-def source_frame(spark: Any, descriptor: SourceDescriptor) -> Any:
-    """The streaming DataFrame of one flowmagic source's ranges."""
-    register_data_source(spark)
-    return spark.readStream.format("flowmagic").option("descriptor", descriptor.to_option()).load()
-
-
-def write_range(ranges_dir: str, start: int, end: int) -> None:
-    """Record that the batch starting at offset ``start`` ends at ``end``.
-
-    Spark plans a batch (here, on the driver) before ``foreachBatch`` runs it, and plans a
-    replayed batch with the offsets it logged, so the file is written again with the same
-    end; batches run one after the other, so the driver reads it before the next is planned.
-    """
-    os.makedirs(ranges_dir, exist_ok=True)
-    path = os.path.join(ranges_dir, f"{start}.json")
-    temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "w") as file:
-        file.write(json.dumps({"end": end}))
-    os.replace(temporary, path)
-
-
-def write_admission(ranges_dir: str, records: int) -> None:
-    """Admit at most ``records`` records into each of the source's next epochs."""
-    os.makedirs(ranges_dir, exist_ok=True)
-    path = os.path.join(ranges_dir, "admission")
-    temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "w") as file:
-        file.write(str(records))
-    os.replace(temporary, path)
-
-
-def read_admission(ranges_dir: str | None, default: int) -> int:
-    """How many records the driver admits into the next epoch (``default`` if it did not say)."""
-    if ranges_dir is None:
-        return default
-    try:
-        with open(os.path.join(ranges_dir, "admission")) as file:
-            return min(int(file.read()), default)
-    except (FileNotFoundError, ValueError):
-        return default
-
-
-def read_range(ranges_dir: str, start: int) -> int | None:
-    """The end of the batch that starts at ``start`` (None: Spark planned nothing of this
-    source for the batch, as it does when the source's offsets did not move)."""
-    try:
-        with open(os.path.join(ranges_dir, f"{start}.json")) as file:
-            end: int = json.load(file)["end"]
-    except FileNotFoundError:
-        return None
-    return end
-
-
 def split_range(start: int, end: int, parallelism: int) -> list[list[tuple[int, int]]]:
-    """Each subtask's share of the offsets ``start`` to ``end`` (as the planner splits them)."""
+    """Each subtask's contiguous share of the offsets ``start`` to ``end``."""
     return [[_share(start, end, index, parallelism)] if end > start else [] for index in range(parallelism)]
 
 
@@ -264,7 +90,7 @@ class SocketLog:
         self.host, self.port, self.delimiter, self.max_retry = host, port, delimiter, max_retry
         self.log_dir = log_dir
         os.makedirs(log_dir, exist_ok=True)
-        self.count = _count(log_dir)
+        self.count = log_count(log_dir)
         # A run killed between logging lines and publishing them left them in the log: the
         # lines logged from now on must take their places.
         truncate_log(log_dir, self.count)

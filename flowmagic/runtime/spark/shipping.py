@@ -28,15 +28,19 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fil
 def ship_flowmagic(sc: Any, *, arrow: bool = False) -> None:
     """Add flowmagic as a zip to ``sc``'s Python path and check the workers, once per SparkContext.
 
-    ``arrow``: also check that the workers have ``pyarrow``, which PySpark's Python data
-    sources (the continuous mode's sources) need wherever they run.
+    ``arrow``: also check that the workers have ``pyarrow``, through which the continuous
+    mode's subtasks read and write their state.
     """
-    if sc.applicationId not in _SHIPPED:
+    ship = sc.applicationId not in _SHIPPED
+    check_arrow = arrow and sc.applicationId not in _ARROW_CHECKED
+    if ship:
         _ship(sc)
-        _SHIPPED.add(sc.applicationId)
-    # After shipping: the probe is flowmagic's, so a worker imports flowmagic to run it.
-    if arrow and sc.applicationId not in _ARROW_CHECKED:
-        _check_workers(sc, _with_arrow)
+    if ship or check_arrow:
+        # One probe job for both (each costs a Spark job, and the first a Python worker's
+        # start): the probe is flowmagic's, so a worker imports flowmagic to run it.
+        _check_workers(sc, _with_arrow if check_arrow else _on_worker)
+    _SHIPPED.add(sc.applicationId)
+    if check_arrow:
         _ARROW_CHECKED.add(sc.applicationId)
 
 
@@ -55,7 +59,6 @@ def _ship(sc: Any) -> None:
                 path = os.path.join(root, name)
                 bundle.write(path, os.path.relpath(path, os.path.dirname(_PACKAGE)))
     sc.addPyFile(archive)
-    _check_workers(sc, _on_worker)
 
 
 def _on_worker(value: Any) -> Any:
@@ -93,8 +96,8 @@ def _worker_problem(error: str, sc: Any) -> str:
     missing = re.search(r"No module named '([^']+)'", error)
     if missing and missing.group(1).startswith("pyarrow"):
         return (
-            f"Spark's Python workers ({python!r}) have no pyarrow, which PySpark's Python data sources "
-            "(the sources of a continuous job) need: install it there, e.g. pip install "
+            f"Spark's Python workers ({python!r}) have no pyarrow, through which the subtasks of a "
+            "continuous job read and write their state: install it there, e.g. pip install "
             f"'pyspark[sql]=={_pyspark_version()}'."
         )
     if missing:

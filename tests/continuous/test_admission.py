@@ -1,0 +1,84 @@
+"""How a continuous job sizes and drives its epochs: admission control, and a query that
+starts no Python process for its sources."""
+
+from __future__ import annotations
+
+import pytest
+from continuous_support import Printed, start, wait_for
+
+import flowmagic
+from flowmagic.runtime.continuous.admission import AdmissionControl
+
+
+def _settle(fixed: float, per_record: float, between: float, epochs: int = 60) -> tuple[int, list[float]]:
+    """Run ``epochs`` epochs of a source that always has more input than admitted, each
+    taking ``fixed + per_record * admitted`` s with ``between`` s of Spark's own between
+    them: the admission they settle at, and what each took."""
+    admission = AdmissionControl(500_000)
+    took = []
+    for _ in range(epochs):
+        admitted = admission.records
+        duration = fixed + per_record * admitted
+        took.append(duration)
+        admission.epoch_ran(admitted, duration, admitted / (duration + between))
+    return admission.records, took
+
+
+def test_epochs_grow_on_a_busy_machine_whose_fixed_time_alone_takes_over_a_second() -> None:
+    # A loaded machine: 1.2 s per epoch whatever it holds, 2 µs per record. Epochs of 1,000
+    # records would make 600 records/s; grown, they make over 100,000.
+    records, took = _settle(fixed=1.2, per_record=2e-6, between=0.3)
+    assert records >= 128_000
+    assert records / (1.2 + 2e-6 * records + 0.3) > 100_000
+    # ...while every epoch stays short enough for a stop or a savepoint to be prompt.
+    assert max(took) <= AdmissionControl.BUDGET
+
+
+def test_epochs_grow_on_a_machine_so_busy_that_an_epoch_of_1000_records_takes_over_the_budget() -> None:
+    # 6 s per epoch whatever it holds (a load average of 30 on 2 cores), 20 µs per record:
+    # epochs of 1,000 records would make 160 records/s; a stop waits for the fixed time
+    # anyway, so epochs grow while their records take a small part of it.
+    records, took = _settle(fixed=6.0, per_record=2e-5, between=0.3)
+    assert records >= 64_000
+    assert records / (6.0 + 2e-5 * records + 0.3) > 8_000
+    assert max(took) <= AdmissionControl.BUSY_BUDGET * 6.0
+
+
+def test_epochs_stop_growing_once_growing_brings_no_more_records_per_second() -> None:
+    # 10,000 records/s at most, whatever the epochs' size: beyond a few thousand records an
+    # epoch gains little but latency.
+    records, took = _settle(fixed=0.05, per_record=1e-4, between=0.0)
+    assert 4_000 <= records <= 8_000
+    assert max(took) < 1
+
+
+def test_a_slow_pipeline_keeps_short_epochs_after_one_larger_epoch_told_its_time_per_record() -> None:
+    # 2 ms a record: 1,000 records take 2.5 s; the one doubled epoch shows it, and then none.
+    records, took = _settle(fixed=0.5, per_record=2e-3, between=0.2)
+    assert records == AdmissionControl.FIRST
+    assert sorted(took)[-2] <= 2.5
+
+
+def test_an_epoch_over_the_budget_halves_the_admission() -> None:
+    admission = AdmissionControl(500_000)
+    for _ in range(6):
+        admission.epoch_ran(admission.records, 0.2, admission.records / 0.2)
+    grown = admission.records
+    admission.epoch_ran(grown, AdmissionControl.LONG + 1, None)
+    assert admission.records == grown // 2
+
+
+@pytest.mark.e2e
+def test_a_jobs_query_reads_only_sparks_jvm_sources_so_no_python_process_plans_its_batches(spark) -> None:
+    # A Python data source starts a Python process when the query starts (seconds on a busy
+    # machine) and asks it for offsets and partitions every batch.
+    env = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    env.from_datagen(lambda i: (i % 3, 1), rows_per_second=200).key_by(lambda p: p[0]).sum(1).print()
+    printed = Printed()
+    job = start(env, printed, "jvm sources")
+    try:
+        wait_for(lambda: job.epochs >= 3 and printed.lines, job)
+        sources = [source["description"] for source in job._query.lastProgress["sources"]]
+    finally:
+        job.cancel()
+    assert sources and not any("Python" in description for description in sources), sources
