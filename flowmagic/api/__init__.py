@@ -10,7 +10,6 @@ from flowmagic.api.datastream import (
     KeyedStream,
 )
 from flowmagic.api.environment import StreamExecutionEnvironment
-from flowmagic.api.sinks import Encoder, FileSink
 from flowmagic.api.windowed import AllWindowedStream, WindowedStream
 from flowmagic.vocabulary.broadcast_functions import BroadcastProcessFunction, KeyedBroadcastProcessFunction
 from flowmagic.vocabulary.bucket_assigner import BucketAssigner
@@ -36,6 +35,7 @@ from flowmagic.vocabulary.functions import (
 from flowmagic.vocabulary.join_functions import CoGroupFunction, FlatJoinFunction, JoinFunction, ProcessJoinFunction
 from flowmagic.vocabulary.output_file_config import OutputFileConfig
 from flowmagic.vocabulary.rolling_policy import RollingPolicy
+from flowmagic.vocabulary.sinks import Encoder, FileSink
 from flowmagic.vocabulary.state import (
     AggregatingStateDescriptor,
     ListStateDescriptor,

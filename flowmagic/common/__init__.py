@@ -2,9 +2,9 @@
 
 from flowmagic.api.execution_config import ExecutionConfig
 from flowmagic.api.pyflink import SCHEMAS, missing_names
-from flowmagic.api.sinks import Encoder, SimpleStringSchema
 from flowmagic.vocabulary.configuration import Configuration
 from flowmagic.vocabulary.job_execution_result import JobExecutionResult, JobID
+from flowmagic.vocabulary.sinks import Encoder, SimpleStringSchema
 from flowmagic.vocabulary.time import Duration, Time
 from flowmagic.vocabulary.types import Row, RowKind, TypeInformation, Types
 from flowmagic.vocabulary.watermarks import WatermarkStrategy

@@ -1,7 +1,7 @@
 """PyFlink's ``pyflink.common.serialization``."""
 
 from flowmagic.api.pyflink import SCHEMAS, missing_names
-from flowmagic.api.sinks import Encoder, SimpleStringSchema
+from flowmagic.vocabulary.sinks import Encoder, SimpleStringSchema
 
 __all__ = ["Encoder", "SimpleStringSchema"]
 

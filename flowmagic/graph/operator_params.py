@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from flowmagic.api.sinks import FileSink
     from flowmagic.graph.operators import DriverSide
+    from flowmagic.vocabulary.sinks import FileSink
     from flowmagic.vocabulary.state import MapStateDescriptor
     from flowmagic.vocabulary.types import TypeInformation
     from flowmagic.vocabulary.watermarks import WatermarkStrategy

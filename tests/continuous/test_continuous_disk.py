@@ -20,7 +20,6 @@ import pytest
 from continuous_support import Printed, start, wait_for
 
 import flowmagic
-from flowmagic.api.sinks import Encoder, FileSink
 from flowmagic.common import Duration, WatermarkStrategy
 from flowmagic.datastream.connectors import FileSource, StreamFormat
 from flowmagic.runtime.continuous.checkpoints import _KEPT_EPOCHS
@@ -29,6 +28,7 @@ from flowmagic.runtime.continuous.sources import _LINES_PER_SEGMENT
 from flowmagic.vocabulary.bucket_assigner import BucketAssigner
 from flowmagic.vocabulary.configuration import Configuration
 from flowmagic.vocabulary.rolling_policy import RollingPolicy
+from flowmagic.vocabulary.sinks import Encoder, FileSink
 
 pytestmark = pytest.mark.e2e
 

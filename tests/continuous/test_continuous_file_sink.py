@@ -13,7 +13,6 @@ from continuous_support import LineServer, wait_for
 
 import flowmagic
 from flowmagic import errors
-from flowmagic.api.sinks import Encoder, FileSink
 from flowmagic.graph.operator_params import SinkParams
 from flowmagic.runtime.clock import EpochClock
 from flowmagic.runtime.connectors.file_sink import FileSinkWriter, commit_part
@@ -21,6 +20,7 @@ from flowmagic.runtime.continuous.job import JobStatus
 from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.vocabulary.bucket_assigner import BucketAssigner
 from flowmagic.vocabulary.rolling_policy import RollingPolicy
+from flowmagic.vocabulary.sinks import Encoder, FileSink
 
 
 def _writer(base: Path, policy: RollingPolicy, clock: EpochClock, check_interval: int = 60_000, index: int = 0):

@@ -1,7 +1,6 @@
 """PyFlink's ``pyflink.datastream.connectors``: the file source and sink, the number sequence."""
 
 from flowmagic.api.pyflink import missing_names
-from flowmagic.api.sinks import FileSink
 from flowmagic.api.sources import FileSource, FileSourceBuilder, NumberSequenceSource, Source
 from flowmagic.datastream.connectors.file_system import (
     BucketAssigner,
@@ -9,6 +8,7 @@ from flowmagic.datastream.connectors.file_system import (
     RollingPolicy,
     StreamFormat,
 )
+from flowmagic.vocabulary.sinks import FileSink
 
 __all__ = [
     "BucketAssigner",

@@ -5,11 +5,11 @@ import and fail, saying what to use, only when used.
 """
 
 from flowmagic.api.pyflink import missing_names, unsupported_class
-from flowmagic.api.sinks import FileSink
 from flowmagic.api.sources import FileSource, FileSourceBuilder, StreamFormat
 from flowmagic.vocabulary.bucket_assigner import BucketAssigner
 from flowmagic.vocabulary.output_file_config import OutputFileConfig
 from flowmagic.vocabulary.rolling_policy import DefaultRollingPolicy, OnCheckpointRollingPolicy, RollingPolicy
+from flowmagic.vocabulary.sinks import FileSink
 
 _MODULE = "flowmagic.datastream.connectors.file_system"
 _NO_COMPACTION = (
