@@ -488,30 +488,7 @@ class FileSplitReader(Operator):
 
     def read_split(self, split: tuple[str, int, int]) -> Iterator[list[str]]:
         """The lines of ``split``, in batches."""
-        path, start, end = split
-        encoding = self.charset
-        with open(path, "rb") as file:
-            if start > 0:
-                file.seek(start - 1)
-                if file.read(1) != b"\n":
-                    file.readline()
-            position = file.tell()
-            while position < end:
-                # Whole lines only: read up to the split's end (or a block), then finish the line.
-                block = file.read(min(_READ_BLOCK, end - position))
-                if not block:
-                    break
-                if not block.endswith(b"\n"):
-                    block += file.readline()
-                position += len(block)
-                text = block.decode(encoding)
-                lines = text.split("\n")
-                if text.endswith("\n"):
-                    lines.pop()
-                if "\r" in text:
-                    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-                for first in range(0, len(lines), BATCH_SIZE):
-                    yield lines[first : first + BATCH_SIZE]
+        return split_lines(*split, encoding=self.charset, batch=BATCH_SIZE)
 
     def process_batch_in_steps(self, values: list[Any]) -> Iterator[None]:
         if values and isinstance(values[0], str):  # lines from Spark's Hadoop reader
@@ -526,3 +503,33 @@ class FileSplitReader(Operator):
     def process_batch(self, values: list[Any]) -> None:
         for _step in self.process_batch_in_steps(values):
             pass
+
+
+def split_lines(
+    path: str, start: int, end: int, encoding: str = "utf-8", batch: int = BATCH_SIZE
+) -> Iterator[list[str]]:
+    """The lines that start in ``[start, end)`` of ``path``, ``batch`` at a time, without their
+    line ends. Hadoop's rule splits a file: a split owns the lines that start in it, the first
+    one also the first line."""
+    with open(path, "rb") as file:
+        if start > 0:
+            file.seek(start - 1)
+            if file.read(1) != b"\n":
+                file.readline()
+        position = file.tell()
+        while position < end:
+            # Whole lines only: read up to the split's end (or a block), then finish the line.
+            block = file.read(min(_READ_BLOCK, end - position))
+            if not block:
+                break
+            if not block.endswith(b"\n"):
+                block += file.readline()
+            position += len(block)
+            text = block.decode(encoding)
+            lines = text.split("\n")
+            if text.endswith("\n"):
+                lines.pop()
+            if "\r" in text:
+                lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+            for first in range(0, len(lines), batch):
+                yield lines[first : first + batch]

@@ -14,7 +14,15 @@ from flowmagic.graph.operator_params import DatagenSourceParams, SqlOperatorPara
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.graph.sql_runtime import ScanSpec, ValuesSpec
 from flowmagic.runtime.connectors.factories import Column, TableContext
-from flowmagic.runtime.connectors.sources import DatagenFields, DatagenSource, Source, chunks, local_path, split_file
+from flowmagic.runtime.connectors.sources import (
+    DatagenFields,
+    DatagenSource,
+    Source,
+    chunks,
+    local_path,
+    split_file,
+    split_lines,
+)
 from flowmagic.runtime.continuous.feeds import Feed, FeedContext, OffsetFeed
 from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.records import BATCH_SIZE
@@ -24,7 +32,6 @@ from flowmagic.runtime.sql.values import parse_timestamp, parse_type
 
 __all__ = ["TableSourceScan", "ValuesSource"]
 
-_BLOCK = 1 << 20
 _LINES = 2048
 
 
@@ -197,7 +204,7 @@ class TableSourceScan(Source):
         projection = self.spec.projection
         converters = [_converter(columns[i][1], null_literal) for i in projection]
         for split in mine:
-            lines = _split_lines(*split)
+            lines = split_lines(*split, batch=_LINES)
             if fmt == "csv":
                 delimiter = self.options.get("csv.field-delimiter", ",")
                 parse = _csv_parser([columns[i][1] for i in projection], projection, delimiter, null_literal)
@@ -225,30 +232,3 @@ def _datagen_params(spec: ScanSpec) -> tuple[DatagenSourceParams, bool]:
     params = source.operator.params
     assert isinstance(params, DatagenSourceParams)
     return params, source.bounded
-
-
-def _split_lines(path: str, start: int, end: int) -> Iterator[list[str]]:
-    """The lines that start in ``[start, end)`` of ``path`` (Hadoop's rule: the first split
-    also owns the first line), in blocks of about a megabyte."""
-    with open(path, "rb") as file:
-        if start > 0:
-            file.seek(start - 1)
-            if file.read(1) != b"\n":
-                file.readline()
-        position = file.tell()
-        while position < end:
-            block = file.read(min(_BLOCK, end - position))
-            if not block:
-                break
-            if not block.endswith(b"\n"):
-                block += file.readline()
-            position += len(block)
-            lines = block.decode("utf-8").split("\n")
-            if lines[-1] == "":
-                lines.pop()
-            if b"\r" in block:
-                lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-            # Batches of a few thousand rows: few rows alive at once (the collector's work
-            # grows with them), many per call of the chain behind.
-            for first in range(0, len(lines), _LINES):
-                yield lines[first : first + _LINES]
