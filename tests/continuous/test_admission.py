@@ -78,7 +78,7 @@ def test_a_jobs_query_reads_only_sparks_jvm_sources_so_no_python_process_plans_i
     job = start(env, printed, "jvm sources")
     try:
         wait_for(lambda: job.epochs >= 3 and printed.lines, job)
-        sources = [source["description"] for source in job._query.lastProgress["sources"]]
+        sources = [source["description"] for source in job.coordinator._query.lastProgress["sources"]]
     finally:
         job.cancel()
     assert sources and not any("Python" in description for description in sources), sources
