@@ -14,7 +14,7 @@ from flowmagic.errors import JobError
 from flowmagic.graph.operator_params import SqlOperatorParams
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.graph.sql_runtime import SinkSpec
-from flowmagic.runtime.connectors.sinks import Sink
+from flowmagic.runtime.connectors.sinks import CollectSink, Sink
 from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.result import JobResult
@@ -24,20 +24,11 @@ from flowmagic.runtime.sql.values import parse_type, row_string, value_string
 if TYPE_CHECKING:
     from flowmagic.runtime.continuous.output import EpochOutput
 
-__all__ = ["SqlCollectSink", "TableSink"]
+__all__ = ["TableSink"]
 
 
-@register(OperatorKind.SQL_COLLECT_SINK)
-class SqlCollectSink(Sink):
-    """A SELECT's result: its rows (kinds included) to the driver."""
-
-    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
-        self.emit_result(value)
-
-    def process_batch(self, values: list[Any]) -> None:
-        emit = self.emit_result
-        for value in values:
-            emit(value)
+# A SELECT's result is execute_and_collect()'s: its rows, kinds included, to the driver.
+register(OperatorKind.SQL_COLLECT_SINK)(CollectSink)
 
 
 @register(OperatorKind.SQL_SINK)
