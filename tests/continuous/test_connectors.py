@@ -254,6 +254,10 @@ def test_a_tables_format_and_what_a_source_lets_the_planner_push_into_it(tmp_pat
     rows = _rows(prices)
     assert all(Decimal(1) <= row.price <= Decimal("2.5") and row.price.as_tuple().exponent == -2 for row in rows)
     assert all(abs(row.any) <= Decimal("99.9") and row.any.as_tuple().exponent == -1 for row in rows)
+    # The continuous mode makes rows by offset range (tuples); a bounded read row by row: the same values.
+    generator = prices.operator.params.generator
+    assert [tuple(generator(index)) for index in range(20)] == generator.tuples(0, 20)
+    assert all(Decimal(1) <= price <= Decimal("2.5") for price, _ in generator.tuples(100, 140))
     # Flink generates a random column of any type, so such a table plans; reading it is what
     # flowmagic refuses, naming the column. A sequence of timestamps Flink refuses itself.
     stamps = create_table_source(

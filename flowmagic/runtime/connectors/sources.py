@@ -186,7 +186,7 @@ class DatagenSource(Source):
             count = fields.rows if count is None else min(count, fields.rows)
         spec = OperatorSpec(
             OperatorKind.SOURCE_DATAGEN,
-            DatagenSourceParams(generator=fields, arity=2, count=count, rows_per_second=rows_per_second, seed=0),
+            DatagenSourceParams(generator=fields, arity=1, count=count, rows_per_second=rows_per_second, seed=0),
         )
         return ConnectorSource(spec, bounded=count is not None)
 
@@ -254,21 +254,6 @@ class _Field:
                 f"it generates {_GENERATED}"
             )
 
-    def value(self, index: int, rng: random.Random) -> Any:
-        self.check()
-        if self.kind == "sequence":
-            value = self.low + index
-            return str(value) if self.base in _STRING_TYPES else value
-        if self.base in _INTEGER_RANGES:
-            return rng.randint(self.low, self.high)
-        if self.base in _FLOAT_TYPES:
-            return rng.uniform(self.low, self.high)
-        if self.unit is not None:
-            return Decimal(rng.uniform(self.low, self.high)).quantize(self.unit, ROUND_HALF_UP)
-        if self.base == "BOOLEAN":
-            return rng.random() < 0.5
-        return "".join(rng.choice("0123456789abcdef") for _ in range(self.length))
-
 
 _MASK = (1 << 64) - 1
 
@@ -298,6 +283,9 @@ def _column_values(field: _Field, position: int, seed: int, start: int, end: int
     if field.base in _FLOAT_TYPES:
         low, width = field.low, field.high - field.low
         return [low + (m >> 11) / (1 << 53) * width for m in mixes]
+    if field.unit is not None:
+        low, width, unit = field.low, field.high - field.low, field.unit
+        return [Decimal(low + (m >> 11) / (1 << 53) * width).quantize(unit, ROUND_HALF_UP) for m in mixes]
     if field.base == "BOOLEAN":
         return [m & 1 == 1 for m in mixes]
     words = -(-field.length // 16)
@@ -311,15 +299,15 @@ def _column_values(field: _Field, position: int, seed: int, start: int, end: int
 @dataclass(frozen=True)
 class DatagenFields:
     """The generator of a ``datagen`` table's rows: ``Row`` ``index`` of its columns, each
-    random (from the record's own seeded ``rng``) or the ``index``-th of its sequence."""
+    random (a function of the row's index and column alone) or the ``index``-th of its sequence."""
 
     names: tuple[str, ...]
     fields: tuple[_Field, ...]
     #: How many rows the sequences have (None: no sequence field).
     rows: int | None = None
 
-    def __call__(self, index: int, rng: random.Random) -> Row:
-        return Row(**{name: field.value(index, rng) for name, field in zip(self.names, self.fields, strict=True)})
+    def __call__(self, index: int) -> Row:
+        return Row(**dict(zip(self.names, self.tuples(index, index + 1)[0], strict=True)))
 
     def tuples(self, start: int, end: int, seed: int = 0) -> list[tuple[Any, ...]]:
         """Rows ``start`` to ``end - 1`` as tuples, each value a function of the seed, the
