@@ -198,20 +198,37 @@ def lab(playwright_api: Any) -> Iterator[str]:
 def browser(playwright_api: Any, lab: str) -> Iterator[Browser]:
     """The test notebook opened in Chromium, all cells run, the four graph widgets shown."""
     with chromium_page(playwright_api) as state:
-        page = state.page
-        page.goto(lab, timeout=STARTUP_SECONDS * 1000)
-        page.wait_for_function(
-            "window.jupyterapp && window.jupyterapp.shell.currentWidget"
-            " && window.jupyterapp.shell.currentWidget.sessionContext",
-            timeout=STARTUP_SECONDS * 1000,
-        )
-        _wait_for_kernel(page)
-        # Not awaited: the command's promise settles only when every cell has run.
-        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-        page.wait_for_function(
+        run_all_cells(state.page, lab)
+        state.page.wait_for_function(
             "document.querySelectorAll('.flowmagic-graphs').length === 4", timeout=STARTUP_SECONDS * 1000
         )
         yield state
+
+
+def run_all_cells(page: Any, url: str) -> None:
+    """Open the notebook at ``url`` in JupyterLab, wait for its kernel, and start every cell."""
+    page.goto(url, timeout=STARTUP_SECONDS * 1000)
+    page.wait_for_function(
+        "window.jupyterapp && window.jupyterapp.shell.currentWidget"
+        " && window.jupyterapp.shell.currentWidget.sessionContext",
+        timeout=STARTUP_SECONDS * 1000,
+    )
+    _wait_for_kernel(page)
+    # Not awaited: the command's promise settles only when every cell has run.
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+
+
+def exported_html(notebook: Path) -> Path:
+    """The notebook as ``nbconvert --to html`` exports it, beside it."""
+    result = subprocess.run(
+        [sys.executable, "-m", "nbconvert", "--to", "html", str(notebook)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return notebook.with_suffix(".html")
 
 
 def _wait_for_kernel(page: Any) -> None:

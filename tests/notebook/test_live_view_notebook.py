@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ import nbformat
 import pytest
 import test_browser
 from nbclient import NotebookClient
-from test_browser import STARTUP_SECONDS, Browser, chromium_page, lab_server
+from test_browser import STARTUP_SECONDS, Browser, chromium_page, exported_html, lab_server, run_all_cells
 
 from flowmagic.render import load_colours
 
@@ -153,14 +152,7 @@ def test_live_in_jupyterlab(playwright_api: Any, tmp_path: Path) -> None:
     nbformat.write(notebook, live)
     with lab_server(live) as url, chromium_page(playwright_api) as browser:
         page = browser.page
-        page.goto(url, timeout=STARTUP_SECONDS * 1000)
-        page.wait_for_function(
-            "window.jupyterapp && window.jupyterapp.shell.currentWidget"
-            " && window.jupyterapp.shell.currentWidget.sessionContext",
-            timeout=STARTUP_SECONDS * 1000,
-        )
-        test_browser._wait_for_kernel(page)
-        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+        run_all_cells(page, url)
         # The view updates in place while the job runs, until three checkpoints are listed
         # and each of the counter's subtasks shows its keys.
         page.wait_for_function(
@@ -187,14 +179,7 @@ def test_saved_notebook_untrusted_in_jupyterlab(saved: Path, playwright_api: Any
 
 
 def test_exported_html_offline(saved: Path, playwright_api: Any) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "nbconvert", "--to", "html", str(saved)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
+    exported = exported_html(saved)
     with chromium_page(playwright_api, allow=("file://",)) as browser:
-        browser.page.goto(saved.with_suffix(".html").as_uri())
+        browser.page.goto(exported.as_uri())
         expect_view(browser)

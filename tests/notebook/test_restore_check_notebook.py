@@ -12,7 +12,6 @@ the JobGraph must be a visible picture, with the table of verdicts beside it.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ import nbformat
 import pytest
 import test_browser
 from nbclient import NotebookClient
-from test_browser import STARTUP_SECONDS, Browser, chromium_page, lab_server
+from test_browser import STARTUP_SECONDS, Browser, chromium_page, exported_html, lab_server, run_all_cells
 
 pytestmark = pytest.mark.e2e
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -203,14 +202,7 @@ def test_live_in_jupyterlab(executed, playwright_api: Any, tmp_path: Path) -> No
     nbformat.write(_notebook([*cells, (f"%flow check edited --savepoint {savepoint}", [])]), live)
     with lab_server(live) as url, chromium_page(playwright_api) as browser:
         page = browser.page
-        page.goto(url, timeout=STARTUP_SECONDS * 1000)
-        page.wait_for_function(
-            "window.jupyterapp && window.jupyterapp.shell.currentWidget"
-            " && window.jupyterapp.shell.currentWidget.sessionContext",
-            timeout=STARTUP_SECONDS * 1000,
-        )
-        test_browser._wait_for_kernel(page)
-        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+        run_all_cells(page, url)
         live_view = page.locator(".flowmagic-restore-live")
         live_view.wait_for(timeout=120_000)
         # The widget is drawn: the drawing inline, and the saved picture of its output hidden.
@@ -242,14 +234,7 @@ def test_saved_notebook_untrusted_in_jupyterlab(executed, playwright_api: Any) -
 
 def test_exported_html_offline(executed, playwright_api: Any) -> None:
     _notebook_run, path, _savepoint = executed
-    result = subprocess.run(
-        [sys.executable, "-m", "nbconvert", "--to", "html", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
+    exported = exported_html(path)
     with chromium_page(playwright_api, allow=("file://",)) as browser:
-        browser.page.goto(path.with_suffix(".html").as_uri())
+        browser.page.goto(exported.as_uri())
         expect_check(browser)

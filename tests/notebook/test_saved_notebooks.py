@@ -13,7 +13,6 @@ widget state included. Then, in headless Chromium:
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,7 @@ import nbformat
 import pytest
 import test_browser
 from nbclient import NotebookClient
-from test_browser import STARTUP_SECONDS, Browser, chromium_page, lab_server
+from test_browser import STARTUP_SECONDS, Browser, chromium_page, exported_html, lab_server
 from test_magics import WORDCOUNT
 
 pytestmark = pytest.mark.e2e
@@ -125,15 +124,7 @@ def test_jupyterlab_shows_an_untrusted_notebooks_graphs_as_pictures(untrusted_la
 
 
 def test_nbconvert_html_opened_offline_shows_the_graphs_as_pictures(saved: Path, playwright_api: Any) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "nbconvert", "--to", "html", str(saved)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    exported = saved.with_suffix(".html")
+    exported = exported_html(saved)
     with chromium_page(playwright_api, allow=("file://",)) as browser:
         browser.page.goto(exported.as_uri())
         expect_pictures(browser)

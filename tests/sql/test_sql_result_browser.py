@@ -16,10 +16,10 @@ import pytest
 from test_browser import (  # noqa: F401 - playwright_api is a fixture used here
     STARTUP_SECONDS,
     Browser,
-    _wait_for_kernel,
     chromium_page,
     lab_server,
     playwright_api,
+    run_all_cells,
 )
 
 pytestmark = pytest.mark.e2e
@@ -52,14 +52,7 @@ def result_browser(playwright_api: Any) -> Iterator[Browser]:  # noqa: F811 - th
         nbformat.write(notebook, path)
         with lab_server(path) as url, chromium_page(playwright_api) as state:
             page = state.page
-            page.goto(url, timeout=STARTUP_SECONDS * 1000)
-            page.wait_for_function(
-                "window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                " && window.jupyterapp.shell.currentWidget.sessionContext",
-                timeout=STARTUP_SECONDS * 1000,
-            )
-            _wait_for_kernel(page)
-            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+            run_all_cells(page, url)
             page.wait_for_selector(".flowmagic-sqlresult", timeout=STARTUP_SECONDS * 1000)
             page.wait_for_function(
                 "document.querySelectorAll('.flowmagic-sqlresult .flowmagic-sqlresult-tableau').length === 2",

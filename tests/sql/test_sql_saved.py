@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +15,7 @@ import nbformat
 import pytest
 import test_browser
 from nbclient import NotebookClient
-from test_browser import STARTUP_SECONDS, chromium_page, lab_server
+from test_browser import STARTUP_SECONDS, chromium_page, exported_html, lab_server
 
 pytestmark = pytest.mark.e2e
 playwright_api = test_browser.playwright_api  # the fixture: Chromium installed, Playwright imported
@@ -61,16 +59,9 @@ def test_the_saved_notebook_keeps_the_tableau_text(saved: Path) -> None:
 
 
 def test_nbconvert_html_opened_offline_shows_the_tableau_text(saved: Path, playwright_api: Any) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "nbconvert", "--to", "html", str(saved)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
+    exported = exported_html(saved)
     with chromium_page(playwright_api, allow=("file://",)) as browser:
-        browser.page.goto(saved.with_suffix(".html").as_uri())
+        browser.page.goto(exported.as_uri())
         static = browser.page.locator(".flowmagic-sqlresult-static pre")
         static.wait_for(state="visible", timeout=60_000)
         lines = _lines(static.inner_text())

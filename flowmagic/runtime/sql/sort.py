@@ -39,10 +39,14 @@ class BatchSort(SqlOperator):
 
     def __init__(self, name: str, params: SqlOperatorParams, task: TaskInfo):
         super().__init__(name, params, task)
-        spec = self.spec
-        assert isinstance(spec, SortSpec), f"{name} runs in batch mode only"
-        self.order = row_order(spec.keys)
+        self.order = row_order(self.sort_keys())
         self.rows: list[Any] = []
+
+    def sort_keys(self) -> tuple[tuple[int, bool, bool], ...]:
+        """The ``(field, descending, nulls last)`` keys the rows are sorted by."""
+        spec = self.spec
+        assert isinstance(spec, SortSpec), f"{self.name} runs in batch mode only"
+        return spec.keys
 
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
         self.rows.append(value)
@@ -53,5 +57,9 @@ class BatchSort(SqlOperator):
     def end_input(self) -> None:
         rows, self.rows = self.rows, []
         rows.sort(key=self.order)
+        self.emit_sorted(rows)
+
+    def emit_sorted(self, rows: list[Any]) -> None:
+        """Emit the subtask's rows, sorted."""
         for first in range(0, len(rows), 1024):
             self.output.collect_batch(rows[first : first + 1024])

@@ -12,37 +12,29 @@ from flowmagic.graph.operators import OperatorKind
 from flowmagic.graph.sql_runtime_ops import SortLimitSpec
 from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.registry import register
-from flowmagic.runtime.sql.operator import SqlOperator
 from flowmagic.runtime.sql.rank import Rank
-from flowmagic.runtime.sql.sort import row_order
+from flowmagic.runtime.sql.sort import BatchSort
 
 __all__ = ["SortLimit"]
 
 
 @register(OperatorKind.SQL_SORT_LIMIT)
-class SortLimit(SqlOperator):
+class SortLimit(BatchSort):
+    """Sorts the subtask's rows once its input ended, and emits ``fetch`` of them from ``offset``."""
+
     def __new__(cls, name: str, params: SqlOperatorParams, task: TaskInfo) -> Any:
         if not isinstance(params.runtime, SortLimitSpec):
             return Rank(name, params, task)
         return super().__new__(cls)
 
-    def __init__(self, name: str, params: SqlOperatorParams, task: TaskInfo):
-        super().__init__(name, params, task)
+    def sort_keys(self) -> tuple[tuple[int, bool, bool], ...]:
         spec = self.spec
         assert isinstance(spec, SortLimitSpec)
-        self.order = row_order(spec.order)
-        self.rows: list[Any] = []
+        return spec.order
 
-    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
-        self.rows.append(value)
-
-    def process_batch(self, values: list[Any]) -> None:
-        self.rows.extend(values)
-
-    def end_input(self) -> None:
-        rows, self.rows = self.rows, []
-        rows.sort(key=self.order)
+    def emit_sorted(self, rows: list[Any]) -> None:
         spec = self.spec
+        assert isinstance(spec, SortLimitSpec)
         rows = rows[spec.offset : spec.offset + spec.fetch]
         if rows:
             self.output.collect_batch(rows)
