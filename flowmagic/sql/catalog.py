@@ -4,6 +4,7 @@ tables and views (temporary objects shadow permanent ones of the same name)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlglot import exp
 
@@ -43,7 +44,43 @@ class CatalogView:
     columns: list[str] = field(default_factory=list)
 
 
-CatalogObject = CatalogTable | CatalogView
+@dataclass
+class CatalogDataStream:
+    """A DataStream as a table (``from_data_stream``, ``create_temporary_view(name, stream)``):
+    Flink's ExternalQueryOperation. Its scan reads the stream's transformation through Flink's
+    input conversion (``DataSteamToTable``): each record into a row of the physical columns,
+    then the record's timestamp where a ``rowtime`` metadata column asks for it."""
+
+    name: str
+    #: Physical columns, then the rowtime metadata column (if declared), then computed ones.
+    columns: list[Column]
+    #: The stream's last transformation, which the scan reads.
+    transformation: Any
+    #: What a record is: ``atomic`` (one column ``f0``), ``tuple`` or ``row`` (one column a field).
+    record: str
+    #: The table's identifier as Flink prints it (``default_catalog.default_database.v``).
+    identifier: str
+    watermark: tuple[str, exp.Expr] | None = None
+    #: The metadata column holding each record's timestamp (Flink's ``rowtime`` metadata key).
+    rowtime: str | None = None
+    #: Physical fields read from a record (by position) for each physical column.
+    positions: tuple[int, ...] = ()
+
+    @property
+    def physical(self) -> list[Column]:
+        return [c for c in self.columns if c.expression is None and c.name != self.rowtime]
+
+    @property
+    def source_watermark(self) -> bool:
+        """Whether the table takes the stream's watermarks (``SOURCE_WATERMARK()``)."""
+        return self.watermark is not None and _is_source_watermark(self.watermark[1])
+
+
+def _is_source_watermark(expression: exp.Expr) -> bool:
+    return isinstance(expression, exp.Anonymous) and expression.name.upper() == "SOURCE_WATERMARK"
+
+
+CatalogObject = CatalogTable | CatalogView | CatalogDataStream
 
 
 def path(name: str) -> tuple[str, str, str]:

@@ -102,6 +102,11 @@ class SqlSession:
         self._env.set_runtime_mode("streaming" if self.streaming else "batch")
         return self._env
 
+    def register_data_stream(self, table: cat.CatalogDataStream) -> None:
+        """Register a DataStream's table as a temporary view (Flink's ``createTemporaryView``
+        of a stream; an anonymous one under its own name)."""
+        self.catalog.create(table, temporary=True, if_not_exists=False)
+
     # --- statements ------------------------------------------------------------------------
 
     def execute(self, statement: str) -> StatementResult:

@@ -600,7 +600,10 @@ class SqlToRel:
             converted = SqlToRel(self.catalog, self.streaming).query(obj.query)
             return converted.rel
         filter_push_down = reads_metadata = projection_push_down = False
-        if as_source:
+        if isinstance(obj, cat.CatalogDataStream):
+            scanned = obj.physical + [c for c in obj.columns if c.name == obj.rowtime]
+            path = cat.path(name) if obj.identifier != obj.name else (obj.name,)
+        elif as_source:
             traits = connectors.validate(cat.qualified(name), obj.options, _typed(obj.physical), source=True)
             if not self.streaming and not traits.bounded:
                 raise ValidationException(
@@ -610,11 +613,13 @@ class SqlToRel:
             filter_push_down = traits.filter_push_down
             reads_metadata = traits.identifier == "filesystem"
             projection_push_down = traits.projection_push_down
-        physical = [Field(c.name, c.type) for c in obj.physical if c.type is not None]
+        if not isinstance(obj, cat.CatalogDataStream):
+            scanned, path = obj.physical, cat.path(name)
+        physical = [Field(c.name, c.type) for c in scanned if c.type is not None]
         rel: RelNode = LogicalTableScan(
             [],
             physical,
-            path=cat.path(name),
+            path=path,
             filter_push_down=filter_push_down,
             projection_push_down=projection_push_down,
             reads_metadata=reads_metadata,

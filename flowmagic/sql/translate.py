@@ -304,6 +304,10 @@ class Translator:
     def _source(self, node: ExecNode, short: str) -> Transformation:
         physical = node.physical
         if isinstance(physical, ph.TableSourceScan):
+            stream = self.catalog.lookup(physical.path[-1])
+            if isinstance(stream, cat.CatalogDataStream):
+                return self._data_stream_scan(node, stream)
+        if isinstance(physical, ph.TableSourceScan):
             table = self.catalog.lookup(physical.path[-1])
             options = table.options if isinstance(table, cat.CatalogTable) else {}
             legacy = options.get("connector") != "filesystem"
@@ -330,6 +334,30 @@ class Translator:
             chaining_strategy=ChainingStrategy.HEAD if legacy else ChainingStrategy.ALWAYS,
             bounded=bounded,
             legacy=legacy,
+        )
+        self.env.add_operator(t)
+        return t
+
+    def _data_stream_scan(self, node: ExecNode, stream: cat.CatalogDataStream) -> Transformation:
+        """Flink's ExternalDynamicSource: an input conversion (``DataSteamToTable``) reading the
+        stream's own transformation, at its parallelism, so that the stream and the query are
+        one job (the conversion chains to the stream's last operator)."""
+        upstream: Transformation = stream.transformation
+        types = ", ".join(f"`{c.name}` {c.type.flink()}" for c in stream.physical if c.type is not None)
+        physical_type = f"ROW<{types}> NOT NULL" if stream.record != "atomic" else stream.physical[0].type.flink()  # type: ignore[union-attr]
+        description = (
+            f"DataSteamToTable(stream={stream.identifier}, type={physical_type}, "
+            f"rowtime={str(stream.rowtime is not None).lower()}, watermark={str(stream.source_watermark).lower()})"
+        )
+        t = OneInputTransformation(
+            id=self.env.new_id(),
+            name="DataSteamToTable",
+            parallelism=upstream.parallelism,
+            parallelism_configured=upstream.parallelism_configured,
+            inputs=[upstream],
+            description=f"[{node.id}]:{description}",
+            uid=self._uid(node.id, "external-datastream"),
+            operator=self._spec(OperatorKind.SQL_INPUT_CONVERSION, node),
         )
         self.env.add_operator(t)
         return t

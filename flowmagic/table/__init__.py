@@ -2,6 +2,7 @@
 
 from flowmagic.table.environment import StreamTableEnvironment, TableEnvironment
 from flowmagic.table.environment_settings import EnvironmentSettings
+from flowmagic.table.schema import Schema
 from flowmagic.table.explain_detail import ExplainDetail
 from flowmagic.table.table import Table
 from flowmagic.table.table_config import TableConfig
@@ -11,6 +12,7 @@ __all__ = [
     "EnvironmentSettings",
     "ExplainDetail",
     "ResultKind",
+    "Schema",
     "StreamTableEnvironment",
     "Table",
     "TableConfig",

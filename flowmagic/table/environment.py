@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from flowmagic.sql.session import SqlSession
-from flowmagic.table.bridge import table_to_stream
+from flowmagic.sql import catalog as cat
+from flowmagic.sql.errors import ValidationException
+from flowmagic.table.bridge import stream_to_table, table_to_stream
 from flowmagic.table.environment_settings import EnvironmentSettings
 from flowmagic.table.explain_detail import ExplainDetail
+from flowmagic.table.schema import Schema
 from flowmagic.table.statement_set import StatementSet, run_statements
 from flowmagic.table.table import Table
 from flowmagic.table.table_config import TableConfig
@@ -57,7 +60,22 @@ class TableEnvironment:
         return Table(self, query)
 
     def list_tables(self) -> list[str]:
-        return self.session.catalog.names()
+        return [n for n in self.session.catalog.names() if not n.startswith("*anonymous_")]
+
+    def from_path(self, path: str) -> Table:
+        """The table or view registered under ``path``."""
+        if self.session.catalog.lookup(path) is None:
+            raise ValidationException(f"Table {cat.qualified(path)} was not found.")
+        return Table(self, f"SELECT * FROM {_quoted(path)}")
+
+    def create_temporary_view(self, view_path: str, table: Table) -> None:
+        """Register ``table`` as the temporary view ``view_path``, for SQL to query."""
+        if not isinstance(table, Table):
+            raise ValidationException(
+                f"create_temporary_view() of a {type(table).__name__} needs a StreamTableEnvironment "
+                "(a TableEnvironment takes a Table)."
+            )
+        self.session.execute(f"CREATE TEMPORARY VIEW {_quoted(view_path)} AS {table.query}")
 
 
 class StreamTableEnvironment(TableEnvironment):
@@ -78,6 +96,27 @@ class StreamTableEnvironment(TableEnvironment):
         settings = environment_settings or EnvironmentSettings.in_streaming_mode()
         return cls(settings, stream_execution_environment)
 
+    def from_data_stream(self, data_stream: DataStream, *fields_or_schema: Schema) -> Table:
+        """The DataStream as a table: columns derived from its type information (a named row's
+        fields; a tuple's ``f0, f1, ...``; any other type one column ``f0``), or as a
+        ``Schema`` declares them (physical columns by name, computed columns, the record's
+        timestamp as a ``rowtime`` metadata column, a watermark such as
+        ``SOURCE_WATERMARK()``). Insert-only, as in Flink."""
+        name = stream_to_table(self, data_stream, _schema(fields_or_schema), None)
+        return Table(self, f"SELECT * FROM {_quoted(name)}")
+
+    def create_temporary_view(  # type: ignore[override]
+        self, view_path: str, table_or_data_stream: Table | DataStream, *fields_or_schema: Schema
+    ) -> None:
+        """Register a Table, or a DataStream (see :meth:`from_data_stream`), as the temporary
+        view ``view_path``, for SQL to query."""
+        if isinstance(table_or_data_stream, Table):
+            if fields_or_schema:
+                raise ValidationException("create_temporary_view() of a Table takes no fields or schema.")
+            super().create_temporary_view(view_path, table_or_data_stream)
+            return
+        stream_to_table(self, table_or_data_stream, _schema(fields_or_schema), view_path)
+
     def to_changelog_stream(self, table: Table) -> DataStream:
         """The table's rows as a DataStream of ``Row`` objects, each with its kind
         (``get_row_kind()``: ``+I``, ``-U``, ``+U``, ``-D``)."""
@@ -87,3 +126,20 @@ class StreamTableEnvironment(TableEnvironment):
         """An insert-only table's rows as a DataStream of ``Row`` objects; an updating table
         is refused, as Flink refuses it (use :meth:`to_changelog_stream`)."""
         return table_to_stream(self, table, changelog=False)
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _schema(fields_or_schema: tuple[object, ...]) -> Schema | None:
+    """The one Schema given, if any; PyFlink's field expressions (the legacy form) flowmagic
+    does not take."""
+    if not fields_or_schema:
+        return None
+    if len(fields_or_schema) == 1 and isinstance(fields_or_schema[0], Schema):
+        return fields_or_schema[0]
+    raise ValidationException(
+        f"Invalid arguments for 'fields': {fields_or_schema!r}; flowmagic takes one Schema "
+        "(Schema.new_builder()...build()), not field expressions"
+    )
