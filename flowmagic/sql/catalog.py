@@ -70,6 +70,18 @@ class CatalogDataStream:
     def physical(self) -> list[Column]:
         return [c for c in self.columns if c.expression is None and c.name != self.rowtime]
 
+    def data_type(self) -> str:
+        """The stream's physical data type as Flink prints it (a tuple is a structured type of
+        its Java class, a row a ROW, any other type its own)."""
+        columns = self.physical
+        fields = ", ".join(f"`{c.name}` {c.type.flink()}" for c in columns if c.type is not None)
+        if self.record == "tuple":
+            return f"STRUCTURED<'org.apache.flink.api.java.tuple.Tuple{len(columns)}', {fields}> NOT NULL"
+        if self.record == "row":
+            return f"ROW<{fields}> NOT NULL"
+        assert columns[0].type is not None
+        return columns[0].type.flink()
+
     @property
     def source_watermark(self) -> bool:
         """Whether the table takes the stream's watermarks (``SOURCE_WATERMARK()``)."""

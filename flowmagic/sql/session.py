@@ -290,17 +290,30 @@ class SqlSession:
         """The ExecNode graph of ``statement`` (an INSERT, or a query without its collect sink)."""
         return self.exec_graph(optimize(self.plan(statement).logical, self.streaming, self.configuration))
 
-    def translate(self, statement: str, *, collect: bool = True) -> StatementPlan:
+    def translate(self, statement: str, *, collect: bool = True, to_stream: bool = False) -> StatementPlan:
         """Plan ``statement`` (a query or INSERT) and add its transformations to :attr:`env`, as
         executing it in Flink does: a SELECT ends in its collect sink (unless not ``collect``:
-        EXPLAIN's physical execution plan). ExecNode and transformation ids continue the
-        session's counters."""
+        EXPLAIN's physical execution plan; or ``to_stream``: the sink of a DataStream the
+        query's rows become, which enforces NOT NULL columns and leaves the rest to the
+        bridge). ExecNode and transformation ids continue the session's counters."""
         planned = self.plan(statement)
         physical = optimize(planned.logical, self.streaming, self.configuration)
         builder = ExecGraphBuilder(self.exec_node_ids, self.streaming)
         root = builder.build(physical)
         sink: ExecNode | None
-        if not collect and not isinstance(physical, ph.Sink):
+        if to_stream:
+            builder.next_id += 1
+            sink_fields = list(planned.logical.fields)
+            sink = ExecNode(
+                id=builder.next_id,
+                type="stream-exec-sink_2" if self.streaming else "batch-exec-sink_2",
+                name="Sink",
+                description="",
+                fields=sink_fields,
+                inputs=[root],
+            )
+            query, collect = root, False
+        elif not collect and not isinstance(physical, ph.Sink):
             sink, query, sink_fields = None, root, []
         elif isinstance(physical, ph.Sink):
             sink, query, collect = root, root.inputs[0], False
@@ -338,7 +351,11 @@ class SqlSession:
                 query = fused
         builder.finish()
         self.exec_node_ids = builder.next_id
-        translation = translate(translator, query, sink, sink_fields, collect=not isinstance(physical, ph.Sink))
+        if to_stream:
+            assert sink is not None
+            translation = Translation(translator.not_null_enforcer(sink, query, sink_fields), translator.by_exec_node)
+        else:
+            translation = translate(translator, query, sink, sink_fields, collect=not isinstance(physical, ph.Sink))
         return StatementPlan(planned.logical, physical, sink or root, root, translation, planned.job_name)
 
     def stream_graph(self, plan: StatementPlan, job_name: str | None = None) -> StreamGraph:

@@ -339,32 +339,31 @@ class Translator:
         return t
 
     def _data_stream_scan(self, node: ExecNode, stream: cat.CatalogDataStream) -> Transformation:
-        """Flink's ExternalDynamicSource: an input conversion (``DataSteamToTable``) reading the
-        stream's own transformation, at its parallelism, so that the stream and the query are
-        one job (the conversion chains to the stream's last operator)."""
+        """Flink's ExternalDynamicSource: an input conversion (``DataStreamToTable``) reading
+        the stream's own transformation, at its parallelism, so that the stream and the query
+        are one job (the conversion chains to the stream's last operator)."""
         upstream: Transformation = stream.transformation
-        types = ", ".join(f"`{c.name}` {c.type.flink()}" for c in stream.physical if c.type is not None)
-        physical_type = f"ROW<{types}> NOT NULL" if stream.record != "atomic" else stream.physical[0].type.flink()  # type: ignore[union-attr]
+        rowtime, watermark = str(stream.rowtime is not None).lower(), str(stream.source_watermark).lower()
         description = (
-            f"DataSteamToTable(stream={stream.identifier}, type={physical_type}, "
-            f"rowtime={str(stream.rowtime is not None).lower()}, watermark={str(stream.source_watermark).lower()})"
+            f"DataStreamToTable(stream={stream.identifier}, type={stream.data_type()}, "
+            f"rowtime={rowtime}, watermark={watermark})"
         )
         t = OneInputTransformation(
             id=self.env.new_id(),
-            name="DataSteamToTable",
+            name="DataStreamToTable",
             parallelism=upstream.parallelism,
             parallelism_configured=upstream.parallelism_configured,
             inputs=[upstream],
-            description=f"[{node.id}]:{description}",
+            description=description,
             uid=self._uid(node.id, "external-datastream"),
             operator=self._spec(OperatorKind.SQL_INPUT_CONVERSION, node),
         )
         self.env.add_operator(t)
         return t
 
-    def sink(self, node: ExecNode, query: ExecNode, fields: list[Field], collect: bool) -> Transformation:
-        """The sink ExecNode ``node`` over ``query``: a ConstraintEnforcer for NOT NULL columns,
-        then the collect sink (a SELECT) or the table's sink."""
+    def not_null_enforcer(self, node: ExecNode, query: ExecNode, fields: list[Field]) -> Transformation:
+        """``query``'s transformation, then the sink ``node``'s ConstraintEnforcer when the
+        sink's schema (``fields``) has NOT NULL columns."""
         input_t = self.translate(query)
         not_null = [f.name for f in fields if not f.type.nullable]
         if not_null:
@@ -380,6 +379,12 @@ class Translator:
             )
             self.env.add_operator(enforcer)
             input_t = self._record(node, enforcer)
+        return input_t
+
+    def sink(self, node: ExecNode, query: ExecNode, fields: list[Field], collect: bool) -> Transformation:
+        """The sink ExecNode ``node`` over ``query``: a ConstraintEnforcer for NOT NULL columns,
+        then the collect sink (a SELECT) or the table's sink."""
+        input_t = self.not_null_enforcer(node, query, fields)
         sink_id = self.env.new_id()
         if collect:
             sink = LegacySinkTransformation(

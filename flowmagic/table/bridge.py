@@ -1,7 +1,7 @@
 """A ``StreamTableEnvironment``'s bridges between tables and DataStreams.
 
 Tables as DataStreams: ``to_changelog_stream`` (every row with its kind) and
-``to_data_stream`` (insert-only tables), as Flink's ``TableToDataSteam`` conversion after
+``to_data_stream`` (insert-only tables), as Flink's ``TableToDataStream`` conversion after
 the table's last operator: SQL rows (tuples, their kind last) become ``Row`` objects with
 their field names and ``get_row_kind()``.
 
@@ -103,14 +103,15 @@ def table_to_stream(t_env: StreamTableEnvironment, table: Table, *, changelog: b
                 f"Table sink '*anonymous_datastream_sink${next(_ANONYMOUS)}*' doesn't support consuming "
                 f"update changes which is produced by node {node}"
             )
-    plan = session.translate(query, collect=False)
+    plan = session.translate(query, to_stream=True)
     root = plan.translation.sink
     names = tuple(f.name for f in plan.logical.fields)
-    types = ", ".join(f"{f.name} {f.type.flink()}" for f in plan.logical.fields)
+    types = ", ".join(f"`{f.name}` {f.type.flink()}" for f in plan.logical.fields)
     env = session.env
     conversion = OneInputTransformation(
         id=env.new_id(),
-        name=f"TableToDataSteam(type=ROW<{types}> NOT NULL, rowtime=false, watermark=false)",
+        name="TableToDataStream",
+        description=f"TableToDataStream(type=ROW<{types}> NOT NULL, rowtime=false)",
         parallelism=root.parallelism,
         inputs=[root],
         parallelism_configured=root.parallelism_configured,
