@@ -105,9 +105,11 @@ class LogicalTableScan(RelNode):
     reads_metadata: bool = False
     #: The table's physical columns, before projection push-down.
     columns: int = 0
+    #: What the source was asked for besides its columns (``metadata=[rowtime]``).
+    extras: tuple[str, ...] = ()
 
     def terms(self) -> list[tuple[str, str]]:
-        return [("table", "[" + ", ".join(self.path) + "]")]
+        return [("table", "[" + ", ".join(self.path + self.extras) + "]")]
 
 
 @dataclass(eq=False)
