@@ -28,20 +28,20 @@ from flowmagic.graph.transformations import OneInputTransformation
 from flowmagic.sql import catalog as cat
 from flowmagic.sql import physical as ph
 from flowmagic.sql import tree
-from flowmagic.sql.dialect import parse_statement
+from flowmagic.sql.dialect import Flink, parse_statement
 from flowmagic.sql.errors import SqlParserException, TableException, ValidationException
 from flowmagic.sql.optimize import optimize
 from flowmagic.sql.to_rel import sql_type
 from flowmagic.sql.types import SqlType
-from flowmagic.table.schema import Schema
+from flowmagic.table.schema import ResolvedSchema, Schema
 from flowmagic.vocabulary.types import PICKLED, Row, RowKind, TypeInformation, is_tuple_type
 
 if TYPE_CHECKING:
     from flowmagic.api.datastream import DataStream
-    from flowmagic.table.environment import StreamTableEnvironment
+    from flowmagic.table.environment import StreamTableEnvironment, TableEnvironment
     from flowmagic.table.table import Table
 
-__all__ = ["RowsOfTable", "stream_to_table", "table_to_stream"]
+__all__ = ["RowsOfTable", "resolved_schema", "stream_to_table", "table_to_stream"]
 
 _KINDS = (RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE)
 _UPDATES = ("UB", "UA", "D")
@@ -251,3 +251,25 @@ def _declared_columns(
             )
         watermark = (column_name, _parse_expression(text, f"the watermark of table '{identifier}'"))
     return columns, tuple(positions), rowtime, watermark
+
+
+def resolved_schema(t_env: TableEnvironment, query: str, name: str | None) -> ResolvedSchema:
+    """The schema of a table: of a DataStream's table (``name``) its columns as declared, with
+    their kinds and the watermark; of any other its query's columns."""
+    session = t_env.session
+    table = session.catalog.lookup(name) if name is not None else None
+    fields = session.plan(query).logical.fields
+    if not isinstance(table, cat.CatalogDataStream):
+        return ResolvedSchema([(f.name, f.type.flink(), "") for f in fields])
+    columns = []
+    for column, f in zip(table.columns, fields, strict=True):
+        extra = "METADATA" if column.name == table.rowtime else ""
+        if column.expression is not None:
+            extra = f"AS {column.expression.sql(dialect=Flink)}"
+        columns.append((column.name, f.type.flink(), extra))
+    watermark = None
+    if table.watermark is not None:
+        column_name, expression = table.watermark
+        rowtime_type = next(f.type for f in fields if f.name == column_name)
+        watermark = (column_name, rowtime_type.without_time_attribute().short(), expression.sql(dialect=Flink))
+    return ResolvedSchema(columns, watermark)

@@ -28,6 +28,7 @@ class TableEnvironment:
         self._settings = settings
         self.session = SqlSession(settings.is_streaming_mode())
         self._config = TableConfig(self.session.configuration)
+        self._unnamed = 0
 
     @classmethod
     def create(cls, environment_settings: EnvironmentSettings | None = None) -> TableEnvironment:
@@ -66,7 +67,15 @@ class TableEnvironment:
         """The table or view registered under ``path``."""
         if self.session.catalog.lookup(path) is None:
             raise ValidationException(f"Table {cat.qualified(path)} was not found.")
-        return Table(self, f"SELECT * FROM {_quoted(path)}")
+        return Table(self, f"SELECT * FROM {_quoted(path)}", path)
+
+    def register_unnamed(self, query: str) -> str:
+        """Register ``query`` as the next ``UnnamedTable$N`` temporary view (PyFlink's
+        ``str(table)``); its name."""
+        name = f"UnnamedTable${self._unnamed}"
+        self._unnamed += 1
+        self.session.execute(f"CREATE TEMPORARY VIEW {_quoted(name)} AS {query}")
+        return name
 
     def create_temporary_view(self, view_path: str, table: Table) -> None:
         """Register ``table`` as the temporary view ``view_path``, for SQL to query."""
@@ -103,7 +112,7 @@ class StreamTableEnvironment(TableEnvironment):
         timestamp as a ``rowtime`` metadata column, a watermark such as
         ``SOURCE_WATERMARK()``). Insert-only, as in Flink."""
         name = stream_to_table(self, data_stream, _schema(fields_or_schema), None)
-        return Table(self, f"SELECT * FROM {_quoted(name)}")
+        return Table(self, f"SELECT * FROM {_quoted(name)}", name)
 
     def create_temporary_view(  # type: ignore[override]
         self, view_path: str, table_or_data_stream: Table | DataStream, *fields_or_schema: Schema

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from flowmagic.sql.errors import ValidationException
 
-__all__ = ["Schema", "UnresolvedColumn"]
+__all__ = ["ResolvedSchema", "Schema", "UnresolvedColumn"]
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,30 @@ class Schema:
         if self.watermark is not None:
             parts.append(f"WATERMARK FOR `{self.watermark[0]}` AS [{self.watermark[1]}]")
         return "(\n  " + ",\n  ".join(parts) + "\n)"
+
+
+class ResolvedSchema:
+    """A table's resolved columns (name, Flink type, what else Flink prints of the column:
+    ``METADATA``, ``AS expression``) and its watermark, printed as Flink prints them."""
+
+    def __init__(self, columns: list[tuple[str, str, str]], watermark: tuple[str, str, str] | None = None) -> None:
+        self._columns = columns
+        self._watermark = watermark
+
+    def get_column_names(self) -> list[str]:
+        return [name for name, _, _ in self._columns]
+
+    def get_column_data_types(self) -> list[str]:
+        return [type_text for _, type_text, _ in self._columns]
+
+    def __str__(self) -> str:
+        lines = [f"`{name}` {type_text}{' ' + extra if extra else ''}" for name, type_text, extra in self._columns]
+        if self._watermark is not None:
+            column, type_text, expression = self._watermark
+            lines.append(f"WATERMARK FOR `{column}`: {type_text} AS {expression}")
+        return "(\n  " + ",\n  ".join(lines) + "\n)"
+
+    __repr__ = __str__
 
 
 def _type_text(data_type: object, column: str) -> str:
