@@ -271,5 +271,5 @@ def resolved_schema(t_env: TableEnvironment, query: str, name: str | None) -> Re
     if table.watermark is not None:
         column_name, expression = table.watermark
         rowtime_type = next(f.type for f in fields if f.name == column_name)
-        watermark = (column_name, rowtime_type.without_time_attribute().short(), expression.sql(dialect=Flink))
+        watermark = (column_name, rowtime_type.without_time_attribute().flink(), expression.sql(dialect=Flink))
     return ResolvedSchema(columns, watermark)
