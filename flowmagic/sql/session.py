@@ -16,7 +16,7 @@ from flowmagic.sql.dialect import Flink, parse_statement
 from flowmagic.sql.errors import TableException, ValidationException
 from flowmagic.sql.exec_nodes import ExecGraphBuilder, ExecNode
 from flowmagic.sql.explain import explain_text
-from flowmagic.sql.logical import Field, RelNode
+from flowmagic.sql.logical import Field, LogicalProject, LogicalTableScan, RelNode
 from flowmagic.sql.multiple_input import fuse_multiple_inputs
 from flowmagic.sql.optimize import optimize
 from flowmagic.sql.to_rel import SqlToRel, sql_type
@@ -255,8 +255,10 @@ class SqlSession:
 
     # --- queries ---------------------------------------------------------------------------
 
-    def plan(self, statement: str) -> PlannedQuery:
-        """Validate ``statement`` (a query or INSERT) and convert it to Calcite's logical plan."""
+    def plan(self, statement: str, *, whole_table: bool = False) -> PlannedQuery:
+        """Validate ``statement`` (a query or INSERT) and convert it to Calcite's logical plan;
+        ``whole_table``: ``SELECT * FROM t`` stands for the Table API's table ``t`` itself,
+        its scan (no projection)."""
         node = parse_statement(statement)
         converter = SqlToRel(self.catalog, self.streaming)
         if isinstance(node, exp.Insert):
@@ -267,7 +269,10 @@ class SqlSession:
                 "Unsupported SQL query! explainSql() only accepts a single SQL query (SELECT or INSERT)."
             )
         converted = converter.query(node)
-        return PlannedQuery(converted.rel, converted.sql)
+        rel = converted.rel
+        if whole_table and isinstance(rel, LogicalProject) and isinstance(rel.inputs[0], LogicalTableScan):
+            rel = rel.inputs[0]
+        return PlannedQuery(rel, converted.sql)
 
     def result_schema(self, statement: str) -> list[tuple[str, str]]:
         """(name, Flink type) of each column ``statement`` returns."""
@@ -290,13 +295,15 @@ class SqlSession:
         """The ExecNode graph of ``statement`` (an INSERT, or a query without its collect sink)."""
         return self.exec_graph(optimize(self.plan(statement).logical, self.streaming, self.configuration))
 
-    def translate(self, statement: str, *, collect: bool = True, to_stream: bool = False) -> StatementPlan:
+    def translate(
+        self, statement: str, *, collect: bool = True, to_stream: bool = False, whole_table: bool = False
+    ) -> StatementPlan:
         """Plan ``statement`` (a query or INSERT) and add its transformations to :attr:`env`, as
         executing it in Flink does: a SELECT ends in its collect sink (unless not ``collect``:
         EXPLAIN's physical execution plan; or ``to_stream``: the sink of a DataStream the
         query's rows become, which enforces NOT NULL columns and leaves the rest to the
         bridge). ExecNode and transformation ids continue the session's counters."""
-        planned = self.plan(statement)
+        planned = self.plan(statement, whole_table=whole_table)
         physical = optimize(planned.logical, self.streaming, self.configuration)
         builder = ExecGraphBuilder(self.exec_node_ids, self.streaming)
         root = builder.build(physical)
@@ -362,11 +369,11 @@ class SqlSession:
         """The StreamGraph of a translated statement (its own transformations only)."""
         return self.env.stream_graph_of([plan.translation.sink], job_name or plan.job_name)
 
-    def explain(self, statement: str, details: tuple[str, ...] = ()) -> str:
-        """``EXPLAIN [details] statement`` as Flink 2.3 prints it."""
+    def explain(self, statement: str, details: tuple[str, ...] = (), *, whole_table: bool = False) -> str:
+        """``EXPLAIN [details] statement`` as Flink 2.3 prints it (``whole_table``: see :meth:`plan`)."""
         # Flink translates the statement into transformations and their StreamGraph for every
         # EXPLAIN, so each one advances both id counters (the plain EXPLAIN included).
-        plan = self.translate(statement, collect=False)
+        plan = self.translate(statement, collect=False, whole_table=whole_table)
         text = explain_text(self, plan.logical, details, (plan.physical, plan.plan_root))
         stream_graph = self.stream_graph(plan)
         if "JSON_EXECUTION_PLAN" in details:

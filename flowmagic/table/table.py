@@ -32,6 +32,9 @@ class Table:
 
     def explain(self, *extra_details: ExplainDetail) -> str:
         """The query's EXPLAIN text (Abstract Syntax Tree, Optimized Physical and Execution Plans)."""
+        if self._name is not None and self._query == f"SELECT * FROM {self}":
+            # The Table API's table itself: Flink explains its scan, without a projection.
+            return self._t_env.session.explain(self._query, tuple(d.name for d in extra_details), whole_table=True)
         return self._t_env.explain_sql(self._query, *extra_details)
 
     def get_schema(self) -> list[tuple[str, str]]:
