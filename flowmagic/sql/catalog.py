@@ -65,6 +65,8 @@ class CatalogDataStream:
     rowtime: str | None = None
     #: Physical fields read from a record (by position) for each physical column.
     positions: tuple[int, ...] = ()
+    #: A DataStream's table has no primary key (DESCRIBE reads it as of any table).
+    primary_key: tuple[str, ...] = ()
 
     @property
     def physical(self) -> list[Column]:

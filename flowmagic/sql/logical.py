@@ -96,7 +96,7 @@ def tuples(rows: list[list[Literal]]) -> str:
 
 @dataclass(eq=False)
 class LogicalTableScan(RelNode):
-    path: tuple[str, str, str] = ("", "", "")
+    path: tuple[str, ...] = ("", "", "")
     #: Whether the connector takes filters (Flink's SupportsFilterPushDown).
     filter_push_down: bool = False
     #: Whether the connector takes a projection (Flink's SupportsProjectionPushDown).

@@ -605,10 +605,13 @@ class SqlToRel:
             return converted.rel
         filter_push_down = reads_metadata = projection_push_down = False
         extras: tuple[str, ...] = ()
+        path: tuple[str, ...]
         if isinstance(obj, cat.CatalogDataStream):
             # The rowtime metadata column comes from the source as its metadata type, cast to
             # the declared one by the projection above the scan.
-            scanned = obj.physical + [cat.Column(c.name, ROWTIME_METADATA) for c in obj.columns if c.name == obj.rowtime]
+            scanned = obj.physical + [
+                cat.Column(c.name, ROWTIME_METADATA) for c in obj.columns if c.name == obj.rowtime
+            ]
             path = cat.path(name) if obj.identifier != obj.name else (obj.name,)
             extras = ("metadata=[rowtime]",) if obj.rowtime is not None else ()
         elif as_source:

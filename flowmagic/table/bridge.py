@@ -121,9 +121,7 @@ def table_to_stream(t_env: StreamTableEnvironment, table: Table, *, changelog: b
     return DataStream(env, conversion)
 
 
-def stream_to_table(
-    t_env: StreamTableEnvironment, stream: DataStream, schema: Schema | None, name: str | None
-) -> str:
+def stream_to_table(t_env: StreamTableEnvironment, stream: DataStream, schema: Schema | None, name: str | None) -> str:
     """Register ``stream`` as a table of ``t_env``'s catalog (temporary view ``name``, or an
     anonymous table) with its columns derived from the stream's type and ``schema``; the
     name it is registered under."""
@@ -162,7 +160,10 @@ def _derived_columns(type_info: TypeInformation | None, identifier: str) -> tupl
         )
     if type_info.field_names is not None:
         names = list(type_info.field_names)
-        return "row", [cat.Column(n, _field_type(t, identifier, nullable=True)) for n, t in zip(names, type_info.fields)]
+        return "row", [
+            cat.Column(n, _field_type(t, identifier, nullable=True))
+            for n, t in zip(names, type_info.fields, strict=True)
+        ]
     if is_tuple_type(type_info):
         return "tuple", [cat.Column(f"f{i}", _field_type(t, identifier)) for i, t in enumerate(type_info.fields)]
     return "atomic", [cat.Column("f0", _field_type(type_info, identifier))]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from flowmagic.sql.session import SqlSession
 from flowmagic.sql import catalog as cat
 from flowmagic.sql.errors import ValidationException
+from flowmagic.sql.session import SqlSession
 from flowmagic.table.bridge import stream_to_table, table_to_stream
 from flowmagic.table.environment_settings import EnvironmentSettings
 from flowmagic.table.explain_detail import ExplainDetail
@@ -114,7 +114,7 @@ class StreamTableEnvironment(TableEnvironment):
         name = stream_to_table(self, data_stream, _schema(fields_or_schema), None)
         return Table(self, f"SELECT * FROM {_quoted(name)}", name)
 
-    def create_temporary_view(  # type: ignore[override]
+    def create_temporary_view(
         self, view_path: str, table_or_data_stream: Table | DataStream, *fields_or_schema: Schema
     ) -> None:
         """Register a Table, or a DataStream (see :meth:`from_data_stream`), as the temporary

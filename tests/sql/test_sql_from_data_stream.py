@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -93,7 +93,7 @@ def _millis(recorded: list[list[object]]) -> list[list[object]]:
         if not text.startswith("datetime.datetime("):
             return text
         fields = [int(f) for f in text.removeprefix("datetime.datetime(").rstrip(")").split(", ")]
-        moment = datetime(*fields, tzinfo=timezone.utc)  # type: ignore[misc]
+        moment = datetime(*fields, tzinfo=UTC)  # type: ignore[misc]
         return repr(int(moment.timestamp() * 1000))
 
     return [[kind, [value(v) for v in values]] for kind, values in recorded]
@@ -130,8 +130,9 @@ def test_a_view_of_a_stream_explains_as_flink(label):
     assert t_env.explain_sql(QUERIES[label]) == RECORDED["streaming"][f"explain_{label}"]
     _env, t_env = _view()
     # The physical execution plan: the stream's source, its DataStreamToTable conversion, the query.
-    assert t_env.explain_sql(QUERIES[label], ExplainDetail.JSON_EXECUTION_PLAN) == (
-        RECORDED["streaming"][f"explain_json_{label}"]
+    assert (
+        t_env.explain_sql(QUERIES[label], ExplainDetail.JSON_EXECUTION_PLAN)
+        == (RECORDED["streaming"][f"explain_json_{label}"])
     )
     _env, t_env = _view(batch=True)
     if label == "group":
@@ -246,7 +247,9 @@ def test_an_updating_row_in_the_stream_fails_the_job_in_flinks_words():
     row.set_row_kind(RowKind.UPDATE_AFTER)
     rows = env.from_collection([row], type_info=Types.ROW_NAMED(["name", "v"], [Types.STRING(), Types.LONG()]))
     table = t_env.from_data_stream(rows)
-    with pytest.raises(FlowError, match="Conversion expects insert-only records but DataStream API record contains: UPDATE_AFTER"):
+    with pytest.raises(
+        FlowError, match="Conversion expects insert-only records but DataStream API record contains: UPDATE_AFTER"
+    ):
         _rows(table.execute())
 
 

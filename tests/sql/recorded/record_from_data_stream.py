@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 from pyflink.common import Duration, Row, Types, WatermarkStrategy
 from pyflink.common.watermark_strategy import TimestampAssigner
@@ -23,7 +24,10 @@ TUPLES = [("a", 1), ("b", 2), ("a", 3)]
 TUPLE_TYPE = Types.TUPLE([Types.STRING(), Types.INT()])
 EVENTS = [("a", 1, 1000), ("b", 2, 2000), ("a", 3, 12000), ("b", 4, 13000), ("a", 5, 25000)]
 EVENT_TYPE = Types.TUPLE([Types.STRING(), Types.INT(), Types.LONG()])
-RECORDED_WITH = {"recorded_with": "PyFlink 2.3.0 (apache-flink 2.3.0, local MiniCluster), tests/sql/recorded/record_from_data_stream.py"}
+RECORDED_WITH = {
+    "recorded_with": "PyFlink 2.3.0 (apache-flink 2.3.0, local MiniCluster), "
+    "tests/sql/recorded/record_from_data_stream.py"
+}
 
 
 class Millis(TimestampAssigner):
@@ -69,10 +73,12 @@ def rowtime_schema():
     builder = Schema.new_builder().column_by_metadata("rowtime", "TIMESTAMP_LTZ(3)")
     return builder.watermark("rowtime", "SOURCE_WATERMARK()").build()
 
+
 WINDOW_QUERY = (
     "SELECT window_start, window_end, f0, SUM(f1) AS s FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(rowtime), "
     "INTERVAL '10' SECOND)) GROUP BY window_start, window_end, f0"
 )
+
 
 def schemas():
     """The schemas inferred from a stream's type information, with and without a Schema."""
@@ -115,7 +121,7 @@ def view_stage(mode, what, label):
     """EXPLAIN, EXPLAIN JSON_EXECUTION_PLAN or the rows of a query over a view of a stream."""
     batch = mode == "batch"
     query = QUERIES[label]
-    env, t = view(batch)
+    _env, t = view(batch)
     if what == "explain":
         value = t.explain_sql(query)
     elif what == "explain_json":
@@ -129,7 +135,10 @@ def changelog_job(mode):
     """The DataStream and SQL parts in one job: to_changelog_stream, then a print sink."""
     env, t = view(mode == "batch")
     t.to_changelog_stream(t.sql_query(GROUP)).print()
-    return {f"{mode}.changelog_stream_plan": json.loads(env.get_execution_plan()), f"{mode}.changelog_job_graph": job_graph(env)}
+    return {
+        f"{mode}.changelog_stream_plan": json.loads(env.get_execution_plan()),
+        f"{mode}.changelog_job_graph": job_graph(env),
+    }
 
 
 def anonymous(what):
@@ -186,7 +195,7 @@ for _what in ("schema", "explain", "explain_json", "rows", "select_rows"):
 
 def main():
     if sys.argv[1] == "--stage":
-        json.dump(STAGES[sys.argv[2]](), open(sys.argv[3], "w"))
+        Path(sys.argv[3]).write_text(json.dumps(STAGES[sys.argv[2]]()))
         return
     out = dict(RECORDED_WITH)
     for name in sys.argv[2:] or STAGES:
@@ -194,14 +203,14 @@ def main():
             if subprocess.run([sys.executable, __file__, "--stage", name, part.name]).returncode:
                 print("FAILED", name, file=sys.stderr)
                 continue
-            for key, value in json.load(open(part.name)).items():
+            for key, value in json.loads(Path(part.name).read_text()).items():
                 where = out
                 *parents, last = key.split(".")
                 for parent in parents:
                     where = where.setdefault(parent, {})
                 where[last] = value
         # Written after every stage: a long recording keeps what it has.
-        json.dump(out, open(sys.argv[1], "w"), indent=1)
+        Path(sys.argv[1]).write_text(json.dumps(out, indent=1))
 
 
 if __name__ == "__main__":
