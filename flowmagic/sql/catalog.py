@@ -151,5 +151,10 @@ class Catalog:
             prefix = "Temporary " + kind.lower() if temporary else kind
             raise ValidationException(f"{prefix} with identifier '{CATALOG}.{DATABASE}.{short}' does not exist.")
 
+    def short_name(self, name: str) -> str:
+        """``name`` without the default catalog and database it may be qualified with."""
+        return self._split(name)
+
     def names(self) -> list[str]:
-        return sorted(set(self._permanent) | set(self._temporary))
+        """The names of the tables and views, anonymous ones (a DataStream's) left out."""
+        return sorted(n for n in set(self._permanent) | set(self._temporary) if not n.startswith("*anonymous_"))

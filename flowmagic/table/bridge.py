@@ -131,7 +131,9 @@ def stream_to_table(t_env: StreamTableEnvironment, stream: DataStream, schema: S
             "to the StreamTableEnvironment during instantiation."
         )
     anonymous = name is None
-    short = f"*anonymous_datastream_source${next(_ANONYMOUS)}*" if name is None else name
+    short = (
+        f"*anonymous_datastream_source${next(_ANONYMOUS)}*" if name is None else t_env.session.catalog.short_name(name)
+    )
     identifier = short if anonymous else cat.qualified(short)
     type_info = stream.get_type()
     record, derived = _derived_columns(type_info, identifier)

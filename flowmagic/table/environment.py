@@ -61,7 +61,7 @@ class TableEnvironment:
         return Table(self, query)
 
     def list_tables(self) -> list[str]:
-        return [n for n in self.session.catalog.names() if not n.startswith("*anonymous_")]
+        return self.session.catalog.names()
 
     def from_path(self, path: str) -> Table:
         """The table or view registered under ``path``."""
