@@ -88,6 +88,8 @@ class InputConversionSpec(SqlRuntimeSpec):
     positions: tuple[int, ...]
     rowtime: bool
     propagate_watermark: bool
+    #: False for a changelog stream: its Rows keep their kinds.
+    insert_only: bool = True
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -67,6 +67,8 @@ class CatalogDataStream:
     positions: tuple[int, ...] = ()
     #: A DataStream's table has no primary key (DESCRIBE reads it as of any table).
     primary_key: tuple[str, ...] = ()
+    #: Whether the stream is a changelog (``from_changelog_stream``: Rows of every kind).
+    changelog: bool = False
 
     @property
     def physical(self) -> list[Column]:
@@ -150,6 +152,13 @@ class Catalog:
             kind = "View" if view else "Table"
             prefix = "Temporary " + kind.lower() if temporary else kind
             raise ValidationException(f"{prefix} with identifier '{CATALOG}.{DATABASE}.{short}' does not exist.")
+
+    def create_temporary_alias(self, name: str, obj: CatalogDataStream) -> None:
+        """Register ``obj`` (a DataStream's table) also as the temporary view ``name``: a view
+        of the Table API's table itself reads its scan, as Flink's view of a QueryOperation."""
+        if name in self._temporary:
+            raise ValidationException(f"Temporary table '`{CATALOG}`.`{DATABASE}`.`{name}`' already exists")
+        self._temporary[name] = obj
 
     def short_name(self, name: str) -> str:
         """``name`` without the default catalog and database it may be qualified with."""

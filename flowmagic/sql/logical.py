@@ -107,6 +107,8 @@ class LogicalTableScan(RelNode):
     columns: int = 0
     #: What the source was asked for besides its columns (``metadata=[rowtime]``).
     extras: tuple[str, ...] = ()
+    #: Whether the source emits every row kind (a changelog stream), not only inserts.
+    all_kinds: bool = False
 
     def terms(self) -> list[tuple[str, str]]:
         return [("table", "[" + ", ".join(self.path + self.extras) + "]")]

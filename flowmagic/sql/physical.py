@@ -87,6 +87,8 @@ class TableSourceScan(PhysicalNode):
     #: What the source was asked for besides its columns (``metadata=[rowtime]``,
     #: ``watermark=[SOURCE_WATERMARK()]``).
     extras: tuple[str, ...] = ()
+    #: Whether the source emits every row kind (a changelog stream), not only inserts.
+    all_kinds: bool = False
 
     def terms(self, style: str) -> list[tuple[str, str]]:
         table = list(self.path) + list(self.extras)

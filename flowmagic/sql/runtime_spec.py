@@ -96,6 +96,7 @@ def _spec(
             positions=stream.positions,
             rowtime=stream.rowtime is not None,
             propagate_watermark=stream.source_watermark,
+            insert_only=not stream.changelog,
             **_names_types(fields),
         )
     if kind == OperatorKind.SQL_TABLE_SOURCE_SCAN and isinstance(physical, ph.TableSourceScan):

@@ -636,6 +636,7 @@ class SqlToRel:
             reads_metadata=reads_metadata,
             columns=len(physical),
             extras=extras,
+            all_kinds=isinstance(obj, cat.CatalogDataStream) and obj.changelog,
         )
         rowtime_column = obj.watermark[0] if self.streaming and obj.watermark is not None else None
         metadata_cast = isinstance(obj, cat.CatalogDataStream) and obj.rowtime is not None

@@ -121,10 +121,18 @@ def table_to_stream(t_env: StreamTableEnvironment, table: Table, *, changelog: b
     return DataStream(env, conversion)
 
 
-def stream_to_table(t_env: StreamTableEnvironment, stream: DataStream, schema: Schema | None, name: str | None) -> str:
+def stream_to_table(
+    t_env: StreamTableEnvironment,
+    stream: DataStream,
+    schema: Schema | None,
+    name: str | None,
+    *,
+    changelog: bool = False,
+) -> str:
     """Register ``stream`` as a table of ``t_env``'s catalog (temporary view ``name``, or an
     anonymous table) with its columns derived from the stream's type and ``schema``; the
-    name it is registered under."""
+    name it is registered under. ``changelog``: the stream's Rows carry their kinds
+    (``from_changelog_stream``)."""
     if stream.get_execution_environment() is not t_env.session.env:
         raise ValidationException(
             "The DataStream's StreamExecutionEnvironment must be identical to the one that has been passed "
@@ -137,6 +145,11 @@ def stream_to_table(t_env: StreamTableEnvironment, stream: DataStream, schema: S
     identifier = short if anonymous else cat.qualified(short)
     type_info = stream.get_type()
     record, derived = _derived_columns(type_info, identifier)
+    if changelog and record != "row":
+        raise ValidationException(
+            f"A changelog stream is a stream of Rows (Types.ROW_NAMED([...], [...])); the stream of table "
+            f"'{identifier}' is of {type_info}."
+        )
     columns, positions, rowtime, watermark = _declared_columns(derived, schema or Schema(), identifier)
     table = cat.CatalogDataStream(
         name=short,
@@ -147,6 +160,7 @@ def stream_to_table(t_env: StreamTableEnvironment, stream: DataStream, schema: S
         watermark=watermark,
         rowtime=rowtime,
         positions=positions,
+        changelog=changelog,
     )
     t_env.session.register_data_stream(table)
     return short

@@ -84,6 +84,10 @@ class TableEnvironment:
                 f"create_temporary_view() of a {type(table).__name__} needs a StreamTableEnvironment "
                 "(a TableEnvironment takes a Table)."
             )
+        stream = self.session.catalog.lookup(table.name) if table.is_whole_table and table.name else None
+        if isinstance(stream, cat.CatalogDataStream):
+            self.session.catalog.create_temporary_alias(self.session.catalog.short_name(view_path), stream)
+            return
         self.session.execute(f"CREATE TEMPORARY VIEW {_quoted(view_path)} AS {table.query}")
 
 
@@ -125,6 +129,12 @@ class StreamTableEnvironment(TableEnvironment):
             super().create_temporary_view(view_path, table_or_data_stream)
             return
         stream_to_table(self, table_or_data_stream, _schema(fields_or_schema), view_path)
+
+    def from_changelog_stream(self, data_stream: DataStream, schema: Schema | None = None) -> Table:
+        """A stream of ``Row``s, each with its kind (``+I``, ``-U``, ``+U``, ``-D``), as the
+        updating table it describes (columns as for :meth:`from_data_stream`)."""
+        name = stream_to_table(self, data_stream, schema, None, changelog=True)
+        return Table(self, f"SELECT * FROM {_quoted(name)}", name)
 
     def to_changelog_stream(self, table: Table) -> DataStream:
         """The table's rows as a DataStream of ``Row`` objects, each with its kind

@@ -30,9 +30,20 @@ class Table:
         """The query this table is the result of."""
         return self._query
 
+    @property
+    def name(self) -> str | None:
+        """The catalog name of the table this one reads as a whole, if any."""
+        return self._name
+
+    @property
+    def is_whole_table(self) -> bool:
+        """Whether this is a catalog table as a whole (``from_path``, ``from_data_stream``),
+        not a query over it."""
+        return self._name is not None and self._query == f"SELECT * FROM {self}"
+
     def explain(self, *extra_details: ExplainDetail) -> str:
         """The query's EXPLAIN text (Abstract Syntax Tree, Optimized Physical and Execution Plans)."""
-        if self._name is not None and self._query == f"SELECT * FROM {self}":
+        if self.is_whole_table:
             # The Table API's table itself: Flink explains its scan, without a projection.
             return self._t_env.session.explain(self._query, tuple(d.name for d in extra_details), whole_table=True)
         return self._t_env.explain_sql(self._query, *extra_details)

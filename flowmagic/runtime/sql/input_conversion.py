@@ -14,7 +14,7 @@ from flowmagic.graph.sql_runtime import InputConversionSpec
 from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.records import MAX_WATERMARK
 from flowmagic.runtime.registry import register
-from flowmagic.runtime.sql.operator import INSERT, SqlOperator
+from flowmagic.runtime.sql.operator import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, SqlOperator
 from flowmagic.vocabulary.types import Row, RowKind
 
 __all__ = ["InputConversion"]
@@ -23,6 +23,12 @@ _NO_TIMESTAMP = (
     "Could not find timestamp in DataStream API record. Make sure that timestamps have been assigned before "
     "and the event-time characteristic is enabled."
 )
+_KIND_INDEX = {
+    RowKind.INSERT: INSERT,
+    RowKind.UPDATE_BEFORE: UPDATE_BEFORE,
+    RowKind.UPDATE_AFTER: UPDATE_AFTER,
+    RowKind.DELETE: DELETE,
+}
 #: Java's names of the row kinds, as Flink's message names a record's kind.
 _JAVA_KINDS = {
     RowKind.UPDATE_BEFORE: "UPDATE_BEFORE",
@@ -38,13 +44,17 @@ def _converter(spec: InputConversionSpec) -> Callable[[Any], tuple[Any, ...] | N
     positions = spec.positions
     arity = len(positions)
     identity = positions == tuple(range(arity))
+    insert_only = spec.insert_only
 
     def convert(record: Any) -> tuple[Any, ...] | None:
         if record is None:
             return None
+        kind_index = INSERT
         if isinstance(record, Row):
             kind = record.get_row_kind()
-            if kind is not RowKind.INSERT:
+            if not insert_only:
+                kind_index = _KIND_INDEX[kind]
+            elif kind is not RowKind.INSERT:
                 raise JobError(
                     "Error during input conversion. Conversion expects insert-only records but DataStream API "
                     f"record contains: {_JAVA_KINDS[kind]}"
@@ -56,8 +66,8 @@ def _converter(spec: InputConversionSpec) -> Callable[[Any], tuple[Any, ...] | N
                 f"declared in the schema. Affected record:\n{record!r}"
             )
         if identity and len(record) == arity:
-            return (*record, INSERT)
-        return (*(record[p] for p in positions), INSERT)
+            return (*record, kind_index)
+        return (*(record[p] for p in positions), kind_index)
 
     return convert
 

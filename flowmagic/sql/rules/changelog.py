@@ -28,7 +28,9 @@ def infer(node: ph.PhysicalNode) -> None:
         infer(child)
     inputs = [c.changelog for c in node.inputs]
     insert_only = all(modes == ("I",) for modes in inputs)
-    if isinstance(node, ph.TableSourceScan | ph.Values):
+    if isinstance(node, ph.TableSourceScan) and node.all_kinds:
+        node.changelog = ("I", "UB", "UA", "D")
+    elif isinstance(node, ph.TableSourceScan | ph.Values):
         node.changelog = ("I",)
     elif isinstance(node, ph.Union):
         node.changelog = tuple(m for m in ("I", "UA", "D") if any(m in modes for modes in inputs))

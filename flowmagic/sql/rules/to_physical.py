@@ -78,6 +78,7 @@ class ToPhysical:
             reads_metadata=node.reads_metadata,
             columns=node.columns,
             extras=node.extras,
+            all_kinds=node.all_kinds,
         )
 
     def _LogicalValues(self, node: LogicalValues) -> ph.PhysicalNode:

@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pyflink.common import Duration, Row, Types, WatermarkStrategy
+from pyflink.common import Duration, Row, RowKind, Types, WatermarkStrategy
 from pyflink.common.watermark_strategy import TimestampAssigner
 from pyflink.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
 from pyflink.table import EnvironmentSettings, ExplainDetail, Schema, StreamTableEnvironment
@@ -181,7 +181,31 @@ def named():
     return {"named_explain_json": t.explain_sql(query, ExplainDetail.JSON_EXECUTION_PLAN)}
 
 
+def changelog(what):
+    """A changelog stream (Rows with their kinds) as a table: its EXPLAIN, its rows, an aggregate."""
+    env, t = fresh()
+    rows = []
+    for kind, name, v in (
+        (RowKind.INSERT, "a", 1),
+        (RowKind.INSERT, "b", 2),
+        (RowKind.UPDATE_BEFORE, "a", 1),
+        (RowKind.UPDATE_AFTER, "a", 5),
+        (RowKind.DELETE, "b", 2),
+    ):
+        row = Row(name=name, v=v)
+        row.set_row_kind(kind)
+        rows.append(row)
+    stream = env.from_collection(rows, type_info=Types.ROW_NAMED(["name", "v"], [Types.STRING(), Types.INT()]))
+    t.create_temporary_view("cl", t.from_changelog_stream(stream))
+    query = "SELECT name, SUM(v) AS s FROM cl GROUP BY name" if what.endswith("group") else "SELECT * FROM cl"
+    if what.startswith("explain"):
+        return {f"changelog_{what}": t.explain_sql(query, ExplainDetail.CHANGELOG_MODE)}
+    return {f"changelog_{what}": rows_of(t.execute_sql(query).collect())}
+
+
 STAGES = {"schemas": schemas, "named": named}
+for _what in ("explain_all", "rows_all", "explain_group", "rows_group"):
+    STAGES[f"changelog_{_what}"] = lambda w=_what: changelog(w)
 for _mode in ("streaming", "batch"):
     for _what in ("explain", "explain_json", "rows"):
         for _label in QUERIES:
