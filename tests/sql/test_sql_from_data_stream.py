@@ -197,6 +197,7 @@ def test_a_window_over_the_streams_own_watermarks_gives_flinks_rows(executor, re
     if executor == "spark":
         request.getfixturevalue("spark")
     _env, t_env = _events(executor)
+    assert str(t_env.from_path("ev").get_resolved_schema()) == RECORDED["rowtime_schema"]
     assert t_env.explain_sql(WINDOW) == RECORDED["rowtime_explain"]
     _env, t_env = _events(executor)
     # Which key of one window comes first is the order the watermark fires the keys' timers in,
@@ -260,3 +261,32 @@ def test_create_temporary_view_of_a_table_and_of_a_stream_with_a_schema():
     t_env.create_temporary_view("big", t_env.sql_query("SELECT f0, x FROM w WHERE x > 10"))
     assert _rows(t_env.execute_sql("SELECT * FROM big")) == [["+I", ["'b'", "20"]], ["+I", ["'a'", "30"]]]
     assert "big" in t_env.list_tables() and "w" in t_env.list_tables()
+
+
+def _changelog_view(executor: str = "local"):
+    env, t_env = _environment(executor)
+    rows = []
+    for kind, name, v in (
+        (RowKind.INSERT, "a", 1),
+        (RowKind.INSERT, "b", 2),
+        (RowKind.UPDATE_BEFORE, "a", 1),
+        (RowKind.UPDATE_AFTER, "a", 5),
+        (RowKind.DELETE, "b", 2),
+    ):
+        row = Row(name=name, v=v)
+        row.set_row_kind(kind)
+        rows.append(row)
+    stream = env.from_collection(rows, type_info=Types.ROW_NAMED(["name", "v"], [Types.STRING(), Types.INT()]))
+    t_env.create_temporary_view("cl", t_env.from_changelog_stream(stream))
+    return t_env
+
+
+@pytest.mark.parametrize("executor", ["local", "spark"])
+def test_a_changelog_stream_is_an_updating_table_as_in_flink(executor, request):
+    if executor == "spark":
+        request.getfixturevalue("spark")
+    group = "SELECT name, SUM(v) AS s FROM cl GROUP BY name"
+    explained = _changelog_view(executor).explain_sql(group, ExplainDetail.CHANGELOG_MODE)
+    assert ANONYMOUS.sub("N", explained) == ANONYMOUS.sub("N", RECORDED["changelog_explain_group"])
+    assert _rows(_changelog_view(executor).execute_sql(group)) == RECORDED["changelog_rows_group"]
+    assert _rows(_changelog_view(executor).execute_sql("SELECT * FROM cl")) == RECORDED["changelog_rows_all"]
