@@ -72,6 +72,7 @@ class OperatorKind(enum.StrEnum):
     # behaviour comes with SQL part 2).
     SQL_TABLE_SOURCE_SCAN = "sql.table_source_scan"
     SQL_INPUT_CONVERSION = "sql.input_conversion"
+    SQL_DROP_UPDATE_BEFORE = "sql.drop_update_before"
     SQL_VALUES = "sql.values"
     SQL_CALC = "sql.calc"
     SQL_EXPAND = "sql.expand"
@@ -138,6 +139,7 @@ PARAMETERS: dict[OperatorKind | str, type[op.OperatorParams]] = {
     OperatorKind.CACHE_WRITE: op.OperatorParams,
     OperatorKind.SQL_TABLE_SOURCE_SCAN: op.SqlOperatorParams,
     OperatorKind.SQL_INPUT_CONVERSION: op.SqlOperatorParams,
+    OperatorKind.SQL_DROP_UPDATE_BEFORE: op.SqlOperatorParams,
     OperatorKind.SQL_VALUES: op.SqlOperatorParams,
     OperatorKind.SQL_CALC: op.SqlOperatorParams,
     OperatorKind.SQL_EXPAND: op.SqlOperatorParams,

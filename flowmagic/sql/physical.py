@@ -100,6 +100,14 @@ class TableSourceScan(PhysicalNode):
 
 
 @dataclass(eq=False)
+class DropUpdateBefore(PhysicalNode):
+    """Drops a changelog source's UPDATE_BEFORE rows that no consumer needs."""
+
+    def terms(self, style: str) -> list[tuple[str, str]]:
+        return []
+
+
+@dataclass(eq=False)
 class Values(PhysicalNode):
     rows: list[list[Literal]] = field(default_factory=list)
     streaming: bool = True

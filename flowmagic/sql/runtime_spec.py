@@ -101,6 +101,8 @@ def _spec(
         )
     if kind == OperatorKind.SQL_TABLE_SOURCE_SCAN and isinstance(physical, ph.TableSourceScan):
         return _scan(physical, catalog, fields)
+    if kind == OperatorKind.SQL_DROP_UPDATE_BEFORE:
+        return SqlRuntimeSpec(**_names_types(fields))
     if kind == OperatorKind.SQL_CALC and isinstance(physical, ph.Calc):
         return CalcSpec(code=calc_code(physical.projects, physical.condition, zone), **_names_types(fields))
     if kind == OperatorKind.SQL_EXPAND and isinstance(physical, ph.Expand):

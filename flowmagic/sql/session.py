@@ -304,7 +304,7 @@ class SqlSession:
         query's rows become, which enforces NOT NULL columns and leaves the rest to the
         bridge). ExecNode and transformation ids continue the session's counters."""
         planned = self.plan(statement, whole_table=whole_table)
-        physical = optimize(planned.logical, self.streaming, self.configuration)
+        physical = optimize(planned.logical, self.streaming, self.configuration, collected=collect or to_stream)
         builder = ExecGraphBuilder(self.exec_node_ids, self.streaming)
         root = builder.build(physical)
         sink: ExecNode | None

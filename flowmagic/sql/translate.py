@@ -50,6 +50,7 @@ _KINDS: dict[str, OperatorKind] = {
     "table-source-scan": OperatorKind.SQL_TABLE_SOURCE_SCAN,
     "values": OperatorKind.SQL_VALUES,
     "calc": OperatorKind.SQL_CALC,
+    "drop-update-before": OperatorKind.SQL_DROP_UPDATE_BEFORE,
     "expand": OperatorKind.SQL_EXPAND,
     "watermark-assigner": OperatorKind.SQL_WATERMARK_ASSIGNER,
     "group-aggregate": OperatorKind.SQL_GROUP_AGGREGATE,

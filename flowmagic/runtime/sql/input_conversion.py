@@ -17,7 +17,7 @@ from flowmagic.runtime.registry import register
 from flowmagic.runtime.sql.operator import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, SqlOperator
 from flowmagic.vocabulary.types import Row, RowKind
 
-__all__ = ["InputConversion"]
+__all__ = ["DropUpdateBefore", "InputConversion"]
 
 _NO_TIMESTAMP = (
     "Could not find timestamp in DataStream API record. Make sure that timestamps have been assigned before "
@@ -70,6 +70,20 @@ def _converter(spec: InputConversionSpec) -> Callable[[Any], tuple[Any, ...] | N
         return (*(record[p] for p in positions), kind_index)
 
     return convert
+
+
+@register(OperatorKind.SQL_DROP_UPDATE_BEFORE)
+class DropUpdateBefore(SqlOperator):
+    """Flink's DropUpdateBefore over a changelog stream's table: its UPDATE_BEFORE rows left out."""
+
+    def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
+        if value[-1] != UPDATE_BEFORE:
+            self.output.collect(value, timestamp)
+
+    def process_batch(self, values: list[Any]) -> None:
+        kept = [value for value in values if value[-1] != UPDATE_BEFORE]
+        if kept:
+            self.output.collect_batch(kept)
 
 
 @register(OperatorKind.SQL_INPUT_CONVERSION)
