@@ -294,3 +294,43 @@ def test_a_changelog_stream_is_an_updating_table_as_in_flink(executor, request):
     explained = _changelog_view(executor).explain_sql("SELECT * FROM cl", ExplainDetail.CHANGELOG_MODE)
     assert ANONYMOUS.sub("N", explained) == ANONYMOUS.sub("N", RECORDED["changelog_explain_all"])
     assert _rows(_changelog_view(executor).execute_sql("SELECT * FROM cl")) == RECORDED["changelog_rows_all"]
+
+
+def test_an_unbounded_streams_watermarks_close_sql_windows_in_the_continuous_mode(spark):
+    server = LineServer()
+    try:
+        env, t_env = _environment("spark")
+        strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(1)).with_timestamp_assigner(
+            Millis()
+        )
+        events = (
+            env.socket_text_stream("127.0.0.1", server.port)
+            .map(
+                lambda line: (line.split(",")[0], int(line.split(",")[1]), int(line.split(",")[2])),
+                output_type=EVENT_TYPE,
+            )
+            .assign_timestamps_and_watermarks(strategy)
+        )
+        schema = (
+            Schema.new_builder()
+            .column_by_metadata("rowtime", "TIMESTAMP_LTZ(3)")
+            .watermark("rowtime", "SOURCE_WATERMARK()")
+            .build()
+        )
+        t_env.create_temporary_view("ev", events, schema)
+        stream = t_env.to_changelog_stream(t_env.sql_query(WINDOW))
+        seen: list[tuple[str, list[object]]] = []
+        with stream.execute_and_collect() as rows:
+            server.send(*(",".join(map(str, event)) for event in EVENTS))
+            for row in rows:
+                seen.append((str(row.get_row_kind()), list(row)))
+                if len(seen) == 4:
+                    break
+    finally:
+        server.close()
+    # The stream's watermark (the last event's time less a second) closes the first two
+    # windows; the third stays open while the stream runs, as in Flink.
+    expected = [(kind, values) for kind, values in _millis(RECORDED["rowtime_rows"]) if values[1] != repr(30000)]
+    assert sorted((kind, [repr(v) for v in values]) for kind, values in seen) == sorted(
+        (kind, values) for kind, values in expected
+    )
