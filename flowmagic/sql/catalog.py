@@ -87,6 +87,22 @@ class CatalogDataStream:
         return columns[0].type.flink()
 
     @property
+    def bounded(self) -> bool:
+        """Whether the stream ends: no source upstream of it is unbounded (Flink's
+        ExternalDynamicSource asks each transformation's boundedness)."""
+        seen: set[int] = set()
+        pending = [self.transformation]
+        while pending:
+            transformation = pending.pop()
+            if id(transformation) in seen:
+                continue
+            seen.add(id(transformation))
+            if getattr(transformation, "bounded", True) is False:
+                return False
+            pending.extend(transformation.inputs)
+        return True
+
+    @property
     def source_watermark(self) -> bool:
         """Whether the table takes the stream's watermarks (``SOURCE_WATERMARK()``)."""
         return self.watermark is not None and _is_source_watermark(self.watermark[1])

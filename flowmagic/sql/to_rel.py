@@ -607,6 +607,11 @@ class SqlToRel:
         extras: tuple[str, ...] = ()
         path: tuple[str, ...]
         if isinstance(obj, cat.CatalogDataStream):
+            if as_source and not self.streaming and not obj.bounded:
+                raise ValidationException(
+                    f"Querying an unbounded table '{obj.identifier}' in batch mode is not allowed. "
+                    "The table source is unbounded."
+                )
             # The rowtime metadata column comes from the source as its metadata type, cast to
             # the declared one by the projection above the scan.
             scanned = obj.physical + [

@@ -334,3 +334,15 @@ def test_an_unbounded_streams_watermarks_close_sql_windows_in_the_continuous_mod
     assert sorted((kind, [repr(v) for v in values]) for kind, values in seen) == sorted(
         (kind, values) for kind, values in expected
     )
+
+
+def test_an_unbounded_stream_is_refused_in_batch_mode_in_flinks_words():
+    env, t_env = _environment(batch=True)
+    lines = env.socket_text_stream("127.0.0.1", 9)
+    t_env.create_temporary_view("lines", lines.map(lambda line: line, output_type=Types.STRING()))
+    with pytest.raises(ValidationException) as refused:
+        t_env.explain_sql("SELECT f0 FROM lines")
+    assert str(refused.value) == (
+        "Querying an unbounded table 'default_catalog.default_database.lines' in batch mode is not allowed. "
+        "The table source is unbounded."
+    )
