@@ -71,6 +71,8 @@ class OperatorKind(enum.StrEnum):
     # Flink SQL's operators, one per ExecNode kind the planner translates (their run-time
     # behaviour comes with SQL part 2).
     SQL_TABLE_SOURCE_SCAN = "sql.table_source_scan"
+    SQL_INPUT_CONVERSION = "sql.input_conversion"
+    SQL_DROP_UPDATE_BEFORE = "sql.drop_update_before"
     SQL_VALUES = "sql.values"
     SQL_CALC = "sql.calc"
     SQL_EXPAND = "sql.expand"
@@ -136,6 +138,8 @@ PARAMETERS: dict[OperatorKind | str, type[op.OperatorParams]] = {
     OperatorKind.SINK_COMMITTER: op.SinkParams,
     OperatorKind.CACHE_WRITE: op.OperatorParams,
     OperatorKind.SQL_TABLE_SOURCE_SCAN: op.SqlOperatorParams,
+    OperatorKind.SQL_INPUT_CONVERSION: op.SqlOperatorParams,
+    OperatorKind.SQL_DROP_UPDATE_BEFORE: op.SqlOperatorParams,
     OperatorKind.SQL_VALUES: op.SqlOperatorParams,
     OperatorKind.SQL_CALC: op.SqlOperatorParams,
     OperatorKind.SQL_EXPAND: op.SqlOperatorParams,

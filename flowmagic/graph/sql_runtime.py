@@ -20,6 +20,7 @@ __all__ = [
     "CalcSpec",
     "Code",
     "ExpandSpec",
+    "InputConversionSpec",
     "ScanSpec",
     "SinkSpec",
     "SortSpec",
@@ -73,6 +74,22 @@ class ScanSpec(SqlRuntimeSpec):
     projection: tuple[int, ...]
     #: A filter pushed into the source: ``filter(row) -> bool | None`` over the emitted fields.
     filter: Code | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class InputConversionSpec(SqlRuntimeSpec):
+    """Flink's InputConversionOperator of a DataStream read as a table: each record into a row.
+    ``record`` says what a record is (``atomic``: the row's one field; ``tuple`` or ``row``: the
+    fields at ``positions``); ``rowtime`` appends the record's timestamp (a ``rowtime``
+    metadata column); ``propagate_watermark`` passes the stream's watermarks on
+    (``SOURCE_WATERMARK()``; otherwise only the final one)."""
+
+    record: str
+    positions: tuple[int, ...]
+    rowtime: bool
+    propagate_watermark: bool
+    #: False for a changelog stream: its Rows keep their kinds.
+    insert_only: bool = True
 
 
 @dataclass(frozen=True, kw_only=True)

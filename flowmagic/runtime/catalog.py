@@ -24,6 +24,7 @@ from flowmagic.runtime.sql import (  # noqa: F401 - each module registers its ki
     calc,
     deduplicate,
     group_aggregate,
+    input_conversion,
     join,
     multiple_input,
     refusal,

@@ -4,6 +4,7 @@ tables and views (temporary objects shadow permanent ones of the same name)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlglot import exp
 
@@ -43,7 +44,75 @@ class CatalogView:
     columns: list[str] = field(default_factory=list)
 
 
-CatalogObject = CatalogTable | CatalogView
+@dataclass
+class CatalogDataStream:
+    """A DataStream as a table (``from_data_stream``, ``create_temporary_view(name, stream)``):
+    Flink's ExternalQueryOperation. Its scan reads the stream's transformation through Flink's
+    input conversion (``DataSteamToTable``): each record into a row of the physical columns,
+    then the record's timestamp where a ``rowtime`` metadata column asks for it."""
+
+    name: str
+    #: Physical columns, then the rowtime metadata column (if declared), then computed ones.
+    columns: list[Column]
+    #: The stream's last transformation, which the scan reads.
+    transformation: Any
+    #: What a record is: ``atomic`` (one column ``f0``), ``tuple`` or ``row`` (one column a field).
+    record: str
+    #: The table's identifier as Flink prints it (``default_catalog.default_database.v``).
+    identifier: str
+    watermark: tuple[str, exp.Expr] | None = None
+    #: The metadata column holding each record's timestamp (Flink's ``rowtime`` metadata key).
+    rowtime: str | None = None
+    #: Physical fields read from a record (by position) for each physical column.
+    positions: tuple[int, ...] = ()
+    #: A DataStream's table has no primary key (DESCRIBE reads it as of any table).
+    primary_key: tuple[str, ...] = ()
+    #: Whether the stream is a changelog (``from_changelog_stream``: Rows of every kind).
+    changelog: bool = False
+
+    @property
+    def physical(self) -> list[Column]:
+        return [c for c in self.columns if c.expression is None and c.name != self.rowtime]
+
+    def data_type(self) -> str:
+        """The stream's physical data type as Flink prints it (a tuple is a structured type of
+        its Java class, a row a ROW, any other type its own)."""
+        columns = self.physical
+        fields = ", ".join(f"`{c.name}` {c.type.flink()}" for c in columns if c.type is not None)
+        if self.record == "tuple":
+            return f"STRUCTURED<'org.apache.flink.api.java.tuple.Tuple{len(columns)}', {fields}> NOT NULL"
+        if self.record == "row":
+            return f"ROW<{fields}> NOT NULL"
+        assert columns[0].type is not None
+        return columns[0].type.flink()
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the stream ends: no source upstream of it is unbounded (Flink's
+        ExternalDynamicSource asks each transformation's boundedness)."""
+        seen: set[int] = set()
+        pending = [self.transformation]
+        while pending:
+            transformation = pending.pop()
+            if id(transformation) in seen:
+                continue
+            seen.add(id(transformation))
+            if getattr(transformation, "bounded", True) is False:
+                return False
+            pending.extend(transformation.inputs)
+        return True
+
+    @property
+    def source_watermark(self) -> bool:
+        """Whether the table takes the stream's watermarks (``SOURCE_WATERMARK()``)."""
+        return self.watermark is not None and _is_source_watermark(self.watermark[1])
+
+
+def _is_source_watermark(expression: exp.Expr) -> bool:
+    return isinstance(expression, exp.Anonymous) and expression.name.upper() == "SOURCE_WATERMARK"
+
+
+CatalogObject = CatalogTable | CatalogView | CatalogDataStream
 
 
 def path(name: str) -> tuple[str, str, str]:
@@ -100,5 +169,17 @@ class Catalog:
             prefix = "Temporary " + kind.lower() if temporary else kind
             raise ValidationException(f"{prefix} with identifier '{CATALOG}.{DATABASE}.{short}' does not exist.")
 
+    def create_temporary_alias(self, name: str, obj: CatalogDataStream) -> None:
+        """Register ``obj`` (a DataStream's table) also as the temporary view ``name``: a view
+        of the Table API's table itself reads its scan, as Flink's view of a QueryOperation."""
+        if name in self._temporary:
+            raise ValidationException(f"Temporary table '`{CATALOG}`.`{DATABASE}`.`{name}`' already exists")
+        self._temporary[name] = obj
+
+    def short_name(self, name: str) -> str:
+        """``name`` without the default catalog and database it may be qualified with."""
+        return self._split(name)
+
     def names(self) -> list[str]:
-        return sorted(set(self._permanent) | set(self._temporary))
+        """The names of the tables and views, anonymous ones (a DataStream's) left out."""
+        return sorted(n for n in set(self._permanent) | set(self._temporary) if not n.startswith("*anonymous_"))

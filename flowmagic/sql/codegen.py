@@ -146,6 +146,9 @@ class ExpressionGenerator:
             return f"({self._cast_to(then, type_)} if {self.rex(condition)} else {self._cast_to(otherwise, type_)})"
         if op == "CAST":
             return self.cast(operands[0], type_)
+        if op == "Reinterpret":
+            # The value as it is, now read as a time attribute.
+            return self.rex(operands[0])
         if op in ("||", "CONCAT"):
             parts = [self._string(o) for o in operands]
             if not self._nullable(*operands):

@@ -15,6 +15,7 @@ from flowmagic.sql.logical import Field
 STREAM_TYPES: dict[type[ph.PhysicalNode], str] = {
     ph.TableSourceScan: "stream-exec-table-source-scan_2",
     ph.Values: "stream-exec-values_1",
+    ph.DropUpdateBefore: "stream-exec-drop-update-before_1",
     ph.Calc: "stream-exec-calc_1",
     ph.Exchange: "stream-exec-exchange_1",
     ph.GroupAggregate: "stream-exec-group-aggregate_1",

@@ -96,7 +96,7 @@ def tuples(rows: list[list[Literal]]) -> str:
 
 @dataclass(eq=False)
 class LogicalTableScan(RelNode):
-    path: tuple[str, str, str] = ("", "", "")
+    path: tuple[str, ...] = ("", "", "")
     #: Whether the connector takes filters (Flink's SupportsFilterPushDown).
     filter_push_down: bool = False
     #: Whether the connector takes a projection (Flink's SupportsProjectionPushDown).
@@ -105,9 +105,13 @@ class LogicalTableScan(RelNode):
     reads_metadata: bool = False
     #: The table's physical columns, before projection push-down.
     columns: int = 0
+    #: What the source was asked for besides its columns (``metadata=[rowtime]``).
+    extras: tuple[str, ...] = ()
+    #: Whether the source emits every row kind (a changelog stream), not only inserts.
+    all_kinds: bool = False
 
     def terms(self) -> list[tuple[str, str]]:
-        return [("table", "[" + ", ".join(self.path) + "]")]
+        return [("table", "[" + ", ".join(self.path + self.extras) + "]")]
 
 
 @dataclass(eq=False)

@@ -27,8 +27,11 @@ from flowmagic.sql.rules import (
 )
 
 
-def optimize(logical: RelNode, streaming: bool, configuration: dict[str, str]) -> ph.PhysicalNode:
-    """The Optimized Physical Plan of ``logical``."""
+def optimize(
+    logical: RelNode, streaming: bool, configuration: dict[str, str], *, collected: bool = False
+) -> ph.PhysicalNode:
+    """The Optimized Physical Plan of ``logical``; ``collected``: a query whose rows a sink that
+    takes every kind collects (Flink's collect sink, a changelog stream), not EXPLAIN's plan."""
     rel = calc_conversion.apply(logical)
     if not streaming:
         # The batch planner splits OVER projections before it merges projections (fields keep
@@ -54,4 +57,4 @@ def optimize(logical: RelNode, streaming: bool, configuration: dict[str, str]) -
     rel = calc_union_transpose.apply(rel)
     rel = calc_remove.apply(rel)
     physical = to_physical.convert(rel, streaming)
-    return changelog.apply(physical) if streaming else physical
+    return changelog.apply(physical, collected) if streaming else physical

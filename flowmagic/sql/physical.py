@@ -84,14 +84,27 @@ class TableSourceScan(PhysicalNode):
     #: Whether the source reports projections and metadata in its name (the filesystem source).
     reads_metadata: bool = False
     columns: int = 0
+    #: What the source was asked for besides its columns (``metadata=[rowtime]``,
+    #: ``watermark=[SOURCE_WATERMARK()]``).
+    extras: tuple[str, ...] = ()
+    #: Whether the source emits every row kind (a changelog stream), not only inserts.
+    all_kinds: bool = False
 
     def terms(self, style: str) -> list[tuple[str, str]]:
-        table = list(self.path)
+        table = list(self.path) + list(self.extras)
         if self.filter is not None:
             table.append(f"filter=[{pushed_filter(self.filter, self.names)}]")
         if self.reads_metadata and len(self.fields) < self.columns:
             table += [f"project=[{', '.join(self.names)}]", "metadata=[]"]
         return [("table", "[" + ", ".join(table) + "]"), ("fields", ", ".join(self.names))]
+
+
+@dataclass(eq=False)
+class DropUpdateBefore(PhysicalNode):
+    """Drops a changelog source's UPDATE_BEFORE rows that no consumer needs."""
+
+    def terms(self, style: str) -> list[tuple[str, str]]:
+        return []
 
 
 @dataclass(eq=False)

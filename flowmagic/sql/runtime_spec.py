@@ -15,6 +15,7 @@ from flowmagic.graph.sql_runtime import (
     AggregateSpec,
     CalcSpec,
     ExpandSpec,
+    InputConversionSpec,
     ScanSpec,
     SinkSpec,
     SortSpec,
@@ -87,8 +88,21 @@ def _spec(
     if kind == OperatorKind.SQL_VALUES and isinstance(physical, ph.Values):
         rows = tuple(tuple(_value(v) for v in row) for row in physical.rows)
         return ValuesSpec(rows=rows, **_names_types(fields))
+    if kind == OperatorKind.SQL_INPUT_CONVERSION and isinstance(physical, ph.TableSourceScan):
+        stream = catalog.lookup(physical.path[-1])
+        assert isinstance(stream, cat.CatalogDataStream)
+        return InputConversionSpec(
+            record=stream.record,
+            positions=stream.positions,
+            rowtime=stream.rowtime is not None,
+            propagate_watermark=stream.source_watermark,
+            insert_only=not stream.changelog,
+            **_names_types(fields),
+        )
     if kind == OperatorKind.SQL_TABLE_SOURCE_SCAN and isinstance(physical, ph.TableSourceScan):
         return _scan(physical, catalog, fields)
+    if kind == OperatorKind.SQL_DROP_UPDATE_BEFORE:
+        return SqlRuntimeSpec(**_names_types(fields))
     if kind == OperatorKind.SQL_CALC and isinstance(physical, ph.Calc):
         return CalcSpec(code=calc_code(physical.projects, physical.condition, zone), **_names_types(fields))
     if kind == OperatorKind.SQL_EXPAND and isinstance(physical, ph.Expand):

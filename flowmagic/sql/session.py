@@ -16,7 +16,7 @@ from flowmagic.sql.dialect import Flink, parse_statement
 from flowmagic.sql.errors import TableException, ValidationException
 from flowmagic.sql.exec_nodes import ExecGraphBuilder, ExecNode
 from flowmagic.sql.explain import explain_text
-from flowmagic.sql.logical import Field, RelNode
+from flowmagic.sql.logical import Field, LogicalProject, LogicalTableScan, RelNode
 from flowmagic.sql.multiple_input import fuse_multiple_inputs
 from flowmagic.sql.optimize import optimize
 from flowmagic.sql.to_rel import SqlToRel, sql_type
@@ -101,6 +101,11 @@ class SqlSession:
             self._env.configure(configuration)
         self._env.set_runtime_mode("streaming" if self.streaming else "batch")
         return self._env
+
+    def register_data_stream(self, table: cat.CatalogDataStream) -> None:
+        """Register a DataStream's table as a temporary view (Flink's ``createTemporaryView``
+        of a stream; an anonymous one under its own name)."""
+        self.catalog.create(table, temporary=True, if_not_exists=False)
 
     # --- statements ------------------------------------------------------------------------
 
@@ -250,8 +255,10 @@ class SqlSession:
 
     # --- queries ---------------------------------------------------------------------------
 
-    def plan(self, statement: str) -> PlannedQuery:
-        """Validate ``statement`` (a query or INSERT) and convert it to Calcite's logical plan."""
+    def plan(self, statement: str, *, whole_table: bool = False) -> PlannedQuery:
+        """Validate ``statement`` (a query or INSERT) and convert it to Calcite's logical plan;
+        ``whole_table``: ``SELECT * FROM t`` stands for the Table API's table ``t`` itself,
+        its scan (no projection)."""
         node = parse_statement(statement)
         converter = SqlToRel(self.catalog, self.streaming)
         if isinstance(node, exp.Insert):
@@ -262,7 +269,10 @@ class SqlSession:
                 "Unsupported SQL query! explainSql() only accepts a single SQL query (SELECT or INSERT)."
             )
         converted = converter.query(node)
-        return PlannedQuery(converted.rel, converted.sql)
+        rel = converted.rel
+        if whole_table and isinstance(rel, LogicalProject) and isinstance(rel.inputs[0], LogicalTableScan):
+            rel = rel.inputs[0]
+        return PlannedQuery(rel, converted.sql)
 
     def result_schema(self, statement: str) -> list[tuple[str, str]]:
         """(name, Flink type) of each column ``statement`` returns."""
@@ -285,17 +295,32 @@ class SqlSession:
         """The ExecNode graph of ``statement`` (an INSERT, or a query without its collect sink)."""
         return self.exec_graph(optimize(self.plan(statement).logical, self.streaming, self.configuration))
 
-    def translate(self, statement: str, *, collect: bool = True) -> StatementPlan:
+    def translate(
+        self, statement: str, *, collect: bool = True, to_stream: bool = False, whole_table: bool = False
+    ) -> StatementPlan:
         """Plan ``statement`` (a query or INSERT) and add its transformations to :attr:`env`, as
         executing it in Flink does: a SELECT ends in its collect sink (unless not ``collect``:
-        EXPLAIN's physical execution plan). ExecNode and transformation ids continue the
-        session's counters."""
-        planned = self.plan(statement)
-        physical = optimize(planned.logical, self.streaming, self.configuration)
+        EXPLAIN's physical execution plan; or ``to_stream``: the sink of a DataStream the
+        query's rows become, which enforces NOT NULL columns and leaves the rest to the
+        bridge). ExecNode and transformation ids continue the session's counters."""
+        planned = self.plan(statement, whole_table=whole_table)
+        physical = optimize(planned.logical, self.streaming, self.configuration, collected=collect or to_stream)
         builder = ExecGraphBuilder(self.exec_node_ids, self.streaming)
         root = builder.build(physical)
         sink: ExecNode | None
-        if not collect and not isinstance(physical, ph.Sink):
+        if to_stream:
+            builder.next_id += 1
+            sink_fields = list(planned.logical.fields)
+            sink = ExecNode(
+                id=builder.next_id,
+                type="stream-exec-sink_2" if self.streaming else "batch-exec-sink_2",
+                name="Sink",
+                description="",
+                fields=sink_fields,
+                inputs=[root],
+            )
+            query, collect = root, False
+        elif not collect and not isinstance(physical, ph.Sink):
             sink, query, sink_fields = None, root, []
         elif isinstance(physical, ph.Sink):
             sink, query, collect = root, root.inputs[0], False
@@ -333,18 +358,22 @@ class SqlSession:
                 query = fused
         builder.finish()
         self.exec_node_ids = builder.next_id
-        translation = translate(translator, query, sink, sink_fields, collect=not isinstance(physical, ph.Sink))
+        if to_stream:
+            assert sink is not None
+            translation = Translation(translator.not_null_enforcer(sink, query, sink_fields), translator.by_exec_node)
+        else:
+            translation = translate(translator, query, sink, sink_fields, collect=not isinstance(physical, ph.Sink))
         return StatementPlan(planned.logical, physical, sink or root, root, translation, planned.job_name)
 
     def stream_graph(self, plan: StatementPlan, job_name: str | None = None) -> StreamGraph:
         """The StreamGraph of a translated statement (its own transformations only)."""
         return self.env.stream_graph_of([plan.translation.sink], job_name or plan.job_name)
 
-    def explain(self, statement: str, details: tuple[str, ...] = ()) -> str:
-        """``EXPLAIN [details] statement`` as Flink 2.3 prints it."""
+    def explain(self, statement: str, details: tuple[str, ...] = (), *, whole_table: bool = False) -> str:
+        """``EXPLAIN [details] statement`` as Flink 2.3 prints it (``whole_table``: see :meth:`plan`)."""
         # Flink translates the statement into transformations and their StreamGraph for every
         # EXPLAIN, so each one advances both id counters (the plain EXPLAIN included).
-        plan = self.translate(statement, collect=False)
+        plan = self.translate(statement, collect=False, whole_table=whole_table)
         text = explain_text(self, plan.logical, details, (plan.physical, plan.plan_root))
         stream_graph = self.stream_graph(plan)
         if "JSON_EXECUTION_PLAN" in details:

@@ -145,6 +145,10 @@ def sql_type(data_type: exp.DataType, nullable: bool = True) -> SqlType:
     raise ValidationException(f"Unsupported type: {data_type.sql()}")
 
 
+#: The type of a DataStream's ``rowtime`` metadata (Flink's ExternalDynamicSource).
+ROWTIME_METADATA = SqlType("TIMESTAMP_WITH_LOCAL_TIME_ZONE", 3, nullable=False)
+
+
 def quote(name: str) -> str:
     return f"`{name}`"
 
@@ -600,7 +604,22 @@ class SqlToRel:
             converted = SqlToRel(self.catalog, self.streaming).query(obj.query)
             return converted.rel
         filter_push_down = reads_metadata = projection_push_down = False
-        if as_source:
+        extras: tuple[str, ...] = ()
+        path: tuple[str, ...]
+        if isinstance(obj, cat.CatalogDataStream):
+            if as_source and not self.streaming and not obj.bounded:
+                raise ValidationException(
+                    f"Querying an unbounded table '{obj.identifier}' in batch mode is not allowed. "
+                    "The table source is unbounded."
+                )
+            # The rowtime metadata column comes from the source as its metadata type, cast to
+            # the declared one by the projection above the scan.
+            scanned = obj.physical + [
+                cat.Column(c.name, ROWTIME_METADATA) for c in obj.columns if c.name == obj.rowtime
+            ]
+            path = cat.path(name) if obj.identifier != obj.name else (obj.name,)
+            extras = ("metadata=[rowtime]",) if obj.rowtime is not None else ()
+        elif as_source:
             traits = connectors.validate(cat.qualified(name), obj.options, _typed(obj.physical), source=True)
             if not self.streaming and not traits.bounded:
                 raise ValidationException(
@@ -610,23 +629,36 @@ class SqlToRel:
             filter_push_down = traits.filter_push_down
             reads_metadata = traits.identifier == "filesystem"
             projection_push_down = traits.projection_push_down
-        physical = [Field(c.name, c.type) for c in obj.physical if c.type is not None]
+        if not isinstance(obj, cat.CatalogDataStream):
+            scanned, path = obj.physical, cat.path(name)
+        physical = [Field(c.name, c.type) for c in scanned if c.type is not None]
         rel: RelNode = LogicalTableScan(
             [],
             physical,
-            path=cat.path(name),
+            path=path,
             filter_push_down=filter_push_down,
             projection_push_down=projection_push_down,
             reads_metadata=reads_metadata,
             columns=len(physical),
+            extras=extras,
+            all_kinds=isinstance(obj, cat.CatalogDataStream) and obj.changelog,
         )
-        if len(physical) != len(obj.columns):
+        rowtime_column = obj.watermark[0] if self.streaming and obj.watermark is not None else None
+        metadata_cast = isinstance(obj, cat.CatalogDataStream) and obj.rowtime is not None
+        if len(physical) != len(obj.columns) or metadata_cast:
             scope = Scope([Namespace(name, physical, 0)])
             exprs: list[Rex] = []
             for column in obj.columns:
                 if column.expression is None:
                     index = next(i for i, f in enumerate(physical) if f.name == column.name)
-                    exprs.append(InputRef(physical[index].type, index))
+                    ref = InputRef(physical[index].type, index)
+                    if column.type is not None and column.type != ref.type:
+                        declared = column.type
+                        if column.name == rowtime_column:
+                            declared = SqlType(declared.name, declared.precision, time_attribute="ROWTIME")
+                        exprs.append(Call(declared, "CAST", (ref,)))
+                    else:
+                        exprs.append(ref)
                 else:
                     expr = self.rex(column.expression, scope)
                     if not self.streaming and isinstance(expr, Call) and expr.type.time_attribute:
@@ -637,7 +669,10 @@ class SqlToRel:
         if self.streaming and obj.watermark is not None:
             column_name, expression = obj.watermark
             index = next(i for i, f in enumerate(rel.fields) if f.name == column_name)
-            watermark = self.rex(expression, Scope([Namespace(name, rel.fields, 0)]))
+            if isinstance(obj, cat.CatalogDataStream) and obj.source_watermark:
+                watermark: Rex = Call(ROWTIME_METADATA, "SOURCE_WATERMARK")
+            else:
+                watermark = self.rex(expression, Scope([Namespace(name, rel.fields, 0)]))
             fields = list(rel.fields)
             rowtime = fields[index].type
             fields[index] = Field(

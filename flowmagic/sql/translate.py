@@ -50,6 +50,7 @@ _KINDS: dict[str, OperatorKind] = {
     "table-source-scan": OperatorKind.SQL_TABLE_SOURCE_SCAN,
     "values": OperatorKind.SQL_VALUES,
     "calc": OperatorKind.SQL_CALC,
+    "drop-update-before": OperatorKind.SQL_DROP_UPDATE_BEFORE,
     "expand": OperatorKind.SQL_EXPAND,
     "watermark-assigner": OperatorKind.SQL_WATERMARK_ASSIGNER,
     "group-aggregate": OperatorKind.SQL_GROUP_AGGREGATE,
@@ -304,6 +305,10 @@ class Translator:
     def _source(self, node: ExecNode, short: str) -> Transformation:
         physical = node.physical
         if isinstance(physical, ph.TableSourceScan):
+            stream = self.catalog.lookup(physical.path[-1])
+            if isinstance(stream, cat.CatalogDataStream):
+                return self._data_stream_scan(node, stream)
+        if isinstance(physical, ph.TableSourceScan):
             table = self.catalog.lookup(physical.path[-1])
             options = table.options if isinstance(table, cat.CatalogTable) else {}
             legacy = options.get("connector") != "filesystem"
@@ -334,9 +339,32 @@ class Translator:
         self.env.add_operator(t)
         return t
 
-    def sink(self, node: ExecNode, query: ExecNode, fields: list[Field], collect: bool) -> Transformation:
-        """The sink ExecNode ``node`` over ``query``: a ConstraintEnforcer for NOT NULL columns,
-        then the collect sink (a SELECT) or the table's sink."""
+    def _data_stream_scan(self, node: ExecNode, stream: cat.CatalogDataStream) -> Transformation:
+        """Flink's ExternalDynamicSource: an input conversion (``DataStreamToTable``) reading
+        the stream's own transformation, at its parallelism, so that the stream and the query
+        are one job (the conversion chains to the stream's last operator)."""
+        upstream: Transformation = stream.transformation
+        rowtime, watermark = str(stream.rowtime is not None).lower(), str(stream.source_watermark).lower()
+        description = (
+            f"DataStreamToTable(stream={stream.identifier}, type={stream.data_type()}, "
+            f"rowtime={rowtime}, watermark={watermark})"
+        )
+        t = OneInputTransformation(
+            id=self.env.new_id(),
+            name="DataStreamToTable",
+            parallelism=upstream.parallelism,
+            parallelism_configured=upstream.parallelism_configured,
+            inputs=[upstream],
+            description=description,
+            uid=self._uid(node.id, "external-datastream"),
+            operator=self._spec(OperatorKind.SQL_INPUT_CONVERSION, node),
+        )
+        self.env.add_operator(t)
+        return t
+
+    def not_null_enforcer(self, node: ExecNode, query: ExecNode, fields: list[Field]) -> Transformation:
+        """``query``'s transformation, then the sink ``node``'s ConstraintEnforcer when the
+        sink's schema (``fields``) has NOT NULL columns."""
         input_t = self.translate(query)
         not_null = [f.name for f in fields if not f.type.nullable]
         if not_null:
@@ -352,6 +380,12 @@ class Translator:
             )
             self.env.add_operator(enforcer)
             input_t = self._record(node, enforcer)
+        return input_t
+
+    def sink(self, node: ExecNode, query: ExecNode, fields: list[Field], collect: bool) -> Transformation:
+        """The sink ExecNode ``node`` over ``query``: a ConstraintEnforcer for NOT NULL columns,
+        then the collect sink (a SELECT) or the table's sink."""
+        input_t = self.not_null_enforcer(node, query, fields)
         sink_id = self.env.new_id()
         if collect:
             sink = LegacySinkTransformation(

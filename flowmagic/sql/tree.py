@@ -27,5 +27,7 @@ def render(root: N, line: Callable[[N], str], children: Callable[[N], Sequence[N
 
 
 def call(name: str, terms: Sequence[tuple[str, str]]) -> str:
-    """``Name(key=[value], ...)``."""
+    """``Name(key=[value], ...)``; a node without terms is its name alone, as Calcite writes it."""
+    if not terms:
+        return name
     return name + "(" + ", ".join(f"{k}=[{v}]" for k, v in terms) + ")"

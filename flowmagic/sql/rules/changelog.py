@@ -28,7 +28,9 @@ def infer(node: ph.PhysicalNode) -> None:
         infer(child)
     inputs = [c.changelog for c in node.inputs]
     insert_only = all(modes == ("I",) for modes in inputs)
-    if isinstance(node, ph.TableSourceScan | ph.Values):
+    if isinstance(node, ph.TableSourceScan) and node.all_kinds:
+        node.changelog = ("I", "UB", "UA", "D")
+    elif isinstance(node, ph.TableSourceScan | ph.Values):
         node.changelog = ("I",)
     elif isinstance(node, ph.Union):
         node.changelog = tuple(m for m in ("I", "UA", "D") if any(m in modes for modes in inputs))
@@ -58,10 +60,13 @@ def infer(node: ph.PhysicalNode) -> None:
         node.changelog = ()
 
 
-def require_update_before(node: ph.PhysicalNode, required: bool) -> None:
+def require_update_before(node: ph.PhysicalNode, required: bool, drop: bool = True) -> None:
+    """Mark where UPDATE_BEFORE is needed below ``node``; ``drop``: put Flink's DropUpdateBefore
+    over a changelog source whose consumer does not need it (EXPLAIN's query; a collect sink at
+    execution takes every kind, so nothing is dropped)."""
     if required and "UA" in node.changelog and "UB" not in node.changelog:
         node.changelog = tuple(m for m in ("I", "UB", "UA", "D") if m in node.changelog or m == "UB")
-    for child in node.inputs:
+    for index, child in enumerate(node.inputs):
         if isinstance(node, ph.Calc) and node.condition is not None:
             # A filter over updates must see the old row to drop what stops matching.
             needed = True
@@ -73,13 +78,26 @@ def require_update_before(node: ph.PhysicalNode, required: bool) -> None:
             needed = node.connector not in _SINKS_WITHOUT_UPDATE_BEFORE
         else:
             needed = True
-        require_update_before(child, needed)
+        require_update_before(child, needed, drop)
+        if drop and _needs_drop(child, needed):
+            node.inputs[index] = _drop_update_before(child)
     if isinstance(node, _PASS_THROUGH):
         kinds = {m for child in node.inputs for m in child.changelog}
         node.changelog = tuple(m for m in ("I", "UB", "UA", "D") if m in kinds)
 
 
-def apply(root: ph.PhysicalNode) -> ph.PhysicalNode:
+def _drop_update_before(node: ph.PhysicalNode) -> ph.PhysicalNode:
+    """Flink's DropUpdateBefore over a changelog source whose consumer needs no UPDATE_BEFORE."""
+    return ph.DropUpdateBefore([node], list(node.fields), changelog=tuple(m for m in node.changelog if m != "UB"))
+
+
+def _needs_drop(node: ph.PhysicalNode, required: bool) -> bool:
+    return not required and isinstance(node, ph.TableSourceScan) and "UB" in node.changelog
+
+
+def apply(root: ph.PhysicalNode, collected: bool = False) -> ph.PhysicalNode:
+    """``collected``: the query's rows go to a sink that takes every kind (Flink's collect
+    sink at execution); EXPLAIN's query takes upserts."""
     infer(root)
-    require_update_before(root, False)
-    return root
+    require_update_before(root, False, drop=not collected)
+    return _drop_update_before(root) if not collected and _needs_drop(root, False) else root

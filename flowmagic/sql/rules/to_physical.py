@@ -72,7 +72,13 @@ class ToPhysical:
 
     def _LogicalTableScan(self, node: LogicalTableScan) -> ph.PhysicalNode:
         return ph.TableSourceScan(
-            [], list(node.fields), path=node.path, reads_metadata=node.reads_metadata, columns=node.columns
+            [],
+            list(node.fields),
+            path=node.path,
+            reads_metadata=node.reads_metadata,
+            columns=node.columns,
+            extras=node.extras,
+            all_kinds=node.all_kinds,
         )
 
     def _LogicalValues(self, node: LogicalValues) -> ph.PhysicalNode:
@@ -96,9 +102,29 @@ class ToPhysical:
         return calc(child, list(node.fields), list(node.projects), node.condition)
 
     def _LogicalWatermarkAssigner(self, node: LogicalWatermarkAssigner) -> ph.PhysicalNode:
+        if isinstance(node.watermark, Call) and node.watermark.operator == "SOURCE_WATERMARK":
+            return self._source_watermark(node)
         return ph.WatermarkAssigner(
             [self.convert(node.inputs[0])], list(node.fields), rowtime=node.rowtime, watermark=node.watermark
         )
+
+    def _source_watermark(self, node: LogicalWatermarkAssigner) -> ph.PhysicalNode:
+        """Flink's PushWatermarkIntoTableSourceScan rules for ``SOURCE_WATERMARK()``: the
+        source emits its own watermarks (a DataStream's), so no WatermarkAssigner runs; the
+        projection above the scan reinterprets the rowtime column as the time attribute."""
+        child = self.convert(node.inputs[0])
+        scan = child.inputs[0] if isinstance(child, ph.Calc) else child
+        if not isinstance(scan, ph.TableSourceScan):
+            raise TableException("SOURCE_WATERMARK() needs the watermark declared on a source's own column")
+        scan.extras = (*scan.extras, "watermark=[SOURCE_WATERMARK()]")
+        rowtime = node.fields[node.rowtime].type
+        if isinstance(child, ph.Calc):
+            projects = list(child.projects)
+            projects[node.rowtime] = Call(rowtime, "Reinterpret", (projects[node.rowtime],))
+            return calc(child.inputs[0], list(node.fields), projects, child.condition)
+        projects = [InputRef(f.type, i) for i, f in enumerate(scan.fields)]
+        projects[node.rowtime] = Call(rowtime, "Reinterpret", (projects[node.rowtime],))
+        return calc(scan, list(node.fields), projects, None)
 
     def _exchange(self, child: ph.PhysicalNode, keys: tuple[int, ...]) -> ph.PhysicalNode:
         if keys and not self.streaming:
