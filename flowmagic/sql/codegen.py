@@ -29,7 +29,7 @@ __all__ = ["ExpressionGenerator", "calc_code", "expand_code", "literal_value", "
 _INTEGERS = {"TINYINT": 8, "SMALLINT": 16, "INTEGER": 32, "BIGINT": 64}
 _APPROX = ("FLOAT", "REAL", "DOUBLE")
 _COMPARISONS = {"=": "==", "<>": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
-_TIMESTAMPS = ("TIMESTAMP", "TIMESTAMP_WITH_LOCAL_TIME_ZONE", "DATE", "TIME")
+_TIMESTAMPS = ("TIMESTAMP", "TIMESTAMP_WITH_LOCAL_TIME_ZONE")
 
 
 def runtime_type(type_: SqlType) -> str:
@@ -266,6 +266,8 @@ class ExpressionGenerator:
             return f"_to_boolean({value})"
         if target.name in _TIMESTAMPS:
             return f"_to_timestamp({value}, {runtime_type(source)!r})"
+        if target.name == "DATE":
+            return f"_to_date({value}, {runtime_type(source)!r})"
         raise TableException(f"flowmagic cannot run CAST to {target.flink()} yet")
 
 

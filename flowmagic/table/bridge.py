@@ -17,8 +17,7 @@ is registered in the catalog; its scan reads the stream's transformation (see
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
@@ -28,22 +27,23 @@ from flowmagic.graph.transformations import OneInputTransformation
 from flowmagic.sql import catalog as cat
 from flowmagic.sql import physical as ph
 from flowmagic.sql import tree
+from flowmagic.sql.codegen import runtime_type
 from flowmagic.sql.dialect import Flink, parse_statement
 from flowmagic.sql.errors import SqlParserException, TableException, ValidationException
 from flowmagic.sql.optimize import optimize
 from flowmagic.sql.to_rel import sql_type
 from flowmagic.sql.types import SqlType
+from flowmagic.table.rows import RowsOfTable
 from flowmagic.table.schema import ResolvedSchema, Schema
-from flowmagic.vocabulary.types import PICKLED, Row, RowKind, TypeInformation, is_tuple_type
+from flowmagic.vocabulary.types import PICKLED, TypeInformation, is_tuple_type
 
 if TYPE_CHECKING:
     from flowmagic.api.datastream import DataStream
     from flowmagic.table.environment import StreamTableEnvironment, TableEnvironment
     from flowmagic.table.table import Table
 
-__all__ = ["RowsOfTable", "resolved_schema", "stream_to_table", "table_to_stream"]
+__all__ = ["resolved_schema", "stream_to_table", "table_to_stream"]
 
-_KINDS = (RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE)
 _UPDATES = ("UB", "UA", "D")
 #: Flink numbers anonymous tables (a DataStream's source or sink) with one counter per process.
 _ANONYMOUS = itertools.count(1)
@@ -61,19 +61,6 @@ _FIELD_TYPES = {
 }
 #: The one metadata key of a DataStream's table: each record's timestamp.
 ROWTIME = "rowtime"
-
-
-@dataclass(frozen=True)
-class RowsOfTable:
-    """The conversion's function: a SQL row (values, then its kind) into a ``Row``."""
-
-    names: tuple[str, ...]
-
-    def __call__(self, record: tuple[Any, ...]) -> Row:
-        row = Row(*record[:-1])
-        row.set_field_names(list(self.names))
-        row.set_row_kind(_KINDS[record[-1]])
-        return row
 
 
 def _update_producer(node: ph.PhysicalNode) -> ph.PhysicalNode | None:
@@ -106,6 +93,7 @@ def table_to_stream(t_env: StreamTableEnvironment, table: Table, *, changelog: b
     plan = session.translate(query, to_stream=True)
     root = plan.translation.sink
     names = tuple(f.name for f in plan.logical.fields)
+    runtime_types = tuple(runtime_type(f.type) for f in plan.logical.fields)
     types = ", ".join(f"`{f.name}` {f.type.flink()}" for f in plan.logical.fields)
     env = session.env
     conversion = OneInputTransformation(
@@ -115,7 +103,7 @@ def table_to_stream(t_env: StreamTableEnvironment, table: Table, *, changelog: b
         parallelism=root.parallelism,
         inputs=[root],
         parallelism_configured=root.parallelism_configured,
-        operator=OperatorSpec(OperatorKind.MAP, FunctionParams(function=RowsOfTable(names))),
+        operator=OperatorSpec(OperatorKind.MAP, FunctionParams(function=RowsOfTable(names, runtime_types))),
     )
     env.add_operator(conversion)
     return DataStream(env, conversion)

@@ -9,12 +9,11 @@ from collections.abc import Iterator, Sequence
 from enum import Enum
 from typing import Any
 
+from flowmagic.table.rows import RowsOfTable
 from flowmagic.table.tableau import batch_tableau, streaming_tableau_lines
-from flowmagic.vocabulary.types import Row, RowKind
+from flowmagic.vocabulary.types import Row
 
 __all__ = ["ResultKind", "TableResult", "TableSchema"]
-
-_KINDS = (RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE)
 
 
 class ResultKind(Enum):
@@ -130,17 +129,11 @@ class TableResult:
         return iter(self._job.result().collected(self._sink_id))
 
     def collect(self) -> CloseableIterator:
-        """The result's rows as ``Row`` objects, each with its kind (``get_row_kind()``); of an
+        """The result's rows as positional ``Row`` objects of PyFlink's Python values (a TIMESTAMP
+        a ``datetime``, a DATE a ``date``), each with its kind (``get_row_kind()``); of an
         unbounded query as they come, its job cancelled when the iterator is closed."""
-
-        def rows() -> Iterator[Row]:
-            for record in self._changelog():
-                row = Row(*record[:-1])
-                row.set_field_names(self._columns)
-                row.set_row_kind(_KINDS[record[-1]])
-                yield row
-
-        return CloseableIterator(rows(), self._rows_as_they_come)
+        to_row = RowsOfTable(None, tuple(self._types))
+        return CloseableIterator(map(to_row, self._changelog()), self._rows_as_they_come)
 
     def print(self) -> None:
         """Print the result as Flink's tableau (streaming: with each row's kind)."""

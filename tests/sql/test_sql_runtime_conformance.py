@@ -12,6 +12,7 @@ leading space counts) and from the printed tableau.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import io
 import json
 import re
@@ -21,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from flowmagic.runtime.sql.values import value_string
+from flowmagic.runtime.sql.values import parse_type, value_string
 from flowmagic.table import EnvironmentSettings, TableEnvironment
 
 HERE = Path(__file__).parents[1] / "conformance" / "sql"
@@ -135,11 +136,23 @@ def _run(case: str, mode: str, executor: str, out: Path) -> tuple[list[list[str]
     cells = [
         [
             row.get_row_kind().short_string,
-            *("<NULL>" if v is None else value_string(v, t) for v, t in zip(row, types, strict=True)),
+            *("<NULL>" if v is None else value_string(_internal(v, t), t) for v, t in zip(row, types, strict=True)),
         ]
         for row in rows
     ]
     return cells, printed.getvalue()
+
+
+def _internal(value: object, type_text: str) -> object:
+    """A collected value back in the runtime's form (a timestamp's epoch milliseconds, a date's
+    days), for the cell text the SQL client writes."""
+    if isinstance(value, datetime.datetime):
+        if parse_type(type_text).name == "TIMESTAMP":  # the naive fields of a LocalDateTime
+            return (value - datetime.datetime(1970, 1, 1)) // datetime.timedelta(milliseconds=1)
+        return round(value.timestamp() * 1000)  # an instant, in this process's time zone
+    if isinstance(value, datetime.date):
+        return (value - datetime.date(1970, 1, 1)).days
+    return value
 
 
 def _tableau_rows(text: str, streaming: bool) -> list[list[str]]:

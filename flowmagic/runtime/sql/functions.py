@@ -17,7 +17,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Context, Decimal,
 from typing import Any
 
 from flowmagic.errors import JobError
-from flowmagic.runtime.sql.values import parse_timestamp, parse_type, value_string
+from flowmagic.runtime.sql.values import MILLIS_PER_DAY, parse_date, parse_timestamp, parse_type, value_string
 
 __all__ = ["namespace"]
 
@@ -376,12 +376,26 @@ def _to_boolean(value: Any) -> bool | None:
 
 
 def _to_timestamp(value: Any, source_type: str) -> int | None:
-    """CAST to a TIMESTAMP (or between the timestamp types): epoch milliseconds."""
-    if value is None or isinstance(value, int):
-        return value
+    """CAST to a TIMESTAMP (or between the timestamp types): epoch milliseconds (a DATE's
+    midnight)."""
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return value * MILLIS_PER_DAY if parse_type(source_type).name == "DATE" else value
     if isinstance(value, str):
         return parse_timestamp(value)
     raise JobError(f"flowmagic cannot CAST a {source_type} to a timestamp yet")
+
+
+def _to_date(value: Any, source_type: str) -> int | None:
+    """CAST to a DATE: days since the epoch (a timestamp's date part, a string's date)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return parse_date(value)
+    if isinstance(value, int):
+        return value if parse_type(source_type).name == "DATE" else value // MILLIS_PER_DAY
+    raise JobError(f"flowmagic cannot CAST a {source_type} to a date yet")
 
 
 def _search(value: Any, ranges: tuple[tuple[Any, bool, Any, bool], ...]) -> bool | None:
@@ -434,6 +448,7 @@ def namespace(proctime: Callable[[], int]) -> dict[str, Any]:
         "_to_decimal": _to_decimal,
         "_to_boolean": _to_boolean,
         "_to_timestamp": _to_timestamp,
+        "_to_date": _to_date,
         "_decimal_add": _decimal(_CONTEXT.add),
         "_decimal_sub": _decimal(_CONTEXT.subtract),
         "_decimal_mul": _decimal(_CONTEXT.multiply),

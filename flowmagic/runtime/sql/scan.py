@@ -28,7 +28,7 @@ from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.records import BATCH_SIZE
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.sql.operator import INSERT, compile_code, runnable_spec
-from flowmagic.runtime.sql.values import parse_timestamp, parse_type
+from flowmagic.runtime.sql.values import parse_date, parse_timestamp, parse_type
 
 __all__ = ["TableSourceScan", "ValuesSource"]
 
@@ -122,6 +122,8 @@ def _converter(type_text: str, null_literal: str | None) -> Callable[[Any], Any]
         return lambda value: None if absent(value) else (value if isinstance(value, bool) else value.lower() == "true")
     if info.is_timestamp:
         return lambda value: None if absent(value) else parse_timestamp(str(value))
+    if name == "DATE":
+        return lambda value: None if absent(value) else parse_date(str(value))
     raise JobError(f"flowmagic cannot read columns of type {type_text} from files yet")
 
 

@@ -16,10 +16,22 @@ from zoneinfo import ZoneInfo
 
 from flowmagic.runtime.records import java_double_string
 
-__all__ = ["SqlTypeInfo", "parse_type", "row_string", "value_string", "zone_of"]
+__all__ = [
+    "MILLIS_PER_DAY",
+    "SqlTypeInfo",
+    "external_value",
+    "parse_date",
+    "parse_timestamp",
+    "parse_type",
+    "row_string",
+    "value_string",
+    "zone_of",
+]
 
 _TYPE = re.compile(r"^\s*([A-Z_]+(?: WITH LOCAL TIME ZONE)?)\s*(?:\((\d+)(?:,\s*(\d+))?\))?(.*)$")
 _EPOCH = datetime.datetime(1970, 1, 1)
+#: A DATE is held as days since the epoch, a timestamp as milliseconds.
+MILLIS_PER_DAY = 86_400_000
 
 
 class SqlTypeInfo:
@@ -119,3 +131,26 @@ def parse_timestamp(text: str) -> int:
     if moment.tzinfo is not None:
         moment = moment.astimezone(datetime.UTC).replace(tzinfo=None)
     return (moment - _EPOCH) // datetime.timedelta(milliseconds=1)
+
+
+def parse_date(text: str) -> int:
+    """``yyyy-MM-dd`` as days since the epoch."""
+    return (datetime.date.fromisoformat(text.strip()) - _EPOCH.date()).days
+
+
+def external_value(value: Any, type_text: str) -> Any:
+    """``value`` of type ``type_text`` as PyFlink hands it to Python (``TableResult.collect()``,
+    ``to_data_stream``): a TIMESTAMP as a naive ``datetime`` of its fields, a TIMESTAMP_LTZ as
+    a naive ``datetime`` in this process's local time zone (``datetime.fromtimestamp``), a
+    DATE as a ``date``; other values as they are."""
+    if value is None or isinstance(value, bool) or not isinstance(value, int):
+        return value
+    info = parse_type(type_text)
+    if info.name == "TIMESTAMP":
+        return _EPOCH + datetime.timedelta(milliseconds=value)
+    if info.is_timestamp:
+        seconds, millis = divmod(value, 1000)
+        return datetime.datetime.fromtimestamp(seconds).replace(microsecond=millis * 1000)
+    if info.name == "DATE":
+        return _EPOCH.date() + datetime.timedelta(days=value)
+    return value
