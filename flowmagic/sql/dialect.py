@@ -55,6 +55,15 @@ class Flink(RisingWave):
     # sqlglot's dialects declare Parser and Generator as class attributes, which mypy does not
     # take as base classes.
     class Parser(RisingWave.Parser):  # type: ignore[misc,valid-type]
+        # A TIMESTAMP literal's precision is its fractional digits, as Calcite types it:
+        # TIMESTAMP '2024-01-02 03:04:05.123' is a TIMESTAMP(3), not the CAST's default 6.
+        TYPE_LITERAL_PARSERS = {
+            **RisingWave.Parser.TYPE_LITERAL_PARSERS,
+            exp.DType.TIMESTAMP: lambda self, this, _: self.expression(
+                exp.Cast(this=this, to=exp.DataType.build(f"TIMESTAMP({_fraction_digits(this.name)})"))
+            ),
+        }
+
         def _parse_table(self, *args: Any, **kwargs: Any) -> exp.Expr | None:
             table = self._curr and self._curr.token_type == TokenType.TABLE
             if table and self._next and self._next.token_type == TokenType.L_PAREN:
@@ -90,6 +99,11 @@ class Flink(RisingWave):
 
     class Generator(RisingWave.Generator):  # type: ignore[misc,valid-type]
         TYPE_MAPPING = {**RisingWave.Generator.TYPE_MAPPING, exp.DType.TEXT: "STRING"}
+
+
+def _fraction_digits(literal: str) -> int:
+    seconds = literal.strip().rpartition(":")[2]
+    return len(seconds.partition(".")[2])
 
 
 def parse_statement(sql: str) -> exp.Expr:

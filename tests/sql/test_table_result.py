@@ -190,3 +190,25 @@ def test_collect_hands_timestamps_and_dates_out_as_pyflinks_python_values() -> N
         "<Row(1.1, datetime.datetime(2024, 1, 2, 3, 4, 5, 123000), datetime.date(2024, 1, 2), "
         "datetime.date(2024, 1, 2), datetime.datetime(2024, 1, 2, 0, 0), Decimal('1.50'))>"
     )
+
+
+def test_a_timestamp_literal_is_as_precise_as_its_fraction() -> None:
+    # Flink 2.3's AST: ts=[2024-01-02 03:04:05.123:TIMESTAMP(3)], t0=[2024-01-02 23:04:05]
+    # (a TIMESTAMP(0)), c=[2024-01-02 03:04:05:TIMESTAMP(6)] (a CAST's default precision).
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.get_config().set("flowmagic.executor", "local")
+    query = (
+        "SELECT TIMESTAMP '2024-01-02 03:04:05.123' AS ts, TIMESTAMP '2024-01-02 23:04:05' AS t0, "
+        "CAST('2024-01-02 03:04:05' AS TIMESTAMP) AS c"
+    )
+    result = t_env.execute_sql(query)
+    assert result.get_table_schema().get_field_data_types() == [
+        "TIMESTAMP(3) NOT NULL",
+        "TIMESTAMP(0) NOT NULL",
+        "TIMESTAMP(6) NOT NULL",
+    ]
+    with result.collect() as rows:
+        assert repr(list(rows)) == (
+            "[<Row(datetime.datetime(2024, 1, 2, 3, 4, 5, 123000), datetime.datetime(2024, 1, 2, 23, 4, 5), "
+            "datetime.datetime(2024, 1, 2, 3, 4, 5))>]"
+        )
