@@ -176,8 +176,8 @@ class EpochCoordinator:
         self._finished = threading.Event()
         self._query: Any = None
         #: Per node whose subtasks hand results to the driver, where its sink takes them.
-        self._deliver_epoch: dict[int, Callable[[EpochOutput, int, Any], None]] = {
-            node_id: node.implementation.deliver_epoch
+        self._deliver_epoch: dict[int, Callable[[EpochOutput, int, list[Any]], None]] = {
+            node_id: node.implementation.deliver_epoch_all
             for plan in self.plans.values()
             for node_id, node in plan.nodes.items()
             if node.implementation.emits_results
@@ -656,7 +656,7 @@ class EpochCoordinator:
         return all(feed.ended(self._read_up_to.get(node_id, 0)) for node_id, feed in self._feeds.items())
 
     def _complete(
-        self, epoch: int, now: int, began: float, items: list[tuple[Any, Any]], final: bool, checkpoint: bool
+        self, epoch: int, now: int, began: float, items: list[tuple[Any, list[Any]]], final: bool, checkpoint: bool
     ) -> None:
         manifest = Manifest(epoch=epoch, time=now, offsets=dict(self._read_up_to))
         # The checksums of this epoch's files, and of earlier files its changes follow.
@@ -667,9 +667,10 @@ class EpochCoordinator:
         wakeups = []
         busy: dict[tuple[str, int], float] = {}
         consumers: dict[tuple[str, int], list[tuple[str, int]]] = {}
-        for key, payload in items:
+        for key, payloads in items:
             if key[0] == EPOCH_REPORT:
                 _tag, vertex_id, index = key
+                (payload,) = payloads
                 plan = self.plans[vertex_id]
                 for operator_id, declared in payload["declarations"].items():
                     self._declarations.setdefault(operator_id, {}).update(
@@ -726,7 +727,7 @@ class EpochCoordinator:
                 )
                 continue
             node_id, _subtask = key
-            self._deliver_epoch[node_id](output, node_id, payload)
+            self._deliver_epoch[node_id](output, node_id, payloads)
         for committable in output.committables:
             self._commits.take(committable)
         manifest.checksums = {path: checksums[path] for path in manifest.files()}
