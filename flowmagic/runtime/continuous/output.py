@@ -46,7 +46,7 @@ class OutputFanOut:
 
     def hand_on(self, output: EpochOutput) -> None:
         self.printed_total += len(output.printed)
-        self.printed_tail.extend(line for _to_stderr, line in output.printed)
+        self.printed_tail.extend(line for _to_stderr, line in output.printed[-PRINTED_TAIL:])
         if self.on_output is not None and (output.printed or output.collected):
             self.on_output(output)
 
