@@ -141,19 +141,22 @@ def test_a_sinks_results_travel_to_the_driver_many_to_a_frame_in_the_order_made(
     import pickle
 
     from flowmagic.runtime.spark.shuffle import RESULTS_PER_FRAME, ResultFrames
-    from flowmagic.runtime.wire import RESULT_SLOT
+    from flowmagic.runtime.wire import RESULT_SLOT, RESULTS_SLOT
 
     # Printing every update makes one result per record: a frame (a pickle, a Spark record,
     # an unpickling on the driver) per record cost more than the record's trip through the job.
     printed, other, report = (7, 0), (8, 0), ("@epoch", "v", 0)
-    items = [(RESULT_SLOT, printed, (False, f"line {i}")) for i in range(2 * RESULTS_PER_FRAME + 5)]
+    items = [(RESULT_SLOT, printed, (False, f"line {i}")) for i in range(RESULTS_PER_FRAME + 5)]
+    # A batch's results come as one list.
+    items += [
+        (RESULTS_SLOT, printed, [(False, f"line {i}") for i in range(RESULTS_PER_FRAME + 5, 2 * RESULTS_PER_FRAME + 5)])
+    ]
     items += [(0, (0, 0, 0, 0), (0, ["exchanged"]))]
     items += [(RESULT_SLOT, other, i) for i in range(3)] + [(RESULT_SLOT, report, {"records_in": 1})]
     frames = [pickle.loads(frame) for frame in ResultFrames(RESULT_SLOT)(iter(items))]
     assert [(key, len(payloads)) for key, payloads in frames] == [
         (printed, RESULTS_PER_FRAME),
-        (printed, RESULTS_PER_FRAME),
-        (printed, 5),
+        (printed, RESULTS_PER_FRAME + 5),
         (other, 3),
         (report, 1),
     ]

@@ -102,13 +102,11 @@ class PrintSink(Sink):
         self.emit_result((self.stderr, self.prefix + printed_string(value, self.type_info)))
 
     def process_batch(self, values: list[Any]) -> None:
-        prefix, stderr, emit, type_info = self.prefix, self.stderr, self.emit_result, self.type_info
+        prefix, stderr, type_info = self.prefix, self.stderr, self.type_info
         if type_info is None:
-            lines = [prefix + java_string(value) for value in values]
+            self.emit_results([(stderr, prefix + java_string(value)) for value in values])
         else:
-            lines = [prefix + printed_string(value, type_info) for value in values]
-        for line in lines:
-            emit((stderr, line))
+            self.emit_results([(stderr, prefix + printed_string(value, type_info)) for value in values])
 
 
 @register(OperatorKind.COLLECT)
@@ -123,9 +121,7 @@ class CollectSink(Sink):
         self.emit_result(value)
 
     def process_batch(self, values: list[Any]) -> None:
-        emit = self.emit_result
-        for value in values:
-            emit(value)
+        self.emit_results(list(values))
 
 
 @register(OperatorKind.SINK_FUNCTION)

@@ -11,7 +11,7 @@ from flowmagic.runtime.failures import unpicklable_records
 from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import BATCH_SIZE
 from flowmagic.runtime.spark.subtask import failure_marker
-from flowmagic.runtime.wire import VALUES, ChannelOrder, pickle_records
+from flowmagic.runtime.wire import RESULTS_SLOT, VALUES, ChannelOrder, pickle_records
 
 __all__ = ["RESULTS_PER_FRAME", "Frames", "ResultFrames", "exchange", "lines_as_items", "sink_results"]
 
@@ -54,8 +54,9 @@ RESULTS_PER_FRAME = 1024
 
 
 class ResultFrames:
-    """A subtask's items in the result slot, as :func:`sink_results` hands them to the driver:
-    consecutive results of the same key in one frame ``(key, [payload, ...])``.
+    """A subtask's items in the result slot (and lists of them, in
+    :data:`~flowmagic.runtime.wire.RESULTS_SLOT`), as :func:`sink_results` hands them to the
+    driver: consecutive results of the same key in one frame ``(key, [payload, ...])``.
 
     A sink that prints or collects every update makes a result per record: one pickle, one
     Spark record and one unpickling on the driver each cost more than the record's trip
@@ -69,13 +70,16 @@ class ResultFrames:
         key: Any = None
         payloads: list[Any] = []
         for item_slot, item_key, payload in items:
-            if item_slot != slot:
+            if item_slot != slot and item_slot != RESULTS_SLOT:
                 continue
             if (item_key is not key and item_key != key) or len(payloads) >= most:
                 if payloads:
                     yield pickle_records((key, payloads))
                 key, payloads = item_key, []
-            payloads.append(payload)
+            if item_slot == slot:
+                payloads.append(payload)
+            else:
+                payloads.extend(payload)
         if payloads:
             yield pickle_records((key, payloads))
 
