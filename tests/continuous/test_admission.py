@@ -107,3 +107,28 @@ def test_a_jobs_query_reads_only_sparks_jvm_sources_so_no_python_process_plans_i
     finally:
         job.cancel()
     assert sources and not any("Python" in description for description in sources), sources
+
+
+@pytest.mark.e2e
+def test_the_epoch_that_takes_a_savepoint_admits_only_the_first_epochs_records(spark, tmp_path) -> None:
+    # A savepoint waits for the running epoch and then for the one that takes it: that one
+    # admits little, so that the savepoint answers within about an epoch's fixed time.
+    from flowmagic import compile as passes
+    from flowmagic.runtime import start_continuous
+    from flowmagic.runtime.continuous.state_store import read_manifest
+    from flowmagic.runtime.continuous.storage import Storage
+
+    env = flowmagic.StreamExecutionEnvironment(parallelism=1)
+    env.from_datagen(lambda i: (i % 10, 1)).key_by(lambda p: p[0]).sum(1).print()
+    printed: dict[int, int] = {}
+    graph = passes.build(env.get_stream_graph("savepoint admission")).execution_graph
+    job = start_continuous(graph, on_output=lambda output: printed.__setitem__(output.epoch, len(output.printed)))
+    try:
+        wait_for(lambda: job.coordinator._admission.records >= 8 * AdmissionControl.FIRST, job, timeout=300)
+        path = job.trigger_savepoint(str(tmp_path / "savepoint"))
+        epoch = read_manifest(Storage(path)).epoch
+        wait_for(lambda: epoch in printed, job)
+    finally:
+        job.cancel()
+    assert max(printed.values()) >= 4 * AdmissionControl.FIRST
+    assert printed[epoch] <= AdmissionControl.FIRST
