@@ -2,8 +2,9 @@
 
 An epoch costs a fixed time (Spark's batch and job, the state's files: a quarter of a second
 on a quiet machine, seconds on a busy one) plus a time per record. Larger epochs spread the
-fixed time over more records, so the admission doubles while that raises the records per
-second markedly, and only as long as the doubled epoch would still end within a budget:
+fixed time over more records, so the admission doubles (up to three times after one epoch)
+while that raises the records per second markedly, and only as long as the doubled epoch would
+still end within a budget:
 stops and savepoints are served between epochs, so short epochs keep them prompt. On a busy
 machine, whose fixed time alone may exceed the budget of a quiet one's epochs, the budget is
 a quarter more than the fixed time (a stop waits for it anyway), so epochs still grow as far
@@ -41,6 +42,9 @@ class AdmissionControl:
     BUSY_BUDGET, BUSY_LONG = 1.25, 1.5
     #: How many of the last epochs the fixed time (and the time per record) is the median of.
     REMEMBERED = 5
+    #: How many times larger the next epoch may be: where an epoch's records take a small part
+    #: of it (a busy machine's epochs take seconds), doubling alone would take many epochs.
+    MOST_GROWTH = 8
 
     def __init__(self, most: int):
         #: How many records the next epoch admits from each source.
@@ -66,18 +70,25 @@ class AdmissionControl:
         self._per_record.append(work / admitted)
         per_record = statistics.median(self._per_record)
         budget = max(self.BUDGET, self.BUSY_BUDGET * fixed)
-        if took > max(self.LONG, self.BUSY_LONG * fixed) and fixed + per_record * admitted > budget:
+        if took > max(self.LONG, self.BUSY_LONG * fixed) and fixed + work > budget:
             # Its records, not a passing slowness of the machine, made it long: take as many
-            # as fit the budget (a slow pipeline's time per record may have grown).
-            fitting = int((budget - fixed) / per_record) if per_record > 0 else admitted
+            # as fit the budget at this epoch's time per record (a slow pipeline's may grow).
+            fitting = int((budget - fixed) * admitted / work)
             self._admit(max(min(admitted // 2, fitting), self.FIRST))
             return
-        doubled = 2 * admitted
-        # Doubling an epoch of fixed time F and record time R brings 2(F + R) / (F + 2R)
-        # times the records per second.
-        gain = 2 * (fixed + per_record * admitted) / (fixed + per_record * doubled) if fixed or per_record else 2.0
-        if gain >= self.WORTH_GROWING and fixed + per_record * doubled <= budget:
-            self._admit(min(doubled, self.most))
+        grown = admitted
+        while grown < min(admitted * self.MOST_GROWTH, self.most) and self._worth_doubling(
+            grown, fixed, per_record, budget
+        ):
+            grown *= 2
+        self._admit(min(grown, self.most))
+
+    def _worth_doubling(self, admitted: int, fixed: float, per_record: float, budget: float) -> bool:
+        """Whether epochs of twice ``admitted`` records would fit ``budget`` and bring
+        markedly more records/s: doubling an epoch of fixed time F and record time R brings
+        2(F + R) / (F + 2R) times as many."""
+        now, doubled = fixed + per_record * admitted, fixed + per_record * 2 * admitted
+        return doubled <= budget and (doubled == 0 or 2 * now / doubled >= self.WORTH_GROWING)
 
     def _admit(self, records: int) -> None:
         if records != self.records:
