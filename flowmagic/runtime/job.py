@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import threading
 import uuid
 from collections.abc import Callable
@@ -14,7 +13,7 @@ from flowmagic.runtime.connectors.file_sink import InProgressFiles
 from flowmagic.runtime.continuous.job import JobStatus
 from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.registry import implementation
-from flowmagic.runtime.result import JobResult
+from flowmagic.runtime.result import JobResult, echo_printed
 from flowmagic.vocabulary.pipeline_config import ContinuousOptions
 
 if TYPE_CHECKING:
@@ -90,8 +89,7 @@ def trust_savepoint(path: str, *, spark: Any = None) -> str:
 
 def echo_output(output: EpochOutput) -> None:
     """Print what an epoch's print sinks printed, to this process's stdout and stderr."""
-    for to_stderr, line in output.printed:
-        print(line, file=sys.stderr if to_stderr else sys.stdout)
+    echo_printed(output.printed)
 
 
 def execute(

@@ -28,7 +28,7 @@ from flowmagic.runtime.metrics import JobMonitor
 from flowmagic.runtime.operators.operator import UserFunctionError
 from flowmagic.runtime.plan import VertexPlan, build_plans, channel_orders, pickle_plan
 from flowmagic.runtime.task import SubtaskStats, run_subtask
-from flowmagic.runtime.wire import RESULT_SLOT, pickle_records
+from flowmagic.runtime.wire import RESULT_SLOT, RESULTS_SLOT, pickle_records
 
 __all__ = ["run_locally"]
 
@@ -85,6 +85,8 @@ class _LocalJob:
                     raise JobCancelledError("cancelled")
                 if slot == RESULT_SLOT:
                     results.append((key, payload))
+                elif slot == RESULTS_SLOT:
+                    results.extend((key, result) for result in payload)
                 else:
                     inboxes, order = routes[slot]
                     try:

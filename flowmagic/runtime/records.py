@@ -38,6 +38,15 @@ def java_string(value: Any) -> str:
     ``true``/``false``, floats like ``Double.toString`` for ordinary magnitudes and a
     :class:`~flowmagic.vocabulary.types.Row` as Flink's ``Row`` (``+I[a,1]``, as PyFlink prints it).
     """
+    # Printing every update is bound by this function: the usual records (ints, strings and
+    # tuples of them) take the shortest way, by exact type (a bool or a str subclass does not).
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is int:
+        return str(value)
+    if kind is tuple:
+        return "(" + ",".join([_SIMPLE[type(v)](v) if type(v) in _SIMPLE else java_string(v) for v in value]) + ")"
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -59,6 +68,10 @@ def java_string(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{java_string(k)}={java_string(v)}" for k, v in value.items()) + "}"
     return str(value)
+
+
+#: The exact types :func:`java_string` writes as ``str()`` does (``str`` as it is).
+_SIMPLE: dict[type, Any] = {int: str, str: str}
 
 
 def printed_string(value: Any, type_info: TypeInformation | None) -> str:

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from flowmagic.runtime.metric_reports import JobReport
 from flowmagic.vocabulary.job_execution_result import JobExecutionResult
 
-__all__ = ["JobResult"]
+__all__ = ["JobResult", "echo_printed"]
+
+
+def echo_printed(printed: Iterable[tuple[bool, str]]) -> None:
+    """Print lines ``(to_stderr, line)`` to this process's stdout and stderr, as they were
+    printed: each run of one stream's lines in one write (a job that prints every update
+    prints hundreds of thousands a second)."""
+    for to_stderr, lines in itertools.groupby(printed, key=lambda printed_line: printed_line[0]):
+        stream = sys.stderr if to_stderr else sys.stdout
+        stream.write("".join([line + "\n" for _to_stderr, line in lines]))
 
 
 @dataclass
@@ -38,8 +49,7 @@ class JobResult(JobExecutionResult):
 
     def echo(self) -> None:
         """Print the print sinks' lines to this process's stdout and stderr, as they were printed."""
-        for to_stderr, line in self.printed:
-            print(line, file=sys.stderr if to_stderr else sys.stdout)
+        echo_printed(self.printed)
 
     def __repr__(self) -> str:
         return (

@@ -25,7 +25,7 @@ from flowmagic.runtime.records import BATCH_SIZE, MAX_WATERMARK, MIN_WATERMARK
 from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.sorting import SortedInputs
 from flowmagic.runtime.state.timer_queue import TimerQueue
-from flowmagic.runtime.wire import RESULT_SLOT, VALUES, WATERMARK, WATERMARK_STATUS
+from flowmagic.runtime.wire import RESULT_SLOT, RESULTS_SLOT, VALUES, WATERMARK, WATERMARK_STATUS
 
 __all__ = ["Subtask", "SubtaskStats", "run_subtask"]
 
@@ -110,7 +110,7 @@ class _Chain:
                     operator.output.convert = typed_output(spec.params.output_type, operator)
             self.operators[node.id] = operator
             if operator.emits_results:
-                operator.emit_result = self._result_emitter(node.id, info.index)
+                operator.emit_result, operator.emit_results = self._result_emitters(node.id, info.index)
         for node in plan.nodes.values():
             output = self.operators[node.id].output
             for target_id, tag in node.chained:
@@ -161,14 +161,19 @@ class _Chain:
         else:
             output.side_targets.setdefault(tag, []).append(target)
 
-    def _result_emitter(self, node_id: int, index: int):
+    def _result_emitters(self, node_id: int, index: int) -> tuple[Callable[[Any], None], Callable[[list[Any]], None]]:
         append, key = self.buffer.append, (node_id, index)
 
         def emit(payload: Any) -> None:
             self.results += 1
             append((RESULT_SLOT, key, payload))
 
-        return emit
+        def emit_all(payloads: list[Any]) -> None:
+            if payloads:
+                self.results += len(payloads)
+                append((RESULTS_SLOT, key, payloads))
+
+        return emit, emit_all
 
     def open(self) -> None:
         # Flink opens a chain from its tail, so every operator's successors are ready.

@@ -2,8 +2,9 @@
 
 A running subtask yields items ``(slot, key, payload)``:
 
-* ``slot`` is the producer's output edge (the index of its IntermediateDataSet), or
-  :data:`RESULT_SLOT` for a sink's result on its way to the driver;
+* ``slot`` is the producer's output edge (the index of its IntermediateDataSet),
+  :data:`RESULT_SLOT` for a sink's result on its way to the driver, or :data:`RESULTS_SLOT`
+  for a list of a sink's results (in the order it made them: a batch's);
 * ``key`` is, for an exchange item, its channel and place in it: ``(consumer subtask,
   consumer input, producer subtask, sequence number)``; for a result, ``(node id, subtask)``;
 * ``payload`` is ``(kind, data)``: :data:`VALUES` (a list of values), :data:`TIMESTAMPED` (a
@@ -22,12 +23,23 @@ import io
 import pickle
 from typing import Any
 
-__all__ = ["RESULT_SLOT", "TIMESTAMPED", "VALUES", "WATERMARK", "WATERMARK_STATUS", "ChannelOrder", "pickle_records"]
+__all__ = [
+    "RESULTS_SLOT",
+    "RESULT_SLOT",
+    "TIMESTAMPED",
+    "VALUES",
+    "WATERMARK",
+    "WATERMARK_STATUS",
+    "ChannelOrder",
+    "pickle_records",
+]
 
 VALUES, TIMESTAMPED, WATERMARK, WATERMARK_STATUS = 0, 1, 2, 3
 
 #: Slot of items that are results for the driver (sink output) instead of exchange records.
 RESULT_SLOT = -1
+#: Slot of items whose payload is a list of results for the driver.
+RESULTS_SLOT = -2
 
 
 class ChannelOrder:

@@ -135,3 +135,55 @@ def test_a_split_readers_counts_are_live_while_it_reads(tmp_path, spark) -> None
         if s.state == "RUNNING"
     ]
     assert any(0 < count < 1200 for count in reader_counts), reader_counts
+
+
+def test_a_sinks_results_travel_to_the_driver_many_to_a_frame_in_the_order_made() -> None:
+    import pickle
+
+    from flowmagic.runtime.spark.shuffle import RESULTS_PER_FRAME, ResultFrames
+    from flowmagic.runtime.wire import RESULT_SLOT, RESULTS_SLOT
+
+    # Printing every update makes one result per record: a frame (a pickle, a Spark record,
+    # an unpickling on the driver) per record cost more than the record's trip through the job.
+    printed, other, report = (7, 0), (8, 0), ("@epoch", "v", 0)
+    items = [(RESULT_SLOT, printed, (False, f"line {i}")) for i in range(RESULTS_PER_FRAME + 5)]
+    # A batch's results come as one list.
+    items += [
+        (RESULTS_SLOT, printed, [(False, f"line {i}") for i in range(RESULTS_PER_FRAME + 5, 2 * RESULTS_PER_FRAME + 5)])
+    ]
+    items += [(0, (0, 0, 0, 0), (0, ["exchanged"]))]
+    items += [(RESULT_SLOT, other, i) for i in range(3)] + [(RESULT_SLOT, report, {"records_in": 1})]
+    frames = [pickle.loads(frame) for frame in ResultFrames(RESULT_SLOT)(iter(items))]
+    assert [(key, len(payloads)) for key, payloads in frames] == [
+        (printed, RESULTS_PER_FRAME),
+        (printed, RESULTS_PER_FRAME + 5),
+        (other, 3),
+        (report, 1),
+    ]
+    assert [payload for key, payloads in frames if key == printed for payload in payloads] == [
+        (False, f"line {i}") for i in range(2 * RESULTS_PER_FRAME + 5)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "printed"),
+    [
+        ((1, "a"), "(1,a)"),
+        ((True, None, 1.5), "(true,null,1.5)"),
+        ((-7, ("x", (2, [1, "b"])), {"k": (1, 2)}), "(-7,(x,(2,[1, b])),{k=(1,2)})"),
+        ("plain", "plain"),
+        (12, "12"),
+        ((1.0e20, float("nan"), float("-inf")), "(1e+20,NaN,-Infinity)"),
+    ],
+)
+def test_printed_records_of_ints_strings_and_tuples_print_as_flink_prints_them(value, printed) -> None:
+    import enum
+
+    from flowmagic.runtime.records import java_string
+
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    assert java_string(value) == printed
+    # A bool is no int to print, and a subclass of int keeps its own str().
+    assert java_string((value, True, Level.HIGH)) == f"({printed},true,{Level.HIGH})"

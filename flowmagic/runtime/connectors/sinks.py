@@ -15,7 +15,7 @@ from flowmagic.graph.operators import OperatorKind, OperatorSpec
 from flowmagic.runtime.connectors.factories import ConnectorSink, TableContext, TableOptions
 from flowmagic.runtime.operators.context import adapt
 from flowmagic.runtime.operators.operator import Operator, TaskInfo
-from flowmagic.runtime.records import printed_string
+from flowmagic.runtime.records import java_string, printed_string
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.result import JobResult
 
@@ -48,6 +48,14 @@ class Sink(Operator):
         into what its epoch made, handed on once the epoch completed."""
         output.collected.setdefault(node_id, []).append(payload)
 
+    @classmethod
+    def deliver_epoch_all(cls, output: EpochOutput, node_id: int, payloads: list[Any]) -> None:
+        """As :meth:`deliver_epoch`, for each of ``payloads`` in turn (one subtask's, in the
+        order it made them)."""
+        deliver = cls.deliver_epoch
+        for payload in payloads:
+            deliver(output, node_id, payload)
+
 
 @register(OperatorKind.PRINT)
 class PrintSink(Sink):
@@ -74,6 +82,10 @@ class PrintSink(Sink):
         output.printed.append(payload)
 
     @classmethod
+    def deliver_epoch_all(cls, output: EpochOutput, node_id: int, payloads: list[Any]) -> None:
+        output.printed.extend(payloads)
+
+    @classmethod
     def create_sink(cls, table: TableContext) -> ConnectorSink:
         """Flink's ``print`` table: ``print-identifier``, ``standard-error``, ``sink.parallelism``."""
         options = TableOptions("print", table, optional=("print-identifier", "standard-error", "sink.parallelism"))
@@ -90,22 +102,26 @@ class PrintSink(Sink):
         self.emit_result((self.stderr, self.prefix + printed_string(value, self.type_info)))
 
     def process_batch(self, values: list[Any]) -> None:
-        prefix, stderr, emit, type_info = self.prefix, self.stderr, self.emit_result, self.type_info
-        for value in values:
-            emit((stderr, prefix + printed_string(value, type_info)))
+        prefix, stderr, type_info = self.prefix, self.stderr, self.type_info
+        if type_info is None:
+            self.emit_results([(stderr, prefix + java_string(value)) for value in values])
+        else:
+            self.emit_results([(stderr, prefix + printed_string(value, type_info)) for value in values])
 
 
 @register(OperatorKind.COLLECT)
 class CollectSink(Sink):
     """``execute_and_collect()``: the records themselves."""
 
+    @classmethod
+    def deliver_epoch_all(cls, output: EpochOutput, node_id: int, payloads: list[Any]) -> None:
+        output.collected.setdefault(node_id, []).extend(payloads)
+
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
         self.emit_result(value)
 
     def process_batch(self, values: list[Any]) -> None:
-        emit = self.emit_result
-        for value in values:
-            emit(value)
+        self.emit_results(list(values))
 
 
 @register(OperatorKind.SINK_FUNCTION)

@@ -176,8 +176,8 @@ class EpochCoordinator:
         self._finished = threading.Event()
         self._query: Any = None
         #: Per node whose subtasks hand results to the driver, where its sink takes them.
-        self._deliver_epoch: dict[int, Callable[[EpochOutput, int, Any], None]] = {
-            node_id: node.implementation.deliver_epoch
+        self._deliver_epoch: dict[int, Callable[[EpochOutput, int, list[Any]], None]] = {
+            node_id: node.implementation.deliver_epoch_all
             for plan in self.plans.values()
             for node_id, node in plan.nodes.items()
             if node.implementation.emits_results
@@ -204,8 +204,6 @@ class EpochCoordinator:
         self._last_run_end = time.time()
         #: How many records an epoch admits from each source with offsets.
         self._admission = AdmissionControl(MAX_RECORDS_PER_EPOCH)
-        #: When the last epoch that ran a Spark job began (the rate of the next counts from it).
-        self._last_began: float | None = None
         #: The earliest processing-time timer of the job's subtasks after the last epoch.
         self._wakeup: int | None = None
         #: Per source whose offsets the driver hands out (node id), its parallelism.
@@ -538,21 +536,19 @@ class EpochCoordinator:
         if own is not None and epoch <= own.epoch:
             return  # completed before: its manifest is written and its output was handed on
         began = time.time()
-        now, ends = self.store.epoch_plan(epoch, self._next_ends)
+        admission = self._admitted()
+        now, ends = self.store.epoch_plan(epoch, lambda: self._next_ends(admission))
         start_time = own.time if own is not None else now
         for node_id, feed in self._feeds.items():
             feed.check(self._read_up_to.get(node_id, 0))
         session = batch.sparkSession
         sc = session.sparkContext
-        admission = self._admission.records
         ranges = self._epoch_ranges(ends)
         taken = {
             node_id: sum(end - start for share in shares for start, end in share) for node_id, shares in ranges.items()
         }
         # Whether a source had more than the epoch admitted: its size then bounds the rate.
         saturated = any(count >= admission for count in taken.values())
-        period = began - self._last_began if self._last_began is not None else None
-        self._last_began = began
         final = self._sources_ended() or self._drain_due()
         checkpoint = self._checkpoint_due()
         if self._idle(ranges, now, final, checkpoint):
@@ -608,19 +604,28 @@ class EpochCoordinator:
             source_input=source_input,
             every_vertex_reports=True,
         ).collect()
-        records = sum(taken.values())
-        self._complete(epoch, now, began, items, final, checkpoint)
-        self._admission.epoch_ran(admission, time.time() - began, records / period if saturated and period else None)
+        work = self._complete(epoch, now, began, items, final, checkpoint)
+        self._admission.epoch_ran(admission, time.time() - began, saturated, work)
         if final:
             # Every source ended (or a drain ended them), and this epoch ended the job's input:
             # the job is FINISHED.
             self._stop_query()
 
-    def _next_ends(self) -> dict[int, int]:
+    def _admitted(self) -> int:
+        """How many records the next epoch admits from each source with offsets: as admission
+        control says, but its first epochs' admission when a savepoint or a stop waits for the
+        epoch (so that it answers within the fixed time of an epoch, as Flink's barrier
+        overtakes no record but waits for none either)."""
+        with self._lock:
+            waiting = bool(self._requests)
+        records = self._admission.records
+        return min(records, AdmissionControl.FIRST) if waiting else records
+
+    def _next_ends(self, admission: int) -> dict[int, int]:
         """Per source with offsets, the end of the next epoch's range: as far as its input
-        goes, and admission control allows."""
+        goes, and ``admission`` allows."""
         return {
-            node_id: self._feeds[node_id].available(self._read_up_to.get(node_id, 0), self._admission.records)
+            node_id: self._feeds[node_id].available(self._read_up_to.get(node_id, 0), admission)
             for node_id in self._offset_feeds
         }
 
@@ -656,8 +661,10 @@ class EpochCoordinator:
         return all(feed.ended(self._read_up_to.get(node_id, 0)) for node_id, feed in self._feeds.items())
 
     def _complete(
-        self, epoch: int, now: int, began: float, items: list[tuple[Any, Any]], final: bool, checkpoint: bool
-    ) -> None:
+        self, epoch: int, now: int, began: float, items: list[tuple[Any, list[Any]]], final: bool, checkpoint: bool
+    ) -> float:
+        """Complete the epoch whose Spark job returned ``items``; returns how long its subtasks
+        worked, stage after stage (each vertex's busiest subtask)."""
         manifest = Manifest(epoch=epoch, time=now, offsets=dict(self._read_up_to))
         # The checksums of this epoch's files, and of earlier files its changes follow.
         own = self.store.own
@@ -667,9 +674,10 @@ class EpochCoordinator:
         wakeups = []
         busy: dict[tuple[str, int], float] = {}
         consumers: dict[tuple[str, int], list[tuple[str, int]]] = {}
-        for key, payload in items:
+        for key, payloads in items:
             if key[0] == EPOCH_REPORT:
                 _tag, vertex_id, index = key
+                (payload,) = payloads
                 plan = self.plans[vertex_id]
                 for operator_id, declared in payload["declarations"].items():
                     self._declarations.setdefault(operator_id, {}).update(
@@ -726,7 +734,7 @@ class EpochCoordinator:
                 )
                 continue
             node_id, _subtask = key
-            self._deliver_epoch[node_id](output, node_id, payload)
+            self._deliver_epoch[node_id](output, node_id, payloads)
         for committable in output.committables:
             self._commits.take(committable)
         manifest.checksums = {path: checksums[path] for path in manifest.files()}
@@ -740,6 +748,10 @@ class EpochCoordinator:
         self.load_span = (self._last_run_end, ended)
         self._last_run_end = ended
         self._finish_epoch(manifest, began, output, checkpoint=checkpoint, final=final, ran=True)
+        busiest: dict[str, float] = {}
+        for (vertex_id, _index), seconds in busy.items():
+            busiest[vertex_id] = max(busiest.get(vertex_id, 0.0), seconds)
+        return sum(busiest.values())
 
     @property
     def _job_group(self) -> str:

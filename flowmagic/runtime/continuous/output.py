@@ -46,7 +46,7 @@ class OutputFanOut:
 
     def hand_on(self, output: EpochOutput) -> None:
         self.printed_total += len(output.printed)
-        self.printed_tail.extend(line for _to_stderr, line in output.printed)
+        self.printed_tail.extend(line for _to_stderr, line in output.printed[-PRINTED_TAIL:])
         if self.on_output is not None and (output.printed or output.collected):
             self.on_output(output)
 
@@ -58,7 +58,10 @@ class CollectedRecords:
     def __init__(self, node_id: int):
         self._node_id = node_id
         self._queue: queue.Queue[list[Any]] = queue.Queue()
+        #: The epoch's records being handed out, and the next one's place (an epoch may hold
+        #: hundreds of thousands: taking them from the front of the list would be quadratic).
         self._pending: list[Any] = []
+        self._position = 0
         self._job: ContinuousJob | None = None
 
     def attach(self, job: ContinuousJob) -> None:
@@ -87,19 +90,21 @@ class CollectedRecords:
         job = self._job
         assert job is not None, "attach() the job first"
         try:
-            while not self._pending:
+            while self._position >= len(self._pending):
                 if job.status.is_globally_terminal and self._queue.empty():
                     if job.status is JobStatus.FAILED and job.error is not None:
                         raise job.error
                     raise StopIteration
                 try:
-                    self._pending = self._queue.get(timeout=0.2)
+                    self._pending, self._position = self._queue.get(timeout=0.2), 0
                 except queue.Empty:
                     continue
         except KeyboardInterrupt:
             job.cancel()
             raise JobCancelledError(f"Job {job.graph.job_name!r} was cancelled.") from None
-        return self._pending.pop(0)
+        record = self._pending[self._position]
+        self._position += 1
+        return record
 
     def close(self) -> None:
         if self._job is not None:

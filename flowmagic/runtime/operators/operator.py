@@ -157,6 +157,8 @@ class Operator:
     combinable = False
     #: Given by the task to operators that emit results: hands a result to the driver.
     emit_result: Callable[[Any], None]
+    #: Given with it: hands a list of results to the driver, in order (a batch's, at once).
+    emit_results: Callable[[list[Any]], None]
     #: Operators whose keyed state changes only for keys they record (see
     #: :meth:`track_changes`) set this: their snapshots can be incremental.
     tracks_changes = False

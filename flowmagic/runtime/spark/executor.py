@@ -41,7 +41,9 @@ def run_on_spark(
 
     def run() -> list[tuple[tuple[int, int], Any]]:
         sc.setJobGroup(group, f"flowmagic: {graph.job_name}", interruptOnCancel=True)
-        return build_rdds(graph, plans, sc, server).collect()
+        return [
+            (key, payload) for key, payloads in build_rdds(graph, plans, sc, server).collect() for payload in payloads
+        ]
 
     try:
         return run_job(

@@ -25,7 +25,8 @@ def build_rdds(
     source_input: Callable[[VertexPlan], Any] | None = None,
     every_vertex_reports: bool = False,
 ) -> Any:
-    """The RDD whose ``collect()`` runs the job and returns the sinks' ``(key, payload)``.
+    """The RDD whose ``collect()`` runs the job and returns the sinks' results, as
+    ``(key, [payload, ...])`` (see :func:`~flowmagic.runtime.spark.shuffle.sink_results`).
 
     A continuous job's epoch gives its own ``subtask_function`` (what each task runs) and
     ``source_input`` (each source vertex's RDD of input, partition ``i`` for subtask ``i``),

@@ -11,9 +11,9 @@ from flowmagic.runtime.failures import unpicklable_records
 from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import BATCH_SIZE
 from flowmagic.runtime.spark.subtask import failure_marker
-from flowmagic.runtime.wire import VALUES, ChannelOrder, pickle_records
+from flowmagic.runtime.wire import RESULTS_SLOT, VALUES, ChannelOrder, pickle_records
 
-__all__ = ["Frames", "ResultFrames", "exchange", "lines_as_items", "sink_results"]
+__all__ = ["RESULTS_PER_FRAME", "Frames", "ResultFrames", "exchange", "lines_as_items", "sink_results"]
 
 
 class Frames:
@@ -49,21 +49,44 @@ class Frames:
         return unpicklable_records(error, payload, self.operator, self.call_site, subtask, attempt, pickle_records)
 
 
+#: The most results of one sink a frame to the driver carries.
+RESULTS_PER_FRAME = 1024
+
+
 class ResultFrames:
-    """A subtask's items in the result slot, as :func:`sink_results` hands them to the driver."""
+    """A subtask's items in the result slot (and lists of them, in
+    :data:`~flowmagic.runtime.wire.RESULTS_SLOT`), as :func:`sink_results` hands them to the
+    driver: consecutive results of the same key in one frame ``(key, [payload, ...])``.
+
+    A sink that prints or collects every update makes a result per record: one pickle, one
+    Spark record and one unpickling on the driver each cost more than the record's trip
+    through the job, a frame of many costs little more than one."""
 
     def __init__(self, slot: int):
         self.slot = slot
 
     def __call__(self, items: Iterator[Any]) -> Iterator[bytes]:
-        slot = self.slot
-        for item_slot, key, payload in items:
+        slot, most = self.slot, RESULTS_PER_FRAME
+        key: Any = None
+        payloads: list[Any] = []
+        for item_slot, item_key, payload in items:
+            if item_slot != slot and item_slot != RESULTS_SLOT:
+                continue
+            if (item_key is not key and item_key != key) or len(payloads) >= most:
+                if payloads:
+                    yield pickle_records((key, payloads))
+                key, payloads = item_key, []
             if item_slot == slot:
-                yield pickle_records((key, payload))
+                payloads.append(payload)
+            else:
+                payloads.extend(payload)
+        if payloads:
+            yield pickle_records((key, payloads))
 
 
 def sink_results(sc: Any, output: Any, slot: int) -> Any:
-    """The RDD of ``(key, payload)`` of ``output``'s items in ``slot`` (the sinks' results).
+    """The RDD of ``(key, [payload, ...])`` of ``output``'s items in ``slot`` (the sinks'
+    results, in the order their subtask made them; see :class:`ResultFrames`).
 
     They are pickled by :func:`~flowmagic.runtime.wire.pickle_records` rather than by the
     SparkContext's serializer, which pickles by reference and so cannot return records of
