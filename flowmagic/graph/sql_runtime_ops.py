@@ -39,6 +39,9 @@ class WindowSpec:
     step: int = 0
     gap: int = 0
     time_field: int = 0
+    #: The time zone windows align in (Flink's shift time zone): the session's for a
+    #: TIMESTAMP_LTZ time attribute, else UTC.
+    zone: str = "UTC"
 
 
 @dataclass(frozen=True, kw_only=True)
