@@ -156,6 +156,7 @@ def _join(node: ExecNode, physical: ph.Join | ph.IntervalJoin) -> JoinSpec:
             upper=physical.upper,
             left_time=physical.left_time,
             right_time=physical.right_time,
+            rowtime=physical.rowtime,
             **common,
         )
     return JoinSpec(**common)
@@ -275,9 +276,6 @@ def operator_runtime_spec(
         return WindowTableFunctionSpec(window=window, **_names_types(fields))
     if isinstance(physical, ph.LocalWindowAggregate | ph.GlobalWindowAggregate | ph.WindowAggregate):
         return _window_aggregate(kind, node, physical, zone)
-    if isinstance(physical, ph.IntervalJoin) and not physical.rowtime:
-        # Flink's ProcTimeIntervalJoin: not run yet (the operator refuses to start, naming itself).
-        return None
     if isinstance(physical, ph.Join | ph.IntervalJoin):
         return _join(node, physical)
     if isinstance(physical, ph.Rank):

@@ -6,16 +6,10 @@ generated for real queries, and read processing time from a clock these tests mo
 
 from __future__ import annotations
 
-import pickle
-from typing import Any
+from sql_operator_support import SqlOperatorUnderTest
 
 from flowmagic.graph.operators import OperatorKind
-from flowmagic.graph.transformations import Transformation
-from flowmagic.runtime.clock import EpochClock
-from flowmagic.runtime.operators.operator import Operator, TaskInfo
-from flowmagic.runtime.registry import implementation
 from flowmagic.runtime.sql.operator import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE
-from flowmagic.table import EnvironmentSettings, TableEnvironment
 
 LEFT, RIGHT = 1, 2
 VIEWS = [
@@ -28,64 +22,14 @@ VIEWS = [
 TOP_2 = "SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM {}"
 
 
-class _Operator:
-    """The operator of ``kind`` in the plan of ``query`` (TTL 10 s unless told), its output
-    collected, its processing time at ``clock.time``."""
-
-    def __init__(self, query: str, kind: OperatorKind, ttl: str | None = "10 s"):
-        t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-        t_env.get_config().set("parallelism.default", "1")
-        if ttl is not None:
-            t_env.get_config().set("table.exec.state.ttl", ttl)
-        for view in VIEWS:
-            t_env.execute_sql(view)
-        found: list[Transformation] = []
-        seen: set[int] = set()
-
-        def visit(t: Transformation) -> None:
-            if t.id not in seen:
-                seen.add(t.id)
-                for child in t.inputs:
-                    visit(child)
-                operator = getattr(t, "operator", None)
-                if operator is not None and operator.kind == kind:
-                    found.append(t)
-
-        visit(t_env.session.translate(query).translation.sink)
-        (self.transformation,) = found
-        self.clock = EpochClock(0)
-        self.out: list[tuple[Any, ...]] = []
-        self.operator = self._make()
-
-    def _make(self) -> Operator:
-        t = self.transformation
-        spec = t.operator  # type: ignore[attr-defined]
-        task = TaskInfo("test", 0, 1, 128, 0, batch=False, clock=self.clock)
-        operator = implementation(spec.kind)(t.name, spec.params, task)
-        operator.output.targets.append(lambda value, ts: self.out.append(value))
-        operator.output.batch_targets.append(self.out.extend)
-        operator.output.seal()
-        operator.open()
-        return operator
-
-    def feed(self, at_ms: int, row: tuple[Any, ...], side: int = 0) -> list[tuple[Any, ...]]:
-        """What the operator emits for ``row`` arriving at processing time ``at_ms``."""
-        self.clock.time = at_ms
-        self.out.clear()
-        self.operator.process(row, None, side)
-        return list(self.out)
-
-    def restored(self, at_ms: int) -> None:
-        """The operator replaced by one restored from its snapshot (pickled) taken at ``at_ms``."""
-        self.clock.time = at_ms
-        self.operator.prepare_snapshot(True)
-        snapshot = pickle.loads(pickle.dumps(self.operator.snapshot_keyed()))
-        self.operator = self._make()
-        self.operator.restore_keyed(snapshot)
+def _operator(query: str, kind: OperatorKind, ttl: str | None = "10 s") -> SqlOperatorUnderTest:
+    """The operator of ``kind`` in the plan of ``query``, with a state TTL of ``ttl``."""
+    options = {} if ttl is None else {"table.exec.state.ttl": ttl}
+    return SqlOperatorUnderTest(VIEWS, query, kind, **options)
 
 
 def test_a_joined_row_expires_ten_seconds_after_it_was_written() -> None:
-    join = _Operator("SELECT * FROM a JOIN b ON a.k = b.k", OperatorKind.SQL_JOIN)
+    join = _operator("SELECT * FROM a JOIN b ON a.k = b.k", OperatorKind.SQL_JOIN)
     assert join.feed(0, (1, "y", INSERT), RIGHT) == []
     assert join.feed(9_999, (1, "x", INSERT), LEFT) == [(1, "x", 1, "y", INSERT)]
     # b's row was written at 0: gone at 10 s; a's row (written at 9.999 s) still joins.
@@ -97,13 +41,13 @@ def test_a_joined_row_expires_ten_seconds_after_it_was_written() -> None:
 
 
 def test_without_a_ttl_a_joined_row_is_kept() -> None:
-    join = _Operator("SELECT * FROM a JOIN b ON a.k = b.k", OperatorKind.SQL_JOIN, ttl=None)
+    join = _operator("SELECT * FROM a JOIN b ON a.k = b.k", OperatorKind.SQL_JOIN, ttl=None)
     join.feed(0, (1, "y", INSERT), RIGHT)
     assert join.feed(10**9, (1, "x", INSERT), LEFT) == [(1, "x", 1, "y", INSERT)]
 
 
 def test_an_outer_row_lives_from_its_last_match_and_pads_nulls_once_its_matches_expired() -> None:
-    join = _Operator("SELECT * FROM a LEFT JOIN b ON a.k = b.k", OperatorKind.SQL_JOIN)
+    join = _operator("SELECT * FROM a LEFT JOIN b ON a.k = b.k", OperatorKind.SQL_JOIN)
     assert join.feed(0, (1, "x", INSERT), LEFT) == [(1, "x", None, None, INSERT)]
     # The match at 5 s writes the left row's association count: it lives until 15 s.
     assert join.feed(5_000, (1, "y", INSERT), RIGHT) == [(1, "x", None, None, DELETE), (1, "x", 1, "y", INSERT)]
@@ -117,7 +61,7 @@ def test_an_outer_row_lives_from_its_last_match_and_pads_nulls_once_its_matches_
 
 
 def test_expired_join_rows_stay_out_of_snapshots_and_restored_rows_keep_their_times() -> None:
-    join = _Operator("SELECT * FROM a JOIN b ON a.k = b.k", OperatorKind.SQL_JOIN)
+    join = _operator("SELECT * FROM a JOIN b ON a.k = b.k", OperatorKind.SQL_JOIN)
     join.feed(0, (1, "y", INSERT), RIGHT)
     join.feed(6_000, (1, "y2", INSERT), RIGHT)
     join.restored(12_000)
@@ -129,7 +73,7 @@ def test_expired_join_rows_stay_out_of_snapshots_and_restored_rows_keep_their_ti
 
 def test_deduplication_keeping_the_first_row_starts_again_once_its_state_expired() -> None:
     query = "SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt) AS rn FROM p) WHERE rn = 1"
-    dedup = _Operator(query, OperatorKind.SQL_DEDUPLICATE)
+    dedup = _operator(query, OperatorKind.SQL_DEDUPLICATE)
     assert dedup.feed(0, ("a", 1, None, INSERT)) == [("a", 1, None, INSERT)]
     # A dropped row writes nothing: the state still expires 10 s after the first row.
     assert dedup.feed(9_000, ("a", 2, None, INSERT)) == []
@@ -138,7 +82,7 @@ def test_deduplication_keeping_the_first_row_starts_again_once_its_state_expired
 
 def test_deduplication_keeping_the_last_row_sends_an_insert_after_expiry() -> None:
     query = "SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt DESC) AS rn FROM p) WHERE rn = 1"
-    dedup = _Operator(query, OperatorKind.SQL_DEDUPLICATE)
+    dedup = _operator(query, OperatorKind.SQL_DEDUPLICATE)
     assert dedup.feed(0, ("a", 1, None, INSERT)) == [("a", 1, None, INSERT)]
     assert dedup.feed(5_000, ("a", 2, None, INSERT)) == [("a", 1, None, UPDATE_BEFORE), ("a", 2, None, UPDATE_AFTER)]
     # With a TTL a row equal to the kept one is sent too (it renews the state downstream).
@@ -148,7 +92,7 @@ def test_deduplication_keeping_the_last_row_sends_an_insert_after_expiry() -> No
 
 def test_append_only_top_n_forgets_rows_ten_seconds_after_their_sort_key_was_written() -> None:
     query = f"SELECT k, v, rn FROM ({TOP_2.format('s')}) WHERE rn <= 2"
-    rank = _Operator(query, OperatorKind.SQL_RANK)
+    rank = _operator(query, OperatorKind.SQL_RANK)
     assert rank.feed(0, ("a", "x", 5, INSERT)) == [("a", "x", 5, 1, INSERT)]
     assert rank.feed(4_000, ("a", "y", 3, INSERT)) == [("a", "y", 3, 2, INSERT)]
     # At 10 s the row of sort key 5 is gone: 4 takes rank 1 (Flink's buffer has only 3 left).
@@ -164,7 +108,7 @@ def test_append_only_top_n_forgets_rows_ten_seconds_after_their_sort_key_was_wri
 def test_retracting_top_n_forgets_expired_rows_and_their_retractions() -> None:
     inner = "SELECT k, item, SUM(v) AS v FROM s GROUP BY k, item"
     query = f"SELECT k, item, v, rn FROM ({TOP_2.format(f'({inner})')}) WHERE rn <= 2"
-    rank = _Operator(query, OperatorKind.SQL_RANK)
+    rank = _operator(query, OperatorKind.SQL_RANK)
     assert rank.feed(0, ("a", "x", 5, INSERT)) == [("a", "x", 5, 1, INSERT)]
     assert rank.feed(8_000, ("a", "y", 3, INSERT)) == [("a", "y", 3, 2, INSERT)]
     # x's row expired at 10 s: its retraction retracts nothing, its update enters as new.
