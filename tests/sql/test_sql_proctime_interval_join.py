@@ -6,10 +6,13 @@ generated for a real query, its processing time set by the tests."""
 
 from __future__ import annotations
 
+import pytest
 from sql_operator_support import SqlOperatorUnderTest
 
 from flowmagic.graph.operators import OperatorKind
 from flowmagic.runtime.sql.operator import INSERT
+from flowmagic.table import StreamTableEnvironment
+from flowmagic.vocabulary.types import RowKind
 
 LEFT, RIGHT = 1, 2
 VIEWS = [
@@ -58,3 +61,28 @@ def test_a_restored_join_keeps_its_rows_and_cleanup_timers() -> None:
     assert join.advance(20_000) == []
     join.feed(30_000, (1, "w", 30_000, INSERT), RIGHT)
     assert join.advance(40_000) == [(None, None, None, 1, "w", 30_000, INSERT)]
+
+
+@pytest.mark.usefixtures("spark")
+def test_it_runs_in_the_continuous_mode_joining_rows_of_each_epoch_and_the_ones_before() -> None:
+    t_env = StreamTableEnvironment.create()
+    t_env.get_config().set("execution.checkpointing.interval", "1 s")
+    t_env.execute_sql(
+        "CREATE TABLE src (k INT, v INT, pt AS PROCTIME()) WITH ('connector' = 'datagen', "
+        "'rows-per-second' = '20', 'fields.k.min' = '1', 'fields.k.max' = '3')"
+    )
+    query = (
+        "SELECT a.k, b.k, a.v, b.v FROM src AS a JOIN src AS b "
+        "ON a.k = b.k AND a.pt BETWEEN b.pt - INTERVAL '1' HOUR AND b.pt + INTERVAL '1' HOUR"
+    )
+    result = t_env.execute_sql(query)
+    with result.collect() as rows:
+        taken = []
+        for row in rows:
+            taken.append(row)
+            if len(taken) >= 40:
+                break
+    assert all(row.get_row_kind() is RowKind.INSERT and row[0] == row[1] for row in taken)
+    # Many rows of the source joined, not one pair repeated.
+    assert len({(row[0], row[2]) for row in taken}) > 1
+    result.get_job_client().wait(120)

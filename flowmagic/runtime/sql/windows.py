@@ -134,7 +134,9 @@ class SliceAssigner:
 
     def slice_end(self, timestamp: int) -> int:
         """The end of the slice of a row at instant ``timestamp`` (local time, shifted)."""
-        return window_start(self.shift.to_local(timestamp), self.slice_size) + self.slice_size
+        if self.shift.zone is not None:
+            timestamp = self.shift.to_local(timestamp)
+        return timestamp - timestamp % self.slice_size + self.slice_size
 
     def fired(self, window_end: int, watermark: int) -> bool:
         """Whether the watermark passed the window ending at ``window_end`` (Flink's
