@@ -112,22 +112,23 @@ class Deduplicate(TimedSqlOperator):
     def _replace(self, key: Any, row: tuple[Any, ...]) -> None:
         # The state keeps the row as it was sent, its kind last (Flink keeps the row object it
         # emitted, whose kind the emission set).
-        previous = self._get(self.state, key)
+        previous = self.state.get(key) if self.retention is None else self._get(self.state, key)
         collect = self.output.collect
         if previous is None:
-            self._put(self.state, key, (*row, INSERT))
-            collect((*row, INSERT), None)
+            record = (*row, INSERT)
+            self._put(self.state, key, record)
+            collect(record, None)
             return
-        if self.rowtime is None and self.retention is None and previous == (*row, INSERT):
+        if previous[-1] == INSERT and self.rowtime is None and self.retention is None and previous[:-1] == row:
             # Flink's processLastRowOnProcTime: a row equal to the kept one, kind included, is
             # dropped (the kept one is then the key's first row, sent as +I); with a retention
             # it is sent anyway, to keep downstream state alive.
-            self._put(self.state, key, previous)
             return
-        self._put(self.state, key, (*row, UPDATE_AFTER))
+        record = (*row, UPDATE_AFTER)
+        self._put(self.state, key, record)
         if self.update_before:
             collect((*previous[:-1], UPDATE_BEFORE), None)
-        collect((*row, UPDATE_AFTER), None)
+        collect(record, None)
 
     def _first_on_event_time(self, key: Any, row: tuple[Any, ...]) -> None:
         assert self.rowtime is not None

@@ -84,7 +84,8 @@ class StreamingJoin(SqlOperator):
         retention = self.retention
         if retention is not None:
             retention.live_entries(mine)
-            retention.live_entries(others)
+            if not retention.live_entries(others):
+                self.states[other_side].pop(key, None)
         row, kind = tuple(value[:-1]), value[-1]
         condition = self.condition
         # The other side's matching rows, each copy once, with its entry (count, associations).
@@ -139,5 +140,3 @@ class StreamingJoin(SqlOperator):
                         others[other] = retention.stamp(other_entry)
         if not mine:
             del self.states[side][key]
-        if not others:
-            self.states[other_side].pop(key, None)

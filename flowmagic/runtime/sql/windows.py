@@ -28,6 +28,7 @@ __all__ = ["ShiftTimeZone", "SliceAssigner", "merge_session", "tvf_windows", "wi
 
 _EPOCH = datetime.datetime(1970, 1, 1)
 _HOUR = 3_600_000
+_UTC_NAMES = {"UTC", "Etc/UTC", "Etc/UCT", "Etc/GMT", "Etc/Universal", "Etc/Zulu", "GMT", "UCT", "Universal", "Zulu"}
 
 
 class ShiftTimeZone:
@@ -35,7 +36,11 @@ class ShiftTimeZone:
     TIMESTAMP_LTZ time attribute."""
 
     def __init__(self, name: str):
-        self.zone = None if name == "UTC" else zone_of(name)
+        zone = None if name == "UTC" else zone_of(name)
+        # A zone that is UTC under another name ("default" on a machine in UTC, "Etc/UTC")
+        # shifts nothing: rows skip the conversions.
+        always_utc = isinstance(zone, datetime.timezone) and zone.utcoffset(None) == datetime.timedelta(0)
+        self.zone = None if always_utc or getattr(zone, "key", None) in _UTC_NAMES else zone
         #: Flink's ``TimeZone.useDaylightTime()``: the zone's offset differs between January
         #: and July this year.
         year = datetime.datetime.now(datetime.UTC).year
