@@ -39,6 +39,9 @@ class WindowSpec:
     step: int = 0
     gap: int = 0
     time_field: int = 0
+    #: The time zone windows align in (Flink's shift time zone): the session's for a
+    #: TIMESTAMP_LTZ time attribute, else UTC.
+    zone: str = "UTC"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,14 +85,16 @@ class JoinSpec(SqlRuntimeSpec):
 
 @dataclass(frozen=True, kw_only=True)
 class IntervalJoinSpec(JoinSpec):
-    """The event-time interval join (``RowTimeIntervalJoin``): a left row at time ``l`` joins
-    right rows at times ``r`` with ``lower <= l - r <= upper``; the times are fields
-    ``left_time`` and ``right_time`` of the inputs."""
+    """The interval join (``RowTimeIntervalJoin``, ``ProcTimeIntervalJoin``): a left row at
+    time ``l`` joins right rows at times ``r`` with ``lower <= l - r <= upper``; the times are
+    fields ``left_time`` and ``right_time`` of the inputs (event time), or when the rows
+    arrived (processing time, ``rowtime`` False)."""
 
     lower: int
     upper: int
     left_time: int
     right_time: int
+    rowtime: bool = True
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -7,6 +7,7 @@ naming itself.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from flowmagic.graph.operators import OperatorKind
@@ -24,6 +25,7 @@ from flowmagic.graph.sql_runtime import (
     ValuesSpec,
     WatermarkSpec,
 )
+from flowmagic.graph.sql_runtime_ops import DeduplicateSpec, JoinSpec, RankSpec
 from flowmagic.sql import catalog as cat
 from flowmagic.sql import physical as ph
 from flowmagic.sql.codegen import calc_code, expand_code, literal_value, runtime_type, scalar_code
@@ -135,7 +137,12 @@ def _spec(
         return SortSpec(keys=tuple((k, d, n) for k, d, n in physical.keys), **_names_types(fields))
     if kind in (OperatorKind.SQL_SINK, OperatorKind.SQL_COLLECT_SINK, OperatorKind.SQL_CONSTRAINT_ENFORCER):
         return _sink(kind, node, catalog, streaming, configuration)
-    return operator_runtime_spec(kind, node)
+    spec = operator_runtime_spec(kind, node, zone=zone)
+    if type(spec) in (JoinSpec, RankSpec, DeduplicateSpec):
+        # Flink's regular join, Top-N and deduplication keep their state for the retention
+        # time (an interval join's rows leave with the watermark or its timers instead).
+        return replace(spec, state_ttl_ms=_ttl(configuration))  # type: ignore[type-var]
+    return spec
 
 
 def _scan(physical: ph.TableSourceScan, catalog: cat.Catalog, fields: list[Field]) -> ScanSpec | None:

@@ -50,14 +50,18 @@ def _millis(literal: Any) -> int:
     return int(str(literal.value))
 
 
-def _window(window: logical.WindowSpec) -> WindowSpec:
+def _window(window: logical.WindowSpec, time_fields: list[Field], zone: str) -> WindowSpec:
+    """The window's spec; ``time_fields``: the fields its time column indexes."""
     sizes = [_millis(s) for s in window.sizes]
-    if window.kind == "TUMBLE":
-        return WindowSpec("TUMBLE", size=sizes[0], time_field=window.time_column)
     if window.kind == "SESSION":
         return WindowSpec("SESSION", gap=sizes[0], time_field=window.time_column)
+    # Flink's TimeWindowUtil.getShiftTimeZone: the session's zone over a TIMESTAMP_LTZ.
+    ltz = runtime_type(time_fields[window.time_column].type).startswith("TIMESTAMP_LTZ")
+    shift = zone if ltz else "UTC"
+    if window.kind == "TUMBLE":
+        return WindowSpec("TUMBLE", size=sizes[0], time_field=window.time_column, zone=shift)
     # HOP (slide, size) and CUMULATE (step, max size), in the TVF's argument order.
-    return WindowSpec(window.kind, size=sizes[1], step=sizes[0], time_field=window.time_column)
+    return WindowSpec(window.kind, size=sizes[1], step=sizes[0], time_field=window.time_column, zone=shift)
 
 
 def _call(call: AggCall, input_fields: list[Field]) -> AggCallSpec:
@@ -99,13 +103,13 @@ def _equi_keys(rex: Rex | None, left_width: int) -> tuple[tuple[int, ...], tuple
     return tuple(left), tuple(right)
 
 
-def _window_aggregate(kind: OperatorKind, node: ExecNode, physical: Any) -> WindowAggregateSpec:
+def _window_aggregate(kind: OperatorKind, node: ExecNode, physical: Any, zone: str) -> WindowAggregateSpec:
     assert physical.window is not None
     fields = list(node.fields)
     if kind == OperatorKind.SQL_LOCAL_WINDOW_AGGREGATE:
         input_fields = physical.inputs[0].fields
         return WindowAggregateSpec(
-            window=_window(physical.window),
+            window=_window(physical.window, input_fields, zone),
             grouping=physical.grouping,
             key_fields=(),
             key_types=(),
@@ -115,14 +119,16 @@ def _window_aggregate(kind: OperatorKind, node: ExecNode, physical: Any) -> Wind
         )
     if kind == OperatorKind.SQL_GLOBAL_WINDOW_AGGREGATE:
         local = physical.inputs[0].inputs[0] if isinstance(physical.inputs[0], ph.Exchange) else physical.inputs[0]
-        calls = tuple(_call(c, local.inputs[0].fields) for c in physical.calls)
+        time_fields = local.inputs[0].fields
+        calls = tuple(_call(c, time_fields) for c in physical.calls)
         phase = "global"
     else:
-        calls = tuple(_call(c, physical.inputs[0].fields) for c in physical.calls)
+        time_fields = physical.inputs[0].fields
+        calls = tuple(_call(c, time_fields) for c in physical.calls)
         phase = "single"
     key_fields, key_types = _hash_keys(node)
     return WindowAggregateSpec(
-        window=_window(physical.window),
+        window=_window(physical.window, time_fields, zone),
         grouping=physical.grouping,
         key_fields=key_fields,
         key_types=key_types,
@@ -150,6 +156,7 @@ def _join(node: ExecNode, physical: ph.Join | ph.IntervalJoin) -> JoinSpec:
             upper=physical.upper,
             left_time=physical.left_time,
             right_time=physical.right_time,
+            rowtime=physical.rowtime,
             **common,
         )
     return JoinSpec(**common)
@@ -252,10 +259,11 @@ def operator_runtime_spec(
     inputs_in_order: list[ExecNode] | None = None,
     kind_of: Callable[[ExecNode], OperatorKind] | None = None,
     spec_of: SpecOf | None = None,
+    zone: str = "UTC",
 ) -> SqlRuntimeSpec | None:
     """The spec of ``node``'s operator of ``kind``, if it is one of these operators' (a
     MultipleInput also needs its inputs in the transformation's order and how to make its
-    members' specs)."""
+    members' specs; ``zone``: ``table.local-time-zone``)."""
     physical = node.physical
     fields = list(node.fields)
     if isinstance(node, MultipleInputExecNode):
@@ -264,12 +272,10 @@ def operator_runtime_spec(
         return _multiple_input(node, inputs_in_order, kind_of, spec_of)
     if isinstance(physical, ph.WindowTableFunction):
         assert physical.window is not None
-        return WindowTableFunctionSpec(window=_window(physical.window), **_names_types(fields))
+        window = _window(physical.window, physical.inputs[0].fields, zone)
+        return WindowTableFunctionSpec(window=window, **_names_types(fields))
     if isinstance(physical, ph.LocalWindowAggregate | ph.GlobalWindowAggregate | ph.WindowAggregate):
-        return _window_aggregate(kind, node, physical)
-    if isinstance(physical, ph.IntervalJoin) and not physical.rowtime:
-        # Flink's ProcTimeIntervalJoin: not run yet (the operator refuses to start, naming itself).
-        return None
+        return _window_aggregate(kind, node, physical, zone)
     if isinstance(physical, ph.Join | ph.IntervalJoin):
         return _join(node, physical)
     if isinstance(physical, ph.Rank):

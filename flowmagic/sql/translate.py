@@ -318,7 +318,10 @@ class Translator:
             sequences = any(
                 k.startswith("fields.") and k.endswith(".kind") and v == "sequence" for k, v in options.items()
             )
-            bounded = options.get("connector") == "filesystem" or "number-of-rows" in options or sequences
+            # A filesystem table ends with its files, unless it monitors its path for new ones.
+            monitored = "source.monitor-interval" in options
+            bounded = (options.get("connector") == "filesystem" and not monitored) or "number-of-rows" in options
+            bounded = bounded or sequences
             max_parallelism = -1
         else:
             legacy, name, parallelism, configured, bounded = True, f"Values[{node.id}]", 1, True, True

@@ -133,10 +133,15 @@ def _run(case: str, mode: str, executor: str, out: Path) -> tuple[list[list[str]
         rows = list(result.collect())
         result.print()
     types = result.get_table_schema().get_field_data_types()
+    # The SQL client writes a TIMESTAMP_LTZ in the session's time zone.
+    zone = config.get("table.local-time-zone", "UTC")
     cells = [
         [
             row.get_row_kind().short_string,
-            *("<NULL>" if v is None else value_string(_internal(v, t), t) for v, t in zip(row, types, strict=True)),
+            *(
+                "<NULL>" if v is None else value_string(_internal(v, t), t, zone)
+                for v, t in zip(row, types, strict=True)
+            ),
         ]
         for row in rows
     ]

@@ -7,6 +7,13 @@ condition. On an outer side a row without a match is emitted NULL-padded (``+I``
 first match arrives that row is retracted (``-D``) before the joined rows; when its last match
 goes it comes back (``+I``). Joined rows carry the input's kind on an inner join's inner side
 (``+I``/``+U``, ``-U``/``-D``) and ``+I``/``-D`` where an outer side is involved, as Flink's.
+
+With ``table.exec.state.ttl`` each kept row expires that long (processing time) after it was
+last written: added, retracted (its count), or, on an outer side, matched or unmatched (its
+association count). An expired row joins nothing; a row of the other side arriving then finds
+no match (an outer row comes NULL-padded); a retraction of an expired row is still joined with
+the other side's live rows, and an outer row whose matches expired is retracted NULL-padded,
+as Flink's operator does (it cannot know what it emitted for rows it forgot).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.sql.keys import RowKey
 from flowmagic.runtime.sql.operator import DELETE, INSERT, UPDATE_AFTER, SqlOperator, compile_code
+from flowmagic.runtime.sql.state_retention import state_retention
 
 __all__ = ["StreamingJoin"]
 
@@ -43,10 +51,14 @@ class StreamingJoin(SqlOperator):
         self.outer = {_LEFT: join_type in ("left", "full"), _RIGHT: join_type in ("right", "full")}
         self.nulls = {_LEFT: (None,) * spec.widths[0], _RIGHT: (None,) * spec.widths[1]}
         backend = self.keyed_state
-        self.states: dict[int, dict[Any, dict[tuple[Any, ...], list[int]]]] = {}
+        # Per side and key, each row's entry (a TtlValue of it with a retention).
+        self.states: dict[int, dict[Any, dict[tuple[Any, ...], Any]]] = {}
         for side, state_name in STATE_NAMES.items():
             backend.declare(state_name, "MAP", "RowData")
             self.states[side] = backend.table(f"map:{state_name}")
+        self.retention = state_retention(
+            spec.state_ttl_ms, task.clock, backend, [f"map:{name}" for name in STATE_NAMES.values()]
+        )
 
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
         try:
@@ -69,12 +81,18 @@ class StreamingJoin(SqlOperator):
         input_outer, other_outer = self.outer[side], self.outer[other_side]
         mine = self.states[side].setdefault(key, {})
         others = self.states[other_side].get(key, {})
+        retention = self.retention
+        if retention is not None:
+            retention.live_entries(mine)
+            if not retention.live_entries(others):
+                self.states[other_side].pop(key, None)
         row, kind = tuple(value[:-1]), value[-1]
         condition = self.condition
         # The other side's matching rows, each copy once, with its entry (count, associations).
+        entries = others if retention is None else {other: stored.value for other, stored in others.items()}
         matches = [
             (other, entry)
-            for other, entry in others.items()
+            for other, entry in entries.items()
             if condition(self._joined(row, other, is_left, INSERT)) is True
             for _ in range(entry[0])
         ]
@@ -87,20 +105,28 @@ class StreamingJoin(SqlOperator):
                     if entry[1] == 0:
                         collect(self._padded(other, not is_left, DELETE), None)
                     entry[1] += 1
+                    if retention is not None:
+                        # Flink writes the new association count: the entry's time restarts.
+                        others[other] = retention.stamp(entry)
                 out_kind = INSERT if (input_outer or other_outer) else kind
                 collect(self._joined(row, other, is_left, out_kind), None)
-            kept = mine.get(row)
+            stored = mine.get(row)
+            kept = stored if retention is None or stored is None else stored.value
             if kept is None:
-                mine[row] = [1, len(matches)]
+                kept = [1, len(matches)]
             else:
                 kept[0] += 1
                 kept[1] = len(matches)
+            mine[row] = kept if retention is None else retention.stamp(kept)
         else:
-            kept = mine.get(row)
-            if kept is not None:
+            stored = mine.get(row)
+            if stored is not None:
+                kept = stored if retention is None else stored.value
                 kept[0] -= 1
                 if kept[0] <= 0:
                     del mine[row]
+                elif retention is not None:
+                    mine[row] = retention.stamp(kept)
             if not matches and input_outer:
                 collect(self._padded(row, is_left, DELETE), None)
             for other, other_entry in matches:
@@ -110,5 +136,7 @@ class StreamingJoin(SqlOperator):
                     if other_entry[1] == 1:
                         collect(self._padded(other, not is_left, INSERT), None)
                     other_entry[1] -= 1
+                    if retention is not None:
+                        others[other] = retention.stamp(other_entry)
         if not mine:
             del self.states[side][key]

@@ -10,6 +10,11 @@ entering sends ``-D`` of the row it pushes out, then its ``+I``. Only ranks in t
 emitted. The append-only function keeps no row beyond the top N (state
 ``data-state-with-append``); the retractable one keeps all (``data-state`` and the sort keys'
 counts in ``sorted-map``).
+
+With ``table.exec.state.ttl`` each sort key's rows (and the retractable function's sort keys)
+expire that long (processing time) after they were last written; expired rows are forgotten
+with their sort keys, so rows ranked below them move up when the next row of the partition comes
+(and a retraction of an expired row retracts nothing).
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.sql.keys import RowKey
 from flowmagic.runtime.sql.operator import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, SqlOperator
 from flowmagic.runtime.sql.sort import row_order
+from flowmagic.runtime.sql.state_retention import state_retention
+from flowmagic.runtime.state.state_ttl import TtlValue
 
 __all__ = ["Rank"]
 
@@ -68,14 +75,16 @@ class Rank(SqlOperator):
         if self.retracting:
             backend.declare(RETRACT_DATA_STATE, "MAP", "RowData")
             backend.declare(RETRACT_SORTED_STATE, "VALUE", "SortedMap")
-            self.data: dict[Any, dict[tuple[Any, ...], list[tuple[Any, ...]]]] = backend.table(
-                f"map:{RETRACT_DATA_STATE}"
-            )
-            self.sorted: dict[Any, list[tuple[Any, ...]]] = backend.table(f"value:{RETRACT_SORTED_STATE}")
+            # Per partition key, rows by sort key, and the sort keys in order (TtlValues of
+            # the lists with a retention, between records).
+            self.data: dict[Any, dict[tuple[Any, ...], Any]] = backend.table(f"map:{RETRACT_DATA_STATE}")
+            self.sorted: dict[Any, Any] = backend.table(f"value:{RETRACT_SORTED_STATE}")
         else:
             backend.declare(APPEND_STATE, "MAP", "RowData")
             self.data = backend.table(f"map:{APPEND_STATE}")
             self.sorted = {}
+        tables = [f"map:{RETRACT_DATA_STATE}", f"value:{RETRACT_SORTED_STATE}"] if self.retracting else []
+        self.retention = state_retention(spec.state_ttl_ms, task.clock, backend, tables or [f"map:{APPEND_STATE}"])
 
     # -- output ---------------------------------------------------------------------------
 
@@ -96,12 +105,62 @@ class Rank(SqlOperator):
             self.keyed_state.current_key = key
             row, kind = tuple(value[:-1]), value[-1]
             sort_key = tuple([row[i] for i in self.order_fields])
+            written = None if self.retention is None else self._unstamp(key)
             if self.retracting:
                 self._retractable(key, row, kind, sort_key)
             else:
                 self._append_only(key, row, sort_key)
+            if written is not None:
+                self._stamp(key, *written)
         except Exception as error:
             raise self.fail(error, value) from error
+
+    # -- state retention ----------------------------------------------------------------------
+
+    def _unstamp(self, key: Any) -> tuple[dict[Any, tuple[int, list[Any]]], tuple[int, list[Any]] | None]:
+        """With a retention, the partition's live state made plain for the functions (expired
+        sort keys and rows forgotten, with their sort keys); what was there, with when it was
+        written, to tell what the record writes."""
+        assert self.retention is not None
+        live = self.retention.live
+        before: dict[Any, tuple[int, list[Any]]] = {}
+        stored = self.data.pop(key, None)
+        if stored:
+            plain = {}
+            for sort_key, stamped in self.retention.live_entries(stored).items():
+                plain[sort_key] = stamped.value
+                before[sort_key] = (stamped.timestamp, list(stamped.value))
+            if plain:
+                self.data[key] = plain
+        sorted_before = None
+        stamped_keys: Any = self.sorted.pop(key, None)
+        keys = live(stamped_keys)
+        if keys is not None:
+            data = self.data.get(key, {})
+            keys = [k for k in keys if k in data]
+            if keys:
+                self.sorted[key] = keys
+                sorted_before = (stamped_keys.timestamp, list(keys))
+        return before, sorted_before
+
+    def _stamp(
+        self, key: Any, before: dict[Any, tuple[int, list[Any]]], sorted_before: tuple[int, list[Any]] | None
+    ) -> None:
+        """The partition's state stamped again: what the record changed (Flink writes it) with
+        the time now, the rest with the time it was written."""
+        assert self.retention is not None
+        now = self.retention.now()
+        data = self.data.get(key)
+        if data:
+            stamped = {}
+            for sort_key, rows in data.items():
+                old = before.get(sort_key)
+                stamped[sort_key] = TtlValue(rows, old[0] if old is not None and old[1] == rows else now)
+            self.data[key] = stamped
+        keys = self.sorted.get(key)
+        if keys:
+            unchanged = sorted_before is not None and sorted_before[1] == keys
+            self.sorted[key] = TtlValue(keys, sorted_before[0] if sorted_before and unchanged else now)
 
     def _keys(self, key: Any) -> list[tuple[Any, ...]]:
         """The partition's sort keys in order (the append-only buffer's are its map's keys)."""

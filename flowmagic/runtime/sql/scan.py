@@ -29,6 +29,7 @@ from flowmagic.runtime.records import BATCH_SIZE
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.sql.operator import INSERT, compile_code, runnable_spec
 from flowmagic.runtime.sql.values import parse_date, parse_timestamp, parse_type
+from flowmagic.vocabulary.time import to_millis_text
 
 __all__ = ["TableSourceScan", "ValuesSource"]
 
@@ -132,7 +133,10 @@ class TableSourceScan(Source):
     """A table's source: ``datagen`` and ``filesystem`` (``csv``, ``json``), the projection
     pushed into it applied. An unbounded ``datagen`` (``rows-per-second`` without
     ``number-of-rows``) runs in the continuous mode, fed by offsets: row ``i`` is made from
-    ``i`` alone (:meth:`DatagenFields.tuples`), so a replayed epoch makes the same rows."""
+    ``i`` alone (:meth:`DatagenFields.tuples`), so a replayed epoch makes the same rows. A
+    ``filesystem`` table with ``source.monitor-interval`` runs there too, fed by the
+    DataStream API's monitored file source (:class:`FileMonitorFeed`): each new file's lines
+    once, exactly once across checkpoints and restores."""
 
     def __init__(self, params: SqlOperatorParams, task: TaskInfo):
         super().__init__(params, task)
@@ -167,6 +171,13 @@ class TableSourceScan(Source):
             yield [(*(tuple(row)[i] for i in projection), INSERT) for row in batch]
 
     def epoch_batches(self, inputs: list[Any]) -> Iterator[list[Any]]:
+        if self.options.get("connector") == "filesystem":
+            # A monitored directory's share of the epoch's lines, as its FileMonitor logged them.
+            parse, keep = self._line_parser(), self.filter
+            for lines in chunks(inputs):
+                rows = parse(lines)
+                yield [r for r in rows if keep(r)] if keep is not None else rows
+            return
         params, _bounded = _datagen_params(self.spec)
         fields = params.generator
         assert isinstance(fields, DatagenFields)
@@ -186,9 +197,20 @@ class TableSourceScan(Source):
     def open_feed(cls, params: SqlOperatorParams, context: FeedContext) -> Feed:
         spec = runnable_spec(params.description or "TableSourceScan", params)
         assert isinstance(spec, ScanSpec)
-        if dict(spec.options).get("connector") != "datagen":
+        options = dict(spec.options)
+        if options.get("connector") == "filesystem" and "source.monitor-interval" in options:
+            # Below the runtime's sources in the imports: the monitor reads files with them.
+            from flowmagic.runtime.continuous.file_monitor import FileMonitorFeed
+
+            path = local_path(options["path"])
+            if path is None:
+                raise JobError(f"flowmagic reads filesystem tables from local paths only ({spec.table})")
+            interval = to_millis_text(options["source.monitor-interval"], "source.monitor-interval")
+            return FileMonitorFeed(context, [path], "UTF-8", interval)
+        if options.get("connector") != "datagen":
             raise UnsupportedSourceError(
-                f"Table '{spec.table}': flowmagic runs unbounded SQL sources of the 'datagen' connector only, for now."
+                f"Table '{spec.table}': flowmagic runs unbounded SQL sources of the 'datagen' and 'filesystem' "
+                "connectors only, for now."
             )
         datagen, _bounded = _datagen_params(spec)
         return OffsetFeed(context, datagen.rows_per_second)
@@ -198,32 +220,40 @@ class TableSourceScan(Source):
         local = local_path(path)
         if local is None:
             raise JobError(f"flowmagic reads filesystem tables from local paths only ({self.spec.table}: {path})")
-        splits = split_file(local)
-        mine = splits[self.task.index :: self.task.parallelism]
+        if "source.monitor-interval" in self.options:
+            raise UnsupportedSourceError(
+                f"Table '{self.spec.table}' monitors its path ('source.monitor-interval'): an unbounded source, "
+                "it runs in the continuous mode, on Spark only."
+            )
+        parse = self._line_parser()
+        for split in split_file(local)[self.task.index :: self.task.parallelism]:
+            for batch in split_lines(*split, batch=_LINES):
+                yield parse(batch)
+
+    def _line_parser(self) -> Callable[[list[str]], list[Any]]:
+        """``parse(lines) -> rows``: lines of the table's format into rows of the projection."""
         fmt = self.options.get("format")
         null_literal = self.options.get(f"{fmt}.null-literal")
         columns = self.spec.columns
         projection = self.spec.projection
+        if fmt == "csv":
+            delimiter = self.options.get("csv.field-delimiter", ",")
+            return _csv_parser([columns[i][1] for i in projection], projection, delimiter, null_literal)
+        if fmt != "json":
+            raise JobError(f"flowmagic cannot read the '{fmt}' format yet ({self.spec.table})")
         converters = [_converter(columns[i][1], null_literal) for i in projection]
-        for split in mine:
-            lines = split_lines(*split, batch=_LINES)
-            if fmt == "csv":
-                delimiter = self.options.get("csv.field-delimiter", ",")
-                parse = _csv_parser([columns[i][1] for i in projection], projection, delimiter, null_literal)
-                for batch in lines:
-                    yield parse(batch)
-            elif fmt == "json":
-                names = [columns[i][0] for i in projection]
-                for batch in lines:
-                    out = []
-                    for line in batch:
-                        if not line.strip():
-                            continue
-                        record = json.loads(line)
-                        out.append((*(c(record.get(n)) for c, n in zip(converters, names, strict=True)), INSERT))
-                    yield out
-            else:
-                raise JobError(f"flowmagic cannot read the '{fmt}' format yet ({self.spec.table})")
+        names = [columns[i][0] for i in projection]
+
+        def parse(lines: list[str]) -> list[Any]:
+            out = []
+            for line in lines:
+                if not line.strip():
+                    continue
+                record = json.loads(line)
+                out.append((*(c(record.get(n)) for c, n in zip(converters, names, strict=True)), INSERT))
+            return out
+
+        return parse
 
 
 def _datagen_params(spec: ScanSpec) -> tuple[DatagenSourceParams, bool]:

@@ -1,4 +1,5 @@
-"""Flink's event-time interval join (``RowTimeIntervalJoin``, a ``TimeIntervalJoin``).
+"""Flink's interval joins (``TimeIntervalJoin``): on event time (``RowTimeIntervalJoin``) and
+on processing time (``ProcTimeIntervalJoin``).
 
 A left row at time ``l`` may join right rows at times ``r`` with ``lower <= l - r <= upper``
 (the bounds the planner derived; the condition itself, time predicates included, decides).
@@ -8,6 +9,11 @@ other side's operator time (the watermark) has not passed its window's upper bou
 cleanup timers (``IntervalJoinLeftTimerState`` / ``IntervalJoinRightTimerState``) drop expired
 rows, emitting an outer side's rows that never joined NULL-padded. The watermark goes on
 delayed by the larger relative bound (rows may still be emitted that far behind it).
+
+On processing time a row's time is when it arrives and the operator time is the task's clock
+(a continuous job's epoch time): the same caches, with processing-time cleanup timers, which
+fire as the clock passes them (not at the end of a bounded input, as in Flink), and the
+watermark passes undelayed.
 """
 
 from __future__ import annotations
@@ -38,9 +44,9 @@ class IntervalJoin(TimedSqlOperator):
         super().__init__(name, params, task)
         spec = self.spec
         if not isinstance(spec, IntervalJoinSpec):
-            raise JobError(
-                f"flowmagic cannot run this Flink SQL operator yet: {name} (a processing-time interval join)."
-            )
+            raise JobError(f"{name}: not an interval join's spec")
+        self.rowtime = spec.rowtime
+        self.now = task.clock.now
         self.condition = compile_code(spec.condition, "condition", task)
         self.key_of = {side: RowKey(spec.key_fields[side - 1], spec.key_types[side - 1]) for side in (_LEFT, _RIGHT)}
         self.left_outer = spec.join_type in ("left", "full")
@@ -63,6 +69,8 @@ class IntervalJoin(TimedSqlOperator):
         self.right_timer: dict[Any, int] = backend.table(f"value:{RIGHT_TIMER}")
 
     def _operator_time(self) -> int:
+        if not self.rowtime:
+            return self.now()
         return self.watermark if self.watermark > 0 else 0
 
     @staticmethod
@@ -70,6 +78,9 @@ class IntervalJoin(TimedSqlOperator):
         return operator_time - relative - 1
 
     def emit_watermark(self, watermark: int) -> None:
+        if not self.rowtime:
+            self.output.emit_watermark(watermark)
+            return
         delay = max(self.left_relative, self.right_relative)
         self.output.emit_watermark(watermark if watermark == MAX_WATERMARK else watermark - delay)
 
@@ -93,7 +104,7 @@ class IntervalJoin(TimedSqlOperator):
         return False
 
     def _left(self, key: Any, row: tuple[Any, ...]) -> None:
-        time = row[self.left_time]
+        time = row[self.left_time] if self.rowtime else self.now()
         if time is None:
             return
         operator_time = self._operator_time()
@@ -125,7 +136,7 @@ class IntervalJoin(TimedSqlOperator):
             self.output.collect((*row, *self.right_nulls, INSERT), None)
 
     def _right(self, key: Any, row: tuple[Any, ...]) -> None:
-        time = row[self.right_time]
+        time = row[self.right_time] if self.rowtime else self.now()
         if time is None:
             return
         operator_time = self._operator_time()
@@ -160,8 +171,23 @@ class IntervalJoin(TimedSqlOperator):
         # A left row's cleanup is registered in the right timer state and removes left rows.
         relative = self.left_relative if left_row else self.right_relative
         cleanup = time + relative + self.min_cleanup_interval + 1
-        self.timers.register_event_time_timer(cleanup)
+        if self.rowtime:
+            self.timers.register_event_time_timer(cleanup)
+        else:
+            self.timers.register_processing_time_timer(cleanup)
         (self.right_timer if left_row else self.left_timer)[key] = cleanup
+
+    def advance_processing_time(self, now: int) -> None:
+        backend = self.keyed_state
+        for timestamp, key in self.timers.due_processing_timers(now):
+            backend.current_key = key
+            try:
+                self.on_timer(timestamp, key)
+            except Exception as error:
+                raise self.fail(error, f"timer {timestamp} of key {key!r}") from error
+
+    def next_processing_timer(self) -> int | None:
+        return self.timers.next_processing_timer()
 
     def on_timer(self, timestamp: int, key: Any) -> None:
         operator_time = self._operator_time()

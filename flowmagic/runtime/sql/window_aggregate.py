@@ -27,7 +27,7 @@ from flowmagic.runtime.sql.aggregate_functions import AggregateFunction, aggrega
 from flowmagic.runtime.sql.keys import RowKey
 from flowmagic.runtime.sql.operator import INSERT, SqlOperator
 from flowmagic.runtime.sql.timed_operator import TimedSqlOperator
-from flowmagic.runtime.sql.windows import SliceAssigner, merge_session, window_start
+from flowmagic.runtime.sql.windows import ShiftTimeZone, SliceAssigner, merge_session
 
 __all__ = ["GlobalWindowAggregate", "LocalWindowAggregate", "WindowAggregate"]
 
@@ -65,17 +65,6 @@ class _Aggregates:
 
     def values(self, accumulators: list[Any]) -> tuple[Any, ...]:
         return tuple(f.value(a) for f, a in zip(self.functions, accumulators, strict=True))
-
-
-def _next_trigger(watermark: int, interval: int) -> int:
-    """The next watermark that may fire a window (Flink's ``getNextTriggerWatermark``)."""
-    if watermark == MAX_WATERMARK:
-        return watermark
-    return window_start(watermark, interval) + interval - 1
-
-
-def _fired(window_end: int, watermark: int) -> bool:
-    return window_end - 1 <= watermark
 
 
 @register(OperatorKind.SQL_LOCAL_WINDOW_AGGREGATE)
@@ -131,9 +120,9 @@ class LocalWindowAggregate(SqlOperator):
         if watermark > self.watermark:
             self.watermark = watermark
             if watermark >= self.next_trigger:
-                if _fired(self.min_slice_end, watermark):
+                if self.assigner.fired(self.min_slice_end, watermark):
                     self.flush()
-                self.next_trigger = _next_trigger(watermark, self.assigner.interval)
+                self.next_trigger = self.assigner.next_trigger(watermark)
         self.output.emit_watermark(watermark)
 
     def prepare_snapshot(self, checkpoint: bool) -> None:
@@ -153,6 +142,7 @@ class _KeyedWindowAggregate(TimedSqlOperator):
         self.aggregates = _Aggregates(spec)
         self.key_of = RowKey(spec.key_fields, spec.key_types)
         self.properties = spec.properties
+        self.shift = ShiftTimeZone(spec.window.zone)
         backend = self.keyed_state
         backend.declare(WINDOW_STATE, "VALUE", "RowData")
         self.state: dict[Any, dict[Any, list[Any]]] = backend.table(f"value:{WINDOW_STATE}")
@@ -160,7 +150,7 @@ class _KeyedWindowAggregate(TimedSqlOperator):
         self.late_dropped = self.runtime_context.get_metrics_group().counter("numLateRecordsDropped")
 
     def result(self, key: Any, accumulators: list[Any], start: int, end: int) -> tuple[Any, ...]:
-        window = {"window_start": start, "window_end": end, "window_time": end - 1}
+        window = {"window_start": start, "window_end": end, "window_time": self.shift.to_epoch(end - 1)}
         return (*key.fields, *self.aggregates.values(accumulators), *(window[p] for p in self.properties), INSERT)
 
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
@@ -183,11 +173,21 @@ class _KeyedWindowAggregate(TimedSqlOperator):
 
 
 class _SlicingWindowAggregate(_KeyedWindowAggregate):
-    """A TUMBLE, HOP or CUMULATE window aggregate over slices (Flink's slicing processors)."""
+    """A TUMBLE, HOP or CUMULATE window aggregate over slices (Flink's slicing processors).
+
+    As Flink's, rows wait in a buffer (``WindowBuffer``) until the watermark reaches the next
+    trigger (:meth:`SliceAssigner.next_trigger`), a checkpoint or the end of input; merged into
+    the state then, a slice gets a timer only if the timers' watermark has not passed it
+    (Flink's combiners). With a shift time zone without daylight saving the trigger is aligned
+    in UTC, not in the zone, so slices can come after their window's time: Flink keeps them
+    without firing the window, and so does this."""
 
     def __init__(self, name: str, params: SqlOperatorParams, task: TaskInfo):
         super().__init__(name, params, task)
         self.assigner = SliceAssigner(self.spec.window)
+        self.buffer: list[tuple[Any, int, Any]] = []
+        self.min_slice_end = MAX_WATERMARK
+        self.next_trigger = MIN_WATERMARK
 
     def slice_and_accumulators(self, row: Any) -> tuple[int | None, Any]:
         """The row's slice end and what it adds to the slice's accumulators."""
@@ -198,28 +198,55 @@ class _SlicingWindowAggregate(_KeyedWindowAggregate):
         if slice_end is None:
             return
         watermark, assigner = self.watermark, self.assigner
-        if _fired(slice_end, watermark):
-            if _fired(assigner.last_window_end(slice_end), watermark):
+        if assigner.fired(slice_end, watermark):
+            if assigner.fired(assigner.last_window_end(slice_end), watermark):
                 self.late_dropped.inc()
                 return
             # Late, but a window holding its slice is still to fire: keep it for that one.
             timer_end = slice_end
-            while _fired(timer_end, watermark):
+            while assigner.fired(timer_end, watermark):
                 timer_end += assigner.interval
-        else:
-            timer_end = slice_end
-        slices = self.state.get(key)
-        if slices is None:
-            slices = self.state[key] = {}
-        current = slices.get(slice_end)
-        if current is None:
-            slices[slice_end] = accumulators
-        else:
-            self.aggregates.merge(current, accumulators)
-        self.timers.register_event_time_timer(timer_end - 1)
+            self.timers.register_event_time_timer(assigner.timer(timer_end))
+        self.buffer.append((key, slice_end, accumulators))
+        if slice_end < self.min_slice_end:
+            self.min_slice_end = slice_end
+
+    def flush(self) -> None:
+        """The buffered slices into the state (the timers' watermark is the last one fired)."""
+        buffer, self.buffer = self.buffer, []
+        self.min_slice_end = MAX_WATERMARK
+        backend, assigner, watermark = self.keyed_state, self.assigner, self.timers.current_watermark_value
+        for key, slice_end, accumulators in buffer:
+            backend.current_key = key
+            slices = self.state.get(key)
+            if slices is None:
+                slices = self.state[key] = {}
+            current = slices.get(slice_end)
+            if current is None:
+                slices[slice_end] = accumulators
+            else:
+                self.aggregates.merge(current, accumulators)
+            if not assigner.fired(slice_end, watermark):
+                self.timers.register_event_time_timer(assigner.timer(slice_end))
+
+    def process_watermark(self, watermark: int) -> None:
+        if watermark > self.watermark and watermark >= self.next_trigger:
+            if self.assigner.fired(self.min_slice_end, watermark):
+                self.flush()
+            self.next_trigger = self.assigner.next_trigger(watermark)
+        super().process_watermark(watermark)
+
+    def prepare_snapshot(self, checkpoint: bool) -> None:
+        self.flush()
+
+    def end_input(self) -> None:
+        self.flush()
 
     def on_timer(self, timestamp: int, key: Any) -> None:
-        window_end = timestamp + 1
+        for window_end in self.assigner.window_ends(timestamp):
+            self.fire(window_end, key)
+
+    def fire(self, window_end: int, key: Any) -> None:
         assigner = self.assigner
         slices = self.state.get(key, {})
         merged = None
@@ -233,7 +260,7 @@ class _SlicingWindowAggregate(_KeyedWindowAggregate):
             self.output.collect(self.result(key, merged, assigner.window_start(window_end), window_end), None)
         following = assigner.next_window_end(window_end, merged is None)
         if following is not None:
-            self.timers.register_event_time_timer(following - 1)
+            self.timers.register_event_time_timer(assigner.timer(following))
         for slice_end in assigner.expired_slices(window_end):
             slices.pop(slice_end, None)
         if not slices:
@@ -278,7 +305,7 @@ class _SessionWindowAggregate(_KeyedWindowAggregate):
         if sessions is None:
             sessions = {}
         actual, merged = merge_session(list(sessions), (time, time + spec.window.gap))
-        if _fired(actual[1], self.watermark):
+        if actual[1] - 1 <= self.watermark:
             self.late_dropped.inc()
             return
         accumulators = None

@@ -12,7 +12,7 @@ from flowmagic.graph.sql_runtime_ops import WindowTableFunctionSpec
 from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.registry import register
 from flowmagic.runtime.sql.operator import SqlOperator
-from flowmagic.runtime.sql.windows import tvf_windows
+from flowmagic.runtime.sql.windows import ShiftTimeZone, tvf_windows
 
 __all__ = ["WindowTableFunction"]
 
@@ -24,19 +24,20 @@ class WindowTableFunction(SqlOperator):
         spec = self.spec
         assert isinstance(spec, WindowTableFunctionSpec)
         self.window = spec.window
+        self.shift = ShiftTimeZone(spec.window.zone)
 
     def process(self, value: Any, timestamp: int | None, side: int = 0) -> None:
         self.process_batch([value])
 
     def process_batch(self, values: list[Any]) -> None:
-        window, time_field = self.window, self.window.time_field
+        window, time_field, shift = self.window, self.window.time_field, self.shift
         out = []
         for row in values:
             time = row[time_field]
             if time is None:
                 continue
             fields, kind = row[:-1], row[-1]
-            for start, end in tvf_windows(window, time):
-                out.append((*fields, start, end, end - 1, kind))
+            for start, end in tvf_windows(window, shift.to_local(time)):
+                out.append((*fields, start, end, shift.to_epoch(end - 1), kind))
         if out:
             self.output.collect_batch(out)
