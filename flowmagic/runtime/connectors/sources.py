@@ -256,6 +256,13 @@ class _Field:
             )
 
 
+try:
+    import numpy as _numpy_module
+except ImportError:  # an executor with nothing but PySpark: the pure-Python mix
+    _numpy: Any = None
+else:
+    _numpy = _numpy_module
+
 _MASK = (1 << 64) - 1
 _GOLDEN, _MIX1, _MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 
@@ -283,19 +290,13 @@ def _mixes_numpy(salt: int, start: int, end: int) -> Any:
 
 def _vectorized(start: int, end: int) -> bool:
     # numpy pays off from a few dozen rows on (a row at a time, it costs 5 times as much).
-    return _numpy is not None and 0 <= start and end <= _MASK and end - start >= 32
+    return _numpy is not None and start >= 0 and end <= _MASK and end - start >= 32
 
 
 def _mixes(salt: int, start: int, end: int) -> list[int]:
     if _vectorized(start, end):
-        return _mixes_numpy(salt, start, end).tolist()  # type: ignore[no-any-return]
+        return _mixes_numpy(salt, start, end).tolist()
     return _mixes_pure(salt, start, end)
-
-
-try:
-    import numpy as _numpy
-except ImportError:  # an executor with nothing but PySpark: the pure-Python mix
-    _numpy = None
 
 
 def _column_values(field: _Field, position: int, seed: int, start: int, end: int) -> list[Any]:
@@ -310,7 +311,7 @@ def _column_values(field: _Field, position: int, seed: int, start: int, end: int
             # The remainders are below 2**63 and low + remainder within the column's range:
             # int64 holds every step.
             remainders = (_mixes_numpy(salt, start, end) % _numpy.uint64(span)).astype(_numpy.int64)
-            return (remainders + _numpy.int64(low)).tolist()  # type: ignore[no-any-return]
+            return (remainders + _numpy.int64(low)).tolist()
         return [low + m % span for m in _mixes(salt, start, end)]
     mixes = _mixes(salt, start, end)
     if field.base in _FLOAT_TYPES:
@@ -350,9 +351,9 @@ class DatagenFields:
         a replayed range makes the same rows, at a fraction of :meth:`__call__`'s cost. Only
         the ``columns`` at these positions (all by default), then the ``extra`` values."""
         positions = range(len(self.fields)) if columns is None else columns
-        values = [_column_values(self.fields[p], p, seed, start, end) for p in positions]
+        values: list[Any] = [_column_values(self.fields[p], p, seed, start, end) for p in positions]
         values.extend(itertools.repeat(value, end - start) for value in extra)
-        return list(zip(*values))
+        return list(zip(*values, strict=True))
 
     @staticmethod
     def of(table: TableContext, options: TableOptions) -> DatagenFields:
