@@ -147,7 +147,7 @@ class RowKey:
     types ``types``), as a :class:`BinaryRowKey`. It hands out one key object per distinct
     fields (a cache of recent ones), so that a row's key costs a lookup, not a new object."""
 
-    __slots__ = ("_fields_of", "_keys", "indexes", "types")
+    __slots__ = ("_class", "_fields_of", "_keys", "indexes", "types")
 
     def __init__(self, indexes: tuple[int, ...], types: tuple[str, ...] = ()):
         self.indexes = tuple(indexes)
@@ -155,6 +155,7 @@ class RowKey:
         # What identifies a row's key in the cache: its one field, or the tuple of its fields.
         self._fields_of: Any = itemgetter(*self.indexes) if self.indexes else _no_fields
         self._keys: dict[Any, BinaryRowKey] = {}
+        self._class = _key_class(self.types)
 
     def __call__(self, row: Any) -> BinaryRowKey:
         fields = self._fields_of(row)
@@ -166,7 +167,7 @@ class RowKey:
         keys = self._keys
         if len(keys) >= KEY_CACHE_SIZE:
             keys.clear()
-        key = keys[fields] = BinaryRowKey((fields,) if len(self.indexes) == 1 else fields, self.types)
+        key = keys[fields] = tuple.__new__(self._class, (fields,) if len(self.indexes) == 1 else fields)
         return key
 
     @property
