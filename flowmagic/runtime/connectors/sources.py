@@ -281,7 +281,7 @@ def _mixes_pure(salt: int, start: int, end: int) -> list[int]:
 
 def _mixes_numpy(salt: int, start: int, end: int) -> Any:
     """:func:`_mixes_pure` as a numpy ``uint64`` array: the same values (numpy's unsigned
-    arithmetic wraps modulo 2**64), 20 times faster."""
+    arithmetic wraps modulo 2**64), ten times as fast or more."""
     z = _numpy.arange(start, end, dtype=_numpy.uint64) * _numpy.uint64(_GOLDEN) + _numpy.uint64(salt & _MASK)
     z = (z ^ (z >> _numpy.uint64(30))) * _numpy.uint64(_MIX1)
     z = (z ^ (z >> _numpy.uint64(27))) * _numpy.uint64(_MIX2)
