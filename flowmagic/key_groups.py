@@ -124,7 +124,8 @@ def java_hash_code(key: Any) -> int:
     it fits in 64 and as BigInteger beyond; ``float`` as Double, ``str`` as String (UTF-16
     code units) and ``tuple`` as Flink's ``TupleN`` (``31 * r + h(f)``, no seed, ``None``
     fields count 0); a key whose class has ``java_hash_code(self, hash_of)`` (PyFlink's
-    ``Row``) as that method says. Any other key, a list included, raises :class:`KeyRoutingError`.
+    ``Row``, a SQL operator's key tuple) as that method says. Any other key, a list
+    included, raises :class:`KeyRoutingError`.
     """
     if isinstance(key, bool):
         return 1231 if key else 1237
@@ -139,6 +140,11 @@ def java_hash_code(key: Any) -> int:
     if isinstance(key, str):
         return _string_hash(key)
     if isinstance(key, tuple):
+        if type(key) is not tuple:
+            # A tuple that says how Java hashes it (a SQL operator's BinaryRowData key).
+            own_hash = getattr(type(key), "java_hash_code", None)
+            if own_hash is not None:
+                return _to_int32(own_hash(key, java_hash_code))
         if not key:
             raise KeyRoutingError("An empty tuple cannot be a key: Flink has no Tuple0 key type.")
         result = 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import struct
 from decimal import Decimal
+from operator import itemgetter
 from typing import Any
 
 from flowmagic.runtime.sql.values import parse_type
@@ -19,7 +20,8 @@ from flowmagic.runtime.sql.values import parse_type
 __all__ = ["BinaryRowKey", "RowKey", "binary_row_hash"]
 
 _MASK = 0xFFFFFFFF
-_HASHES: dict[tuple[Any, ...], int] = {}
+#: Hash codes remembered per key type (then forgotten all at once).
+_HASH_CACHE_SIZE = 100_000
 
 
 def _rotl(value: int, bits: int) -> int:
@@ -89,49 +91,96 @@ def binary_row_hash(fields: tuple[Any, ...], types: tuple[str, ...]) -> int:
     return _murmur_words(bytes(header) + b"".join(slots) + bytes(variable))
 
 
-class BinaryRowKey:
-    """A SQL operator's key: the key fields, hashed (``java_hash_code``) as Flink's
-    ``BinaryRowData`` of them; equal and hashable by its fields."""
+class BinaryRowKey(tuple):
+    """A SQL operator's key: the tuple of the key fields, hashed (``java_hash_code``) as
+    Flink's ``BinaryRowData`` of them (``types`` says how).
 
-    __slots__ = ("fields", "types")
+    A tuple, so that dictionaries (the exchange's routes, the keyed state) hash and compare it
+    in C: a keyed SQL operator looks its key up several times per row. Each key type gets its
+    own subclass carrying the types, so a key holds its fields alone."""
 
-    def __init__(self, fields: tuple[Any, ...], types: tuple[str, ...]):
-        self.fields = fields
-        self.types = types
+    __slots__ = ()
+    types: tuple[str, ...] = ()
+    # This key type's hash codes already computed, by key.
+    hashes: dict[BinaryRowKey, int] = {}
 
-    def __hash__(self) -> int:
-        return hash(self.fields)
+    def __new__(cls, fields: tuple[Any, ...], types: tuple[str, ...]) -> BinaryRowKey:
+        return tuple.__new__(_key_class(tuple(types)), fields)
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, BinaryRowKey) and other.fields == self.fields
+    @property
+    def fields(self) -> tuple[Any, ...]:
+        return tuple(self)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return BinaryRowKey, (self.fields, self.types)
+        return BinaryRowKey, (tuple(self), self.types)
 
     def __repr__(self) -> str:
-        return f"BinaryRowKey{self.fields!r}"
+        return f"BinaryRowKey{tuple(self)!r}"
 
     def java_hash_code(self, hash_of: Any) -> int:
-        found = _HASHES.get(self.fields)
+        hashes = self.hashes
+        found = hashes.get(self)
         if found is None:
-            if len(_HASHES) > 100_000:
-                _HASHES.clear()
-            found = _HASHES[self.fields] = binary_row_hash(self.fields, self.types)
+            if len(hashes) > _HASH_CACHE_SIZE:
+                hashes.clear()
+            found = hashes[self] = binary_row_hash(tuple(self), self.types)
         return found
+
+
+# Key types -> the BinaryRowKey subclass of their keys.
+_CLASSES: dict[tuple[str, ...], type[BinaryRowKey]] = {}
+
+
+def _key_class(types: tuple[str, ...]) -> type[BinaryRowKey]:
+    found = _CLASSES.get(types)
+    if found is None:
+        found = _CLASSES[types] = type("BinaryRowKey", (BinaryRowKey,), {"__slots__": (), "types": types, "hashes": {}})
+    return found
+
+
+#: A key selector remembers the keys of this many distinct field values (then starts over).
+KEY_CACHE_SIZE = 1 << 16
 
 
 class RowKey:
     """The key selector of a keyed SQL operator: the row's fields at ``indexes`` (of Flink
-    types ``types``), as a :class:`BinaryRowKey`."""
+    types ``types``), as a :class:`BinaryRowKey`. It hands out one key object per distinct
+    fields (a cache of recent ones), so that a row's key costs a lookup, not a new object."""
 
-    __slots__ = ("indexes", "types")
+    __slots__ = ("_class", "_fields_of", "_keys", "indexes", "types")
 
     def __init__(self, indexes: tuple[int, ...], types: tuple[str, ...] = ()):
         self.indexes = tuple(indexes)
         self.types = tuple(types) if types else ("STRING",) * len(self.indexes)
+        # What identifies a row's key in the cache: its one field, or the tuple of its fields.
+        self._fields_of: Any = itemgetter(*self.indexes) if self.indexes else _no_fields
+        self._keys: dict[Any, BinaryRowKey] = {}
+        self._class = _key_class(self.types)
 
     def __call__(self, row: Any) -> BinaryRowKey:
-        return BinaryRowKey(tuple([row[i] for i in self.indexes]), self.types)
+        fields = self._fields_of(row)
+        key = self._keys.get(fields)
+        return self.key_of_fields(fields) if key is None else key
+
+    def key_of_fields(self, fields: Any) -> BinaryRowKey:
+        """The key of what ``_fields_of`` returned for a row, made and remembered."""
+        keys = self._keys
+        if len(keys) >= KEY_CACHE_SIZE:
+            keys.clear()
+        key = keys[fields] = tuple.__new__(self._class, (fields,) if len(self.indexes) == 1 else fields)
+        return key
+
+    @property
+    def fields_of(self) -> Any:
+        """``fields_of(row)``: what identifies the row's key in :attr:`keys` (its one field, or
+        the tuple of its fields)."""
+        return self._fields_of
+
+    @property
+    def keys(self) -> dict[Any, BinaryRowKey]:
+        """The remembered keys, by what :attr:`fields_of` returns (misses go to
+        :meth:`key_of_fields`)."""
+        return self._keys
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, RowKey) and (other.indexes, other.types) == (self.indexes, self.types)
@@ -144,3 +193,7 @@ class RowKey:
 
     def __repr__(self) -> str:
         return f"RowKey({self.indexes!r})"
+
+
+def _no_fields(row: Any) -> tuple[()]:
+    return ()

@@ -181,16 +181,11 @@ class TableSourceScan(Source):
         params, _bounded = _datagen_params(self.spec)
         fields = params.generator
         assert isinstance(fields, DatagenFields)
-        projection, keep = self.spec.projection, self.filter
-        whole = tuple(projection) == tuple(range(len(self.spec.columns)))
+        projection, keep = tuple(self.spec.projection), self.filter
         for start, end in inputs:
             for first in range(start, end, BATCH_SIZE):
-                rows = fields.tuples(first, min(end, first + BATCH_SIZE), params.seed)
-                made = (
-                    [(*row, INSERT) for row in rows]
-                    if whole
-                    else [(*(row[i] for i in projection), INSERT) for row in rows]
-                )
+                # The projected columns alone are made, each row with its kind.
+                made = fields.tuples(first, min(end, first + BATCH_SIZE), params.seed, projection, INSERT)
                 yield [r for r in made if keep(r)] if keep is not None else made
 
     @classmethod
