@@ -12,6 +12,7 @@ import importlib
 import os
 import re
 import sys
+import threading
 import zipfile
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +24,9 @@ __all__ = ["ship_flowmagic"]
 _SHIPPED: set[str] = set()
 _ARROW_CHECKED: set[str] = set()
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# A job and the warm-up (flowmagic.runtime.spark.warmup) may ship at once: one ships and
+# probes, the other then finds it done.
+_LOCK = threading.Lock()
 
 
 def ship_flowmagic(sc: Any, *, arrow: bool = False) -> None:
@@ -31,17 +35,18 @@ def ship_flowmagic(sc: Any, *, arrow: bool = False) -> None:
     ``arrow``: also check that the workers have ``pyarrow``, through which the continuous
     mode's subtasks read and write their state.
     """
-    ship = sc.applicationId not in _SHIPPED
-    check_arrow = arrow and sc.applicationId not in _ARROW_CHECKED
-    if ship:
-        _ship(sc)
-    if ship or check_arrow:
-        # One probe job for both (each costs a Spark job, and the first a Python worker's
-        # start): the probe is flowmagic's, so a worker imports flowmagic to run it.
-        _check_workers(sc, _with_arrow if check_arrow else _on_worker)
-    _SHIPPED.add(sc.applicationId)
-    if check_arrow:
-        _ARROW_CHECKED.add(sc.applicationId)
+    with _LOCK:
+        ship = sc.applicationId not in _SHIPPED
+        check_arrow = arrow and sc.applicationId not in _ARROW_CHECKED
+        if ship:
+            _ship(sc)
+        if ship or check_arrow:
+            # One probe job for both (each costs a Spark job, and the first a Python worker's
+            # start): the probe is flowmagic's, so a worker imports flowmagic to run it.
+            _check_workers(sc, _with_arrow if check_arrow else _on_worker)
+        _SHIPPED.add(sc.applicationId)
+        if check_arrow:
+            _ARROW_CHECKED.add(sc.applicationId)
 
 
 def _ship(sc: Any) -> None:
