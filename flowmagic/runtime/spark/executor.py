@@ -17,6 +17,7 @@ from flowmagic.runtime.spark.rdd_graph import build_rdds
 from flowmagic.runtime.spark.session import get_spark_session, metrics_bind_host
 from flowmagic.runtime.spark.shipping import ship_flowmagic
 from flowmagic.runtime.spark.subtask import failure_from
+from flowmagic.runtime.spark.warmup import warm_up
 
 __all__ = ["run_on_spark"]
 
@@ -59,3 +60,6 @@ def run_on_spark(
     finally:
         if server is not None:
             server.close()
+        # The session is in use: continuous jobs may come next (a notebook's next cell),
+        # and warm up meanwhile, not during this job, whose caller waits for it.
+        warm_up(session)

@@ -31,9 +31,7 @@ def get_spark_session(spark: Any = None) -> Any:
     which has no RDD API.
     """
     if spark is None:
-        from pyspark.sql import SparkSession
-
-        spark = SparkSession.getActiveSession() or _embedded_session()
+        spark = _active_or_default() or _embedded_session()
     if type(spark).__module__.startswith("pyspark.sql.connect"):
         raise SparkEnvironmentError(
             "flowmagic cannot run on a Spark Connect session: it runs each subtask as a Spark task "
@@ -42,6 +40,23 @@ def get_spark_session(spark: Any = None) -> Any:
             "SPARK_REMOTE), or none to use an embedded local one."
         )
     return spark
+
+
+def _active_or_default() -> Any:
+    """The thread's active SparkSession, else the process's default one, else None.
+
+    A job's driver thread (a bounded job's, a ``%flow run --background``'s) has no active
+    session of its own: the default one is the session the caller made. Asking the builder
+    for it instead costs a py4j call per setting (a fifth of a second on a busy machine,
+    before every job) and warns that static settings of a running session are ignored.
+    """
+    from pyspark.errors import PySparkRuntimeError
+    from pyspark.sql import SparkSession
+
+    try:
+        return SparkSession.active()
+    except PySparkRuntimeError:
+        return None
 
 
 def _java_option(name: str, value: str) -> str:

@@ -9,9 +9,12 @@ the fix rather than as a failed subtask.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import marshal
 import os
 import re
 import sys
+import threading
 import zipfile
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +26,9 @@ __all__ = ["ship_flowmagic"]
 _SHIPPED: set[str] = set()
 _ARROW_CHECKED: set[str] = set()
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# A job and the warm-up (flowmagic.runtime.spark.warmup) may ship at once: one ships and
+# probes, the other then finds it done.
+_LOCK = threading.Lock()
 
 
 def ship_flowmagic(sc: Any, *, arrow: bool = False) -> None:
@@ -31,17 +37,18 @@ def ship_flowmagic(sc: Any, *, arrow: bool = False) -> None:
     ``arrow``: also check that the workers have ``pyarrow``, through which the continuous
     mode's subtasks read and write their state.
     """
-    ship = sc.applicationId not in _SHIPPED
-    check_arrow = arrow and sc.applicationId not in _ARROW_CHECKED
-    if ship:
-        _ship(sc)
-    if ship or check_arrow:
-        # One probe job for both (each costs a Spark job, and the first a Python worker's
-        # start): the probe is flowmagic's, so a worker imports flowmagic to run it.
-        _check_workers(sc, _with_arrow if check_arrow else _on_worker)
-    _SHIPPED.add(sc.applicationId)
-    if check_arrow:
-        _ARROW_CHECKED.add(sc.applicationId)
+    with _LOCK:
+        ship = sc.applicationId not in _SHIPPED
+        check_arrow = arrow and sc.applicationId not in _ARROW_CHECKED
+        if ship:
+            _ship(sc)
+        if ship or check_arrow:
+            # One probe job for both (each costs a Spark job, and the first a Python worker's
+            # start): the probe is flowmagic's, so a worker imports flowmagic to run it.
+            _check_workers(sc, _with_arrow if check_arrow else _on_worker)
+        _SHIPPED.add(sc.applicationId)
+        if check_arrow:
+            _ARROW_CHECKED.add(sc.applicationId)
 
 
 def _ship(sc: Any) -> None:
@@ -57,8 +64,38 @@ def _ship(sc: Any) -> None:
             directories[:] = [d for d in directories if d != "__pycache__"]
             for name in files:
                 path = os.path.join(root, name)
-                bundle.write(path, os.path.relpath(path, os.path.dirname(_PACKAGE)))
+                inside = os.path.relpath(path, os.path.dirname(_PACKAGE))
+                bundle.write(path, inside)
+                if name.endswith(".py"):
+                    # Beside its source, which tracebacks show: a worker's import from the zip
+                    # takes the pyc, where it would compile the source in every new Python
+                    # worker (a fifth of a second of CPU each for the modules a subtask needs).
+                    bundle.writestr(inside + "c", _pyc(path, os.path.join(archive, inside)))
     sc.addPyFile(archive)
+
+
+def _pyc(path: str, shown_as: str) -> bytes:
+    """The module at ``path`` compiled by this Python, as a pyc that is not checked against
+    its source (PEP 552's unchecked hash: the zip's sources never change), from this
+    process's own cache of it when that is current. Workers of another Python version (of
+    another magic number) compile the source instead; PySpark refuses them anyway."""
+    with open(path, "rb") as file:
+        source = file.read()
+    try:
+        with open(importlib.util.cache_from_source(path), "rb") as file:
+            cached = file.read()
+    except OSError:
+        cached = b""
+    status = os.stat(path)
+    header = (
+        importlib.util.MAGIC_NUMBER
+        + (0).to_bytes(4, "little")
+        + (int(status.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+        + (status.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    )
+    current = cached[:16] == header
+    code = cached[16:] if current else marshal.dumps(compile(source, shown_as, "exec", dont_inherit=True))
+    return importlib.util.MAGIC_NUMBER + (0b01).to_bytes(4, "little") + importlib.util.source_hash(source) + code
 
 
 def _on_worker(value: Any) -> Any:
