@@ -6,6 +6,7 @@ from __future__ import annotations
 from flowmagic.sql import physical as ph
 from flowmagic.sql.logical import RelNode
 from flowmagic.sql.rules import (
+    aggregate_project_merge,
     aggregate_reduce_functions,
     batch_rank,
     calc_conversion,
@@ -55,6 +56,7 @@ def optimize(
     rel = calc_merge.apply(rel)
     rel = reduce_expressions.apply(rel)
     rel = calc_union_transpose.apply(rel)
+    rel = aggregate_project_merge.apply(rel)
     rel = calc_remove.apply(rel)
     physical = to_physical.convert(rel, streaming)
     return changelog.apply(physical, collected) if streaming else physical
