@@ -22,6 +22,8 @@ class ConnectorTraits:
     bounded: bool
     projection_push_down: bool
     filter_push_down: bool
+    #: The rows the source reports to the batch cost model (None: unknown).
+    row_count: int | None = None
 
 
 def validate(
@@ -33,7 +35,9 @@ def validate(
     context = TableContext(table, tuple(Column(name, type_text) for name, type_text in columns), options)
     if source:
         made = create_table_source(context)
-        return ConnectorTraits(options["connector"], made.bounded, made.projection_push_down, made.filter_push_down)
+        return ConnectorTraits(
+            options["connector"], made.bounded, made.projection_push_down, made.filter_push_down, made.row_count
+        )
     create_table_sink(context)
     # A sink's traits the planner does not read: it writes whatever the query makes.
     return ConnectorTraits(options["connector"], bounded=True, projection_push_down=False, filter_push_down=False)

@@ -109,6 +109,8 @@ class LogicalTableScan(RelNode):
     extras: tuple[str, ...] = ()
     #: Whether the source emits every row kind (a changelog stream), not only inserts.
     all_kinds: bool = False
+    #: The rows the connector reports (Flink's table statistics; None: unknown).
+    row_count: int | None = None
 
     def terms(self) -> list[tuple[str, str]]:
         return [("table", "[" + ", ".join(self.path + self.extras) + "]")]

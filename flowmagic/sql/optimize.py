@@ -58,5 +58,5 @@ def optimize(
     rel = calc_union_transpose.apply(rel)
     rel = aggregate_project_merge.apply(rel)
     rel = calc_remove.apply(rel)
-    physical = to_physical.convert(rel, streaming)
+    physical = to_physical.convert(rel, streaming, configuration)
     return changelog.apply(physical, collected) if streaming else physical

@@ -89,6 +89,8 @@ class TableSourceScan(PhysicalNode):
     extras: tuple[str, ...] = ()
     #: Whether the source emits every row kind (a changelog stream), not only inserts.
     all_kinds: bool = False
+    #: The rows the connector reports (None: unknown).
+    row_count: int | None = None
 
     def terms(self, style: str) -> list[tuple[str, str]]:
         table = list(self.path) + list(self.extras)

@@ -605,6 +605,7 @@ class SqlToRel:
             return converted.rel
         filter_push_down = reads_metadata = projection_push_down = False
         extras: tuple[str, ...] = ()
+        row_count = None
         path: tuple[str, ...]
         if isinstance(obj, cat.CatalogDataStream):
             if as_source and not self.streaming and not obj.bounded:
@@ -629,6 +630,8 @@ class SqlToRel:
             filter_push_down = traits.filter_push_down
             reads_metadata = traits.identifier == "filesystem"
             projection_push_down = traits.projection_push_down
+            # Flink's batch planner asks the source for statistics; the streaming one does not.
+            row_count = None if self.streaming else traits.row_count
         if not isinstance(obj, cat.CatalogDataStream):
             scanned, path = obj.physical, cat.path(name)
         physical = [Field(c.name, c.type) for c in scanned if c.type is not None]
@@ -642,6 +645,7 @@ class SqlToRel:
             columns=len(physical),
             extras=extras,
             all_kinds=isinstance(obj, cat.CatalogDataStream) and obj.changelog,
+            row_count=row_count,
         )
         rowtime_column = obj.watermark[0] if self.streaming and obj.watermark is not None else None
         metadata_cast = isinstance(obj, cat.CatalogDataStream) and obj.rowtime is not None

@@ -119,7 +119,9 @@ class TableFormat:
 class ConnectorSource:
     """What a source factory makes: the source operator, whether it ends by itself, the
     parallelism it must run at (None: the job's), the format of its lines (None: its records
-    are not lines), and whether the planner may push a projection or a filter into it."""
+    are not lines), whether the planner may push a projection or a filter into it, and the
+    rows it reports to the batch planner's cost model (Flink's ``SupportsStatisticReport``;
+    None: unknown)."""
 
     operator: OperatorSpec
     bounded: bool
@@ -127,6 +129,7 @@ class ConnectorSource:
     format: TableFormat | None = None
     projection_push_down: bool = False
     filter_push_down: bool = False
+    row_count: int | None = None
 
 
 @dataclass(frozen=True)
