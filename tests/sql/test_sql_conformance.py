@@ -41,11 +41,6 @@ NOT_YET: dict[tuple[str, str, str], str] = {
         ("r31_expression_semantics", mode, "job_name"): "MOD(a, b) unparses as a % b: sqlglot parses both into one node"
         for mode in ("streaming", "batch")
     },
-    **{
-        (case, "streaming", "explain_changelog_mode"): "a join input whose join key holds its unique key needs "
-        "no UPDATE_BEFORE (Flink's changelog inference); flowmagic's asks the GroupAggregate below for I,UB,UA"
-        for case in ("r30_left_join_updating_right", "r46_left_join_ttl")
-    },
 }
 
 
