@@ -24,6 +24,8 @@ class ConnectorTraits:
     filter_push_down: bool
     #: The rows the source reports to the batch cost model (None: unknown).
     row_count: int | None = None
+    #: The kinds of rows a sink consumes (``I``, ``UB``, ``UA``, ``D``).
+    changelog_mode: tuple[str, ...] = ()
 
 
 def validate(
@@ -38,6 +40,11 @@ def validate(
         return ConnectorTraits(
             options["connector"], made.bounded, made.projection_push_down, made.filter_push_down, made.row_count
         )
-    create_table_sink(context)
-    # A sink's traits the planner does not read: it writes whatever the query makes.
-    return ConnectorTraits(options["connector"], bounded=True, projection_push_down=False, filter_push_down=False)
+    made_sink = create_table_sink(context)
+    return ConnectorTraits(
+        options["connector"],
+        bounded=True,
+        projection_push_down=False,
+        filter_push_down=False,
+        changelog_mode=made_sink.changelog_mode,
+    )

@@ -231,6 +231,8 @@ class LogicalUnion(RelNode):
 class LogicalSink(RelNode):
     table: str = ""
     connector: str = ""
+    #: The kinds of rows the sink consumes (its connector's changelog mode).
+    accepts: tuple[str, ...] = ("I", "UB", "UA", "D")
 
     def terms(self) -> list[tuple[str, str]]:
         return [("table", self.table), ("fields", ", ".join(self.names))]

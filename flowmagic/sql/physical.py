@@ -463,6 +463,8 @@ class Union(PhysicalNode):
 class Sink(PhysicalNode):
     table: str = ""
     connector: str = ""
+    #: The kinds of rows the sink consumes (its connector's changelog mode).
+    accepts: tuple[str, ...] = ("I", "UB", "UA", "D")
 
     def terms(self, style: str) -> list[tuple[str, str]]:
         return [("table", self.table), ("fields", ", ".join(self.names))]

@@ -190,9 +190,7 @@ def _equi(part: Rex, width: int) -> bool:
     )
 
 
-def distinct_row_count(
-    node: ph.PhysicalNode, keys: Iterable[int], predicates: tuple[Rex, ...] = ()
-) -> float | None:
+def distinct_row_count(node: ph.PhysicalNode, keys: Iterable[int], predicates: tuple[Rex, ...] = ()) -> float | None:
     """How many distinct values fields ``keys`` of ``node`` hold among the rows passing
     ``predicates`` (``RelMetadataQuery.getDistinctRowCount``); None when unknown."""
     key = tuple(sorted(set(keys)))

@@ -510,7 +510,10 @@ class SqlToRel:
                 exprs.append(ref)
             rel = LogicalProject([rel], [Field(c.name, e.type) for c, e in zip(columns, exprs, strict=True)], exprs)
         fields = list(rel.fields)
-        return LogicalSink([rel], fields, table=qualified, connector=traits.identifier), f"insert-into_{qualified}"
+        sink_node = LogicalSink(
+            [rel], fields, table=qualified, connector=traits.identifier, accepts=traits.changelog_mode
+        )
+        return sink_node, f"insert-into_{qualified}"
 
     def _union(self, node: exp.Union) -> Converted:
         if node.args.get("distinct"):

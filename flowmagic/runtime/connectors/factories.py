@@ -137,13 +137,15 @@ class ConnectorSink:
     """What a sink factory makes: a sink operator (``print``, ``blackhole``), or the base
     path and charset of a FileSink that writes each record's text as a line (the program
     builder adds it as ``sink_to(FileSink.for_row_format(...))`` does: the runtime does not
-    import the builder)."""
+    import the builder); and the kinds of rows it consumes of a query that makes every kind
+    (Flink's ``DynamicTableSink.getChangelogMode``: ``I``, ``UB``, ``UA``, ``D``)."""
 
     operator: OperatorSpec | None = None
     file_base_path: str | None = None
     charset: str = "UTF-8"
     parallelism: int | None = None
     format: TableFormat | None = None
+    changelog_mode: tuple[str, ...] = ("I", "UB", "UA", "D")
 
 
 Role = Literal["source", "sink"]

@@ -6,10 +6,12 @@ sink that takes all kinds (a query's collected result takes upserts)."""
 from __future__ import annotations
 
 from flowmagic.sql import physical as ph
+from flowmagic.sql import tree
 from flowmagic.sql.errors import TableException
 
 _PASS_THROUGH = (ph.Calc, ph.Exchange, ph.WatermarkAssigner, ph.Union)
-_SINKS_WITHOUT_UPDATE_BEFORE = {"blackhole"}
+#: A modify kind (Flink's ModifyKind) and the row kinds that carry it.
+_MODIFY_KINDS = {"insert": ("I",), "update": ("UB", "UA"), "delete": ("D",)}
 
 
 def _keys_through_calc(node: ph.Calc) -> list[frozenset[int]]:
@@ -29,8 +31,6 @@ def infer(node: ph.PhysicalNode) -> None:
         infer(child)
     inputs = [c.changelog for c in node.inputs]
     insert_only = all(modes == ("I",) for modes in inputs)
-    if isinstance(node, ph.DropUpdateBefore):
-        return _provide(node, _children(node, [BEFORE_AFTER]), required)
     if isinstance(node, ph.TableSourceScan) and node.all_kinds:
         node.changelog = ("I", "UB", "UA", "D")
     elif isinstance(node, ph.TableSourceScan | ph.Values):
@@ -108,10 +108,48 @@ def _children(node: ph.PhysicalNode, required: list[str]) -> Provided | None:
 
 
 def _sink_traits(sink: ph.Sink) -> list[str]:
+    """What the sink asks of its input's updates: a sink taking UPDATE_AFTER without
+    UPDATE_BEFORE prefers them without (``inferSinkRequiredTraits``)."""
     child = sink.inputs[0]
-    if sink.connector in _SINKS_WITHOUT_UPDATE_BEFORE:
+    if "UB" not in sink.accepts and "UA" in sink.accepts:
         return [_only_after_or_none(child), _before_after_or_none(child)]
-    return [_before_after_or_none(child)]
+    if "UB" in sink.accepts:
+        return [_before_after_or_none(child)]
+    return [NONE]
+
+
+def describe(node: ph.PhysicalNode) -> str:
+    """A node as Flink's planner names it in its errors (``getRelDetailedDescription``)."""
+    return tree.call(node.name(False), node.physical_terms(True, False))
+
+
+def refusal(table: str, changes: list[str], described: str) -> str:
+    """Flink's words for a sink that cannot consume the ``changes`` (``update``, ``delete``)
+    the node ``described`` makes."""
+    return (
+        f"Table sink '{table}' doesn't support consuming {' and '.join(changes)} changes "
+        f"which is produced by node {described}"
+    )
+
+
+def _check_sink(sink: ph.Sink) -> None:
+    """Refuse a query whose changes the sink cannot consume (the sink's part of Flink's
+    ``SatisfyModifyKindSetTraitVisitor``): its requirement passes through the nodes that
+    forward their input's changes, down to the first node that makes changes the sink does
+    not take."""
+
+    def require(node: ph.PhysicalNode) -> None:
+        if isinstance(node, _PASS_THROUGH):
+            for child in node.inputs:
+                require(child)
+            return
+        made = [kind for kind, rows in _MODIFY_KINDS.items() if any(r in node.changelog for r in rows)]
+        taken = {kind for kind, rows in _MODIFY_KINDS.items() if any(r in sink.accepts for r in rows)}
+        changes = [kind for kind in made if kind not in taken]
+        if changes:
+            raise TableException(refusal(sink.table, changes, describe(node)))
+
+    require(sink.inputs[0])
 
 
 def _satisfy(node: ph.PhysicalNode, required: str) -> Provided | None:
@@ -146,6 +184,8 @@ def _satisfy(node: ph.PhysicalNode, required: str) -> Provided | None:
     if isinstance(node, _PASS_THROUGH):
         children = _children(node, [required])
         return _provide(node, children, required)
+    if isinstance(node, ph.DropUpdateBefore):
+        return _provide(node, _children(node, [BEFORE_AFTER]), required)
     if isinstance(node, ph.TableSourceScan) and node.all_kinds:
         # A changelog source emits both; a DropUpdateBefore above it serves "only after".
         return {id(node): required} if required != NONE else None
@@ -202,5 +242,7 @@ def apply(root: ph.PhysicalNode, collected: bool = False) -> ph.PhysicalNode:
     """``collected``: the query's rows go to a sink that takes every kind (Flink's collect
     sink at execution); EXPLAIN's query takes upserts."""
     infer(root)
+    if isinstance(root, ph.Sink):
+        _check_sink(root)
     require_update_before(root, False, drop=not collected)
     return _drop_update_before(root) if not collected and _needs_drop(root, False) else root

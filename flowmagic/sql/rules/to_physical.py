@@ -459,7 +459,7 @@ class ToPhysical:
     def _LogicalSink(self, node: LogicalSink) -> ph.PhysicalNode:
         # A sink's node prints (and passes on) the field names of what it writes.
         child = self.convert(node.inputs[0])
-        return ph.Sink([child], list(child.fields), table=node.table, connector=node.connector)
+        return ph.Sink([child], list(child.fields), table=node.table, connector=node.connector, accepts=node.accepts)
 
 
 def _hash_below_calc(child: ph.PhysicalNode, keys: tuple[int, ...]) -> ph.PhysicalNode | None:
