@@ -155,20 +155,20 @@ def _aggregate_rows(node: ph.BatchAggregate) -> float:
 
 
 def _join_rows(node: ph.HashJoin | ph.NestedLoopJoin) -> float:
-    """An equi-join's rows without distinct-value figures: both inputs' rows times the
-    condition's selectivity (``FlinkRelMdRowCount.getEquiInnerJoinRowCount``'s fallback)."""
+    """A join's rows (``FlinkRelMdRowCount.getRowCount`` of a Join): an equi-join's inner rows
+    from its keys' distinct values where known, else both inputs' rows times the condition's
+    selectivity; an outer join keeps at least its outer side's rows."""
     left, right = (row_count(i) for i in node.inputs)
     parts = conjunctions(node.condition) if node.condition is not None else []
-    width = len(node.inputs[0].fields)
-    left_keys = {p.operands[0].index for p in parts if _equi(p, width)}
-    right_keys = {p.operands[1].index - width for p in parts if _equi(p, width)}
-    if not left_keys:
+    pairs = _key_pairs(parts, len(node.inputs[0].fields))
+    if not pairs:
         inner = left * right * selectivity(parts)
     else:
-        left_distinct = distinct_row_count(node.inputs[0], tuple(sorted(left_keys)))
-        right_distinct = distinct_row_count(node.inputs[1], tuple(sorted(right_keys)))
+        left_distinct = distinct_row_count(node.inputs[0], [a for a, _ in pairs])
+        right_distinct = distinct_row_count(node.inputs[1], [b for _, b in pairs])
         if left_distinct is not None and right_distinct is not None:
-            inner = left * right * min(1.0, 1.0 / max(left_distinct, right_distinct, 1e-300))
+            most = max(left_distinct, right_distinct)
+            inner = left * right * (1.0 if most <= 1.0 else 1.0 / most)
         else:
             inner = (left + right) * selectivity(parts)
     if node.join_type == "left":
@@ -180,14 +180,17 @@ def _join_rows(node: ph.HashJoin | ph.NestedLoopJoin) -> float:
     return inner
 
 
-def _equi(part: Rex, width: int) -> bool:
-    return (
-        isinstance(part, Call)
-        and part.operator == "="
-        and isinstance(part.operands[0], InputRef)
-        and isinstance(part.operands[1], InputRef)
-        and part.operands[0].index < width <= part.operands[1].index
-    )
+def _key_pairs(parts: list[Rex], width: int) -> list[tuple[int, int]]:
+    """The (left field, right field) pairs of a join condition's ``=`` conjunctions."""
+    pairs = []
+    for part in parts:
+        if isinstance(part, Call) and part.operator == "=":
+            a, b = part.operands
+            if isinstance(a, InputRef) and isinstance(b, InputRef):
+                low, high = sorted((a.index, b.index))
+                if low < width <= high:
+                    pairs.append((low, high - width))
+    return pairs
 
 
 def distinct_row_count(node: ph.PhysicalNode, keys: Iterable[int], predicates: tuple[Rex, ...] = ()) -> float | None:
