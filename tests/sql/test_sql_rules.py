@@ -177,8 +177,6 @@ _NOT_YET = {
     "batch|SELECT k, SUM(price) AS sp, AVG(price) AS ap, MAX(name) AS mn FROM o2 JOIN t3 ON o2.id = t3.id GROUP BY k": (
         "batch AVG"
     ),
-    "streaming|SELECT k, MIN(v) AS mv FROM vv GROUP BY k ORDER BY mv LIMIT 1": "aggregates removed over unique keys",
-    "batch|SELECT k, MIN(v) AS mv FROM vv GROUP BY k ORDER BY mv LIMIT 1": "aggregates removed over unique keys",
 }
 
 
