@@ -172,8 +172,6 @@ AGGREGATES = json.loads((Path(__file__).parents[1] / "conformance" / "sql_aggreg
 
 
 _NOT_YET = {
-    "batch|SELECT o.k, p.k AS pk FROM o2 AS o JOIN o2 AS p ON o.id = p.id WHERE o.v > p.v": "batch source reuse",
-    "batch|SELECT a.k, b.v FROM vv AS a LEFT JOIN vv AS b ON a.k = b.k WHERE b.v > 1": "batch source reuse",
     "batch|SELECT k, SUM(price) AS sp, AVG(price) AS ap, MAX(name) AS mn FROM o2 JOIN t3 ON o2.id = t3.id GROUP BY k": (
         "batch AVG"
     ),

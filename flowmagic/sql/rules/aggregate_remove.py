@@ -31,9 +31,7 @@ def unique(node: RelNode, keys: set[int]) -> bool:
 def _remove(node: RelNode) -> RelNode:
     if not isinstance(node, LogicalAggregate) or not node.group:
         return node
-    if any(
-        c.function not in _REMOVABLE or c.distinct or c.filter is not None or len(c.args) != 1 for c in node.calls
-    ):
+    if any(c.function not in _REMOVABLE or c.distinct or c.filter is not None or len(c.args) != 1 for c in node.calls):
         return node
     source = node.inputs[0]
     if not unique(source, set(node.group)):
