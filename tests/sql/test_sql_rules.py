@@ -260,3 +260,34 @@ def test_batch_session_windows_are_refused_in_flinks_words() -> None:
             "SELECT window_start, window_end, COUNT(*) AS c FROM TABLE(SESSION(TABLE orders, DESCRIPTOR(ts), "
             "INTERVAL '3' SECOND)) GROUP BY window_start, window_end"
         )
+
+
+def test_batch_aggregate_phases_follow_the_agg_phase_strategy() -> None:
+    """``table.optimizer.agg-phase-strategy``: AUTO leaves the phases to the cost model (a table
+    without statistics is aggregated locally first), ONE_PHASE and TWO_PHASE force them."""
+
+    def plan(strategy: str | None) -> str:
+        t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+        if strategy is not None:
+            t_env.get_config().set("table.optimizer.agg-phase-strategy", strategy)
+        t_env.execute_sql(
+            "CREATE TABLE o2 (id INT, k STRING, v INT) WITH ('connector' = 'datagen', 'number-of-rows' = '30')"
+        )
+        text = t_env.explain_sql("SELECT k, SUM(v) AS s FROM o2 GROUP BY k")
+        return text.split("== Optimized Physical Plan ==\n")[1].split("\n\n")[0]
+
+    scan = "TableSourceScan(table=[[default_catalog, default_database, o2]], fields=[id, k, v])"
+    two_phases = (
+        "HashAggregate(isMerge=[true], groupBy=[k], select=[k, Final_SUM(sum$0) AS s])\n"
+        "+- Exchange(distribution=[hash[k]])\n"
+        "   +- LocalHashAggregate(groupBy=[k], select=[k, Partial_SUM(v) AS sum$0])\n"
+        "      +- Calc(select=[k, v])\n"
+        f"         +- {scan}"
+    )
+    assert plan(None) == plan("AUTO") == plan("TWO_PHASE") == two_phases
+    assert plan("ONE_PHASE") == (
+        "HashAggregate(isMerge=[false], groupBy=[k], select=[k, SUM(v) AS s])\n"
+        "+- Exchange(distribution=[hash[k]])\n"
+        "   +- Calc(select=[k, v])\n"
+        f"      +- {scan}"
+    )
