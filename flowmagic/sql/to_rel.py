@@ -940,8 +940,17 @@ class SqlToRel:
                     continue
                 calls.append((agg, aliases.get(id(agg), ""), args, distinct))
         input_fields = rel.fields
+        # A computed group key takes the name of the select item computing it (Calcite's
+        # AggConverter name map; the last such item wins).
+        item_names: dict[Rex, str] = {}
+        for node, name, _ in items:
+            if not node.find(exp.AggFunc):
+                item_names[self.rex(node, scope)] = name
         for i, rex in enumerate(pre):
-            pre_names.append(input_fields[rex.index].name if isinstance(rex, InputRef) else f"$f{i}")
+            if isinstance(rex, InputRef):
+                pre_names.append(input_fields[rex.index].name)
+            else:
+                pre_names.append(item_names.get(rex, f"$f{i}") if i < len(group_rex) else f"$f{i}")
         identity = len(pre) == len(input_fields) and all(
             isinstance(r, InputRef) and r.index == i for i, r in enumerate(pre)
         )
