@@ -42,7 +42,7 @@ NOT_YET: dict[tuple[str, str, str], str] = {
         for mode in ("streaming", "batch")
     },
     **{
-        ("r52_csv_statistics_aggregate", mode, "job_name"): "MOD(id, 2) unparses as id % 2: sqlglot parses both "
+        ("r62_csv_statistics_aggregate", mode, "job_name"): "MOD(id, 2) unparses as id % 2: sqlglot parses both "
         "into one node"
         for mode in ("streaming", "batch")
     },
