@@ -22,6 +22,10 @@ class ConnectorTraits:
     bounded: bool
     projection_push_down: bool
     filter_push_down: bool
+    #: The rows the source reports to the batch cost model (None: unknown).
+    row_count: int | None = None
+    #: The kinds of rows a sink consumes (``I``, ``UB``, ``UA``, ``D``).
+    changelog_mode: tuple[str, ...] = ()
 
 
 def validate(
@@ -33,7 +37,14 @@ def validate(
     context = TableContext(table, tuple(Column(name, type_text) for name, type_text in columns), options)
     if source:
         made = create_table_source(context)
-        return ConnectorTraits(options["connector"], made.bounded, made.projection_push_down, made.filter_push_down)
-    create_table_sink(context)
-    # A sink's traits the planner does not read: it writes whatever the query makes.
-    return ConnectorTraits(options["connector"], bounded=True, projection_push_down=False, filter_push_down=False)
+        return ConnectorTraits(
+            options["connector"], made.bounded, made.projection_push_down, made.filter_push_down, made.row_count
+        )
+    made_sink = create_table_sink(context)
+    return ConnectorTraits(
+        options["connector"],
+        bounded=True,
+        projection_push_down=False,
+        filter_push_down=False,
+        changelog_mode=made_sink.changelog_mode,
+    )

@@ -97,6 +97,8 @@ class ExecNode:
     input_properties: list[InputProperty] = field(default_factory=list)
     #: The physical node it was made from (None for the forward exchanges batch plans add).
     physical: ph.PhysicalNode | None = field(default=None, repr=False)
+    #: An exchange that hands on its input only once complete (``shuffle_mode=[BATCH]``).
+    blocking: bool = False
 
     def output_type(self) -> object:
         """The output row type as Flink's compiled plan serializes it."""
@@ -172,6 +174,50 @@ class ExecGraphBuilder:
         self._forwards.append(kept)
         return kept
 
+    def break_deadlocks(self, root: ExecNode) -> None:
+        """Flink's DeadlockBreakupProcessor (batch). A join reads its build side to the end
+        before its probe side; when both sides read one reused sub-plan, that sub-plan would
+        wait on the probe side while the join waits on the build side. The probe input then
+        gets a blocking exchange (``shuffle_mode=[BATCH]``): a copy of the exchange it reads,
+        or a new ``any`` exchange above it. Numbered as they are made, before the
+        MultipleInputs and the exchanges Flink adds later."""
+        if self.streaming:
+            return
+        for node in nodes(root):
+            physical = node.physical
+            if not isinstance(physical, ph.HashJoin | ph.NestedLoopJoin):
+                continue
+            probe = 1 if physical.build == "left" else 0
+            build_side = _pipelined(node.inputs[1 - probe])
+            if not build_side & _pipelined(node.inputs[probe]):
+                continue
+            child = node.inputs[probe]
+            self.next_id += 1
+            if child.type == "batch-exec-exchange_1":
+                blocking = ExecNode(
+                    id=self.next_id,
+                    type=child.type,
+                    name=child.name,
+                    description=child.description[:-1] + ", shuffle_mode=[BATCH])",
+                    fields=list(child.fields),
+                    inputs=list(child.inputs),
+                    input_properties=list(child.input_properties),
+                    physical=child.physical,
+                    blocking=True,
+                )
+            else:
+                blocking = ExecNode(
+                    id=self.next_id,
+                    type="batch-exec-exchange_1",
+                    name="Exchange",
+                    description="Exchange(distribution=[any], shuffle_mode=[BATCH])",
+                    fields=list(child.fields),
+                    inputs=[child],
+                    input_properties=[InputProperty()],
+                    blocking=True,
+                )
+            node.inputs[probe] = blocking
+
     def finish(self) -> None:
         """Number the forward exchanges added while building, after every other node, then the
         adaptive joins: Flink's AdaptiveJoinProcessor runs after the ForwardHashExchangeProcessor
@@ -225,6 +271,15 @@ class ExecGraphBuilder:
         if name == "AdaptiveJoin":
             self._adaptive_joins.append(built)
         return built
+
+
+def _pipelined(node: ExecNode) -> set[int]:
+    """The nodes whose rows reach ``node`` without a blocking exchange between."""
+    found = {id(node)}
+    if not node.blocking:
+        for child in node.inputs:
+            found |= _pipelined(child)
+    return found
 
 
 @dataclass

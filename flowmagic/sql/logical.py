@@ -109,6 +109,8 @@ class LogicalTableScan(RelNode):
     extras: tuple[str, ...] = ()
     #: Whether the source emits every row kind (a changelog stream), not only inserts.
     all_kinds: bool = False
+    #: The rows the connector reports (Flink's table statistics; None: unknown).
+    row_count: int | None = None
 
     def terms(self) -> list[tuple[str, str]]:
         return [("table", "[" + ", ".join(self.path + self.extras) + "]")]
@@ -229,6 +231,8 @@ class LogicalUnion(RelNode):
 class LogicalSink(RelNode):
     table: str = ""
     connector: str = ""
+    #: The kinds of rows the sink consumes (its connector's changelog mode).
+    accepts: tuple[str, ...] = ("I", "UB", "UA", "D")
 
     def terms(self) -> list[tuple[str, str]]:
         return [("table", self.table), ("fields", ", ".join(self.names))]

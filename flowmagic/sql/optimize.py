@@ -6,7 +6,9 @@ from __future__ import annotations
 from flowmagic.sql import physical as ph
 from flowmagic.sql.logical import RelNode
 from flowmagic.sql.rules import (
+    aggregate_project_merge,
     aggregate_reduce_functions,
+    aggregate_remove,
     batch_rank,
     calc_conversion,
     calc_merge,
@@ -55,6 +57,9 @@ def optimize(
     rel = calc_merge.apply(rel)
     rel = reduce_expressions.apply(rel)
     rel = calc_union_transpose.apply(rel)
+    rel = aggregate_project_merge.apply(rel)
+    rel = aggregate_remove.apply(rel)
+    rel = calc_merge.apply(rel)
     rel = calc_remove.apply(rel)
-    physical = to_physical.convert(rel, streaming)
+    physical = to_physical.convert(rel, streaming, configuration)
     return changelog.apply(physical, collected) if streaming else physical

@@ -89,6 +89,8 @@ class TableSourceScan(PhysicalNode):
     extras: tuple[str, ...] = ()
     #: Whether the source emits every row kind (a changelog stream), not only inserts.
     all_kinds: bool = False
+    #: The rows the connector reports (None: unknown).
+    row_count: int | None = None
 
     def terms(self, style: str) -> list[tuple[str, str]]:
         table = list(self.path) + list(self.extras)
@@ -461,6 +463,8 @@ class Union(PhysicalNode):
 class Sink(PhysicalNode):
     table: str = ""
     connector: str = ""
+    #: The kinds of rows the sink consumes (its connector's changelog mode).
+    accepts: tuple[str, ...] = ("I", "UB", "UA", "D")
 
     def terms(self, style: str) -> list[tuple[str, str]]:
         return [("table", self.table), ("fields", ", ".join(self.names))]

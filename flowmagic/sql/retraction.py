@@ -20,7 +20,6 @@ import copy
 from dataclasses import dataclass
 
 from flowmagic.sql import physical as ph
-from flowmagic.sql import tree
 from flowmagic.sql.exec_nodes import ExecNode, nodes
 from flowmagic.sql.rules import changelog
 
@@ -29,12 +28,11 @@ __all__ = ["KINDS", "Retraction", "RetractionOrigin", "SinkRequirement", "explai
 #: The planner's changelog modes as Flink's row kinds print them, in Flink's order.
 KINDS = {"I": "+I", "UB": "-U", "UA": "+U", "D": "-D"}
 _CHANGES = ("UB", "UA", "D")
-#: What each sink connector takes: its modes, and a sentence saying so.
-_SINK_MODES = {
-    "collect": (("I", "UB", "UA", "D"), "takes every kind of row"),
-    "print": (("I", "UB", "UA", "D"), "takes every kind of row"),
-    "blackhole": (("I", "UA", "D"), "takes inserts, updates without their old row (+U) and deletes"),
-    "filesystem": (("I",), "takes inserts only"),
+#: What a sink takes (its connector's changelog mode), in a sentence.
+_SINK_WORDING = {
+    ("I", "UB", "UA", "D"): "takes every kind of row",
+    ("I", "UA", "D"): "takes inserts, updates without their old row (+U) and deletes",
+    ("I",): "takes inserts only",
 }
 
 
@@ -115,11 +113,8 @@ class Retraction:
 
     def refusal(self) -> str:
         """Flink's error for a sink that cannot take the updates (see :attr:`sink_refuses`)."""
-        changes = "update and delete" if "-D" in self.result_kinds else "update"
-        return (
-            f"Flink rejects this statement: Table sink '{self.sink.table}' doesn't support consuming {changes} "
-            f"changes which is produced by node {self.sink_input}"
-        )
+        changes = ["update", "delete"] if "-D" in self.result_kinds else ["update"]
+        return "Flink rejects this statement: " + changelog.refusal(self.sink.table, changes, self.sink_input)
 
     def lines(self) -> list[str]:
         """The answer, line by line (without a title)."""
@@ -149,7 +144,8 @@ def _sink(root: ExecNode) -> SinkRequirement:
         name = f"table {physical.table.split('.')[-1].strip('`')!r} ({connector or 'no connector'})"
     else:
         connector, name = "collect", "the query's collected result (print(), collect(), the cell's view)"
-    modes, wording = _SINK_MODES.get(connector, (("I", "UB", "UA", "D"), "takes every kind of row"))
+    modes = physical.accepts if isinstance(physical, ph.Sink) else ("I", "UB", "UA", "D")
+    wording = _SINK_WORDING.get(modes, "takes " + ", ".join(KINDS[m] for m in modes))
     table = physical.table if isinstance(physical, ph.Sink) else ""
     return SinkRequirement(connector, name, table, tuple(KINDS[m] for m in modes), wording)
 
@@ -301,5 +297,5 @@ def explain_retraction(root: ExecNode, *, streaming: bool) -> Retraction:
         (later if updating_input else origins).append(origin)
         rewrites += [rewrite for rewrite in advice if rewrite not in rewrites]
     result = _kinds(modes(query))
-    described = tree.call(query.physical.name(False), query.physical.physical_terms(True, False))
+    described = changelog.describe(query.physical)
     return Retraction(streaming, result, tuple(origins), tuple(later), tuple(carried), sink, described, tuple(rewrites))

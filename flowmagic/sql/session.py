@@ -287,6 +287,7 @@ class SqlSession:
         every EXPLAIN and execution in a Flink session advances it."""
         builder = ExecGraphBuilder(self.exec_node_ids, self.streaming)
         root = builder.build(physical)
+        builder.break_deadlocks(root)
         builder.finish()
         self.exec_node_ids = builder.next_id
         return root
@@ -346,6 +347,7 @@ class SqlSession:
             query = root
         uids = self.configuration.get("table.exec.uid.generation", "PLAN_ONLY").upper() == "ALWAYS"
         translator = Translator(self.env, self.catalog, self.streaming, uids, self.configuration)
+        builder.break_deadlocks(sink or root)
         if not self.streaming:
             # Flink's batch planner fuses operators into MultipleInputs once the sink is made,
             # before the exchanges it adds are numbered.

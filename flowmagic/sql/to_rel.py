@@ -510,7 +510,10 @@ class SqlToRel:
                 exprs.append(ref)
             rel = LogicalProject([rel], [Field(c.name, e.type) for c, e in zip(columns, exprs, strict=True)], exprs)
         fields = list(rel.fields)
-        return LogicalSink([rel], fields, table=qualified, connector=traits.identifier), f"insert-into_{qualified}"
+        sink_node = LogicalSink(
+            [rel], fields, table=qualified, connector=traits.identifier, accepts=traits.changelog_mode
+        )
+        return sink_node, f"insert-into_{qualified}"
 
     def _union(self, node: exp.Union) -> Converted:
         if node.args.get("distinct"):
@@ -605,6 +608,7 @@ class SqlToRel:
             return converted.rel
         filter_push_down = reads_metadata = projection_push_down = False
         extras: tuple[str, ...] = ()
+        row_count = None
         path: tuple[str, ...]
         if isinstance(obj, cat.CatalogDataStream):
             if as_source and not self.streaming and not obj.bounded:
@@ -629,6 +633,8 @@ class SqlToRel:
             filter_push_down = traits.filter_push_down
             reads_metadata = traits.identifier == "filesystem"
             projection_push_down = traits.projection_push_down
+            # Flink's batch planner asks the source for statistics; the streaming one does not.
+            row_count = None if self.streaming else traits.row_count
         if not isinstance(obj, cat.CatalogDataStream):
             scanned, path = obj.physical, cat.path(name)
         physical = [Field(c.name, c.type) for c in scanned if c.type is not None]
@@ -642,6 +648,7 @@ class SqlToRel:
             columns=len(physical),
             extras=extras,
             all_kinds=isinstance(obj, cat.CatalogDataStream) and obj.changelog,
+            row_count=row_count,
         )
         rowtime_column = obj.watermark[0] if self.streaming and obj.watermark is not None else None
         metadata_cast = isinstance(obj, cat.CatalogDataStream) and obj.rowtime is not None
@@ -933,8 +940,17 @@ class SqlToRel:
                     continue
                 calls.append((agg, aliases.get(id(agg), ""), args, distinct))
         input_fields = rel.fields
+        # A computed group key takes the name of the select item computing it (Calcite's
+        # AggConverter name map; the last such item wins).
+        item_names: dict[Rex, str] = {}
+        for node, name, _ in items:
+            if not node.find(exp.AggFunc):
+                item_names[self.rex(node, scope)] = name
         for i, rex in enumerate(pre):
-            pre_names.append(input_fields[rex.index].name if isinstance(rex, InputRef) else f"$f{i}")
+            if isinstance(rex, InputRef):
+                pre_names.append(input_fields[rex.index].name)
+            else:
+                pre_names.append(item_names.get(rex, f"$f{i}") if i < len(group_rex) else f"$f{i}")
         identity = len(pre) == len(input_fields) and all(
             isinstance(r, InputRef) and r.index == i for i, r in enumerate(pre)
         )

@@ -292,6 +292,8 @@ class Translator:
             hashed = Partitioner(f"HASH[{', '.join(names[k] for k in prop.keys)}]", key_selector=key)  # type: ignore[union-attr]
         else:
             kind, parallelism, mode = FORWARD, input_t.parallelism, None
+        if node.blocking:
+            mode = "BATCH"
         return PartitionTransformation(
             id=self.env.new_id(),
             name="Partition",

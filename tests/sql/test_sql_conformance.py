@@ -38,70 +38,13 @@ NOT_YET: dict[tuple[str, str, str], str] = {
         for mode in ("streaming", "batch")
     },
     **{
-        (case, "batch", field): "Flink's cost model picks a HashAggregate for the two-phase "
-        "SUM under the Sort; flowmagic's planner picks a SortAggregate"
-        for case in ("r29_topn_updating_input", "r45_topn_updating_input_ttl")
-        for field in (
-            "explain",
-            "explain_json_execution_plan",
-            "stream_plan",
-            "stream_graph",
-            "job_graph",
-            "job_plan",
-            "physical_execution_plan",
-        )
-    },
-    **{
         ("r31_expression_semantics", mode, "job_name"): "MOD(a, b) unparses as a % b: sqlglot parses both into one node"
         for mode in ("streaming", "batch")
     },
-    # r32 (recorded for the runtime's retracting aggregates): two planner rules Flink applies
-    # that flowmagic's planner does not yet.
     **{
-        ("r32_retracting_aggregates", "streaming", field): "the Calc reordering the inner aggregate's fields "
-        "for the outer one stays; Flink's planner merges it away"
-        for field in (
-            "explain",
-            "explain_changelog_mode",
-            "explain_json_execution_plan",
-            "compiled_plan",
-            "stream_plan",
-            "stream_graph",
-            "job_graph",
-            "job_plan",
-            "physical_execution_plan",
-        )
-    },
-    **{
-        ("r33_key_routing", "batch", field): "a VALUES input of twelve rows: Flink's cost-based planner "
-        "aggregates it in one phase (HashAggregate, isMerge=false); flowmagic's rules split it in two"
-        for field in (
-            "explain",
-            "explain_json_execution_plan",
-            "stream_plan",
-            "stream_graph",
-            "job_graph",
-            "job_plan",
-            "physical_execution_plan",
-        )
-    },
-    **{
-        ("r32_retracting_aggregates", "batch", field): "MIN of a string: Flink's batch planner picks a "
-        "SortAggregate (no hash aggregate of a STRING accumulator); flowmagic's a HashAggregate"
-        for field in (
-            "explain",
-            "explain_json_execution_plan",
-            "stream_plan",
-            "stream_graph",
-            "job_graph",
-            "job_plan",
-            "physical_execution_plan",
-        )
-    },
-    **{
-        (case, "streaming", "explain_changelog_mode"): "a join input whose join key holds its unique key needs "
-        "no UPDATE_BEFORE (Flink's changelog inference); flowmagic's asks the GroupAggregate below for I,UB,UA"
-        for case in ("r30_left_join_updating_right", "r46_left_join_ttl")
+        ("r62_csv_statistics_aggregate", mode, "job_name"): "MOD(id, 2) unparses as id % 2: sqlglot parses both "
+        "into one node"
+        for mode in ("streaming", "batch")
     },
 }
 

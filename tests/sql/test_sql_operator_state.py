@@ -29,7 +29,8 @@ ORDERS = """CREATE VIEW orders AS SELECT * FROM (VALUES (1, 10, 100)) AS o(order
 CUSTOMERS = """CREATE VIEW customers AS SELECT * FROM (VALUES (10, 'alice')) AS c(cust_id, name)"""
 SHIPMENTS = """CREATE TABLE shipments (sid INT, oid INT, t BIGINT, ts AS TO_TIMESTAMP_LTZ(t, 3),
   WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = '/y', 'format' = 'csv')"""
-ITEMS = """CREATE VIEW items AS SELECT * FROM (VALUES ('a', 'x', 1)) AS x(k, item, v)"""
+# Two rows of one (k, item): the aggregate stays (over rows unique on its keys Flink removes it).
+ITEMS = """CREATE VIEW items AS SELECT * FROM (VALUES ('a', 'x', 1), ('a', 'x', 2)) AS x(k, item, v)"""
 
 
 def _operators(setup: list[str], query: str, kinds: tuple[OperatorKind, ...]) -> list[Callable[[], Operator]]:

@@ -172,13 +172,9 @@ AGGREGATES = json.loads((Path(__file__).parents[1] / "conformance" / "sql_aggreg
 
 
 _NOT_YET = {
-    "batch|SELECT o.k, p.k AS pk FROM o2 AS o JOIN o2 AS p ON o.id = p.id WHERE o.v > p.v": "batch source reuse",
-    "batch|SELECT a.k, b.v FROM vv AS a LEFT JOIN vv AS b ON a.k = b.k WHERE b.v > 1": "batch source reuse",
     "batch|SELECT k, SUM(price) AS sp, AVG(price) AS ap, MAX(name) AS mn FROM o2 JOIN t3 ON o2.id = t3.id GROUP BY k": (
         "batch AVG"
     ),
-    "streaming|SELECT k, MIN(v) AS mv FROM vv GROUP BY k ORDER BY mv LIMIT 1": "aggregates removed over unique keys",
-    "batch|SELECT k, MIN(v) AS mv FROM vv GROUP BY k ORDER BY mv LIMIT 1": "aggregates removed over unique keys",
 }
 
 
@@ -264,3 +260,34 @@ def test_batch_session_windows_are_refused_in_flinks_words() -> None:
             "SELECT window_start, window_end, COUNT(*) AS c FROM TABLE(SESSION(TABLE orders, DESCRIPTOR(ts), "
             "INTERVAL '3' SECOND)) GROUP BY window_start, window_end"
         )
+
+
+def test_batch_aggregate_phases_follow_the_agg_phase_strategy() -> None:
+    """``table.optimizer.agg-phase-strategy``: AUTO leaves the phases to the cost model (a table
+    without statistics is aggregated locally first), ONE_PHASE and TWO_PHASE force them."""
+
+    def plan(strategy: str | None) -> str:
+        t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+        if strategy is not None:
+            t_env.get_config().set("table.optimizer.agg-phase-strategy", strategy)
+        t_env.execute_sql(
+            "CREATE TABLE o2 (id INT, k STRING, v INT) WITH ('connector' = 'datagen', 'number-of-rows' = '30')"
+        )
+        text = t_env.explain_sql("SELECT k, SUM(v) AS s FROM o2 GROUP BY k")
+        return text.split("== Optimized Physical Plan ==\n")[1].split("\n\n")[0]
+
+    scan = "TableSourceScan(table=[[default_catalog, default_database, o2]], fields=[id, k, v])"
+    two_phases = (
+        "HashAggregate(isMerge=[true], groupBy=[k], select=[k, Final_SUM(sum$0) AS s])\n"
+        "+- Exchange(distribution=[hash[k]])\n"
+        "   +- LocalHashAggregate(groupBy=[k], select=[k, Partial_SUM(v) AS sum$0])\n"
+        "      +- Calc(select=[k, v])\n"
+        f"         +- {scan}"
+    )
+    assert plan(None) == plan("AUTO") == plan("TWO_PHASE") == two_phases
+    assert plan("ONE_PHASE") == (
+        "HashAggregate(isMerge=[false], groupBy=[k], select=[k, SUM(v) AS s])\n"
+        "+- Exchange(distribution=[hash[k]])\n"
+        "   +- Calc(select=[k, v])\n"
+        f"      +- {scan}"
+    )

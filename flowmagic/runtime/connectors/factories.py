@@ -119,7 +119,9 @@ class TableFormat:
 class ConnectorSource:
     """What a source factory makes: the source operator, whether it ends by itself, the
     parallelism it must run at (None: the job's), the format of its lines (None: its records
-    are not lines), and whether the planner may push a projection or a filter into it."""
+    are not lines), whether the planner may push a projection or a filter into it, and the
+    rows it reports to the batch planner's cost model (Flink's ``SupportsStatisticReport``;
+    None: unknown)."""
 
     operator: OperatorSpec
     bounded: bool
@@ -127,6 +129,7 @@ class ConnectorSource:
     format: TableFormat | None = None
     projection_push_down: bool = False
     filter_push_down: bool = False
+    row_count: int | None = None
 
 
 @dataclass(frozen=True)
@@ -134,13 +137,15 @@ class ConnectorSink:
     """What a sink factory makes: a sink operator (``print``, ``blackhole``), or the base
     path and charset of a FileSink that writes each record's text as a line (the program
     builder adds it as ``sink_to(FileSink.for_row_format(...))`` does: the runtime does not
-    import the builder)."""
+    import the builder); and the kinds of rows it consumes of a query that makes every kind
+    (Flink's ``DynamicTableSink.getChangelogMode``: ``I``, ``UB``, ``UA``, ``D``)."""
 
     operator: OperatorSpec | None = None
     file_base_path: str | None = None
     charset: str = "UTF-8"
     parallelism: int | None = None
     format: TableFormat | None = None
+    changelog_mode: tuple[str, ...] = ("I", "UB", "UA", "D")
 
 
 Role = Literal["source", "sink"]

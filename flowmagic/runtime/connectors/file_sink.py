@@ -113,7 +113,8 @@ class FileSinkWriter(Operator):
         charset = options.raw_charset(table_format)
         path = options.string("path")
         options.validate()
-        return ConnectorSink(file_base_path=path, charset=charset, format=table_format)
+        # Its formats (raw, csv, json) write rows, not changes: inserts only, as Flink's.
+        return ConnectorSink(file_base_path=path, charset=charset, format=table_format, changelog_mode=("I",))
 
     def __init__(self, name: str, params: SinkParams, task: TaskInfo):
         super().__init__(name, params, task)

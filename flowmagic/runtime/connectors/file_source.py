@@ -23,7 +23,7 @@ from flowmagic.runtime.operators.operator import TaskInfo
 from flowmagic.runtime.records import BATCH_SIZE
 from flowmagic.runtime.registry import register
 
-__all__ = ["FileSourceReader", "list_files", "read_lines"]
+__all__ = ["FileSourceReader", "estimated_row_count", "list_files", "read_lines"]
 
 
 def _hidden(name: str) -> bool:
@@ -52,6 +52,36 @@ def list_files(paths: Iterable[str]) -> list[str]:
                 f"File {path} does not exist or the user running Flink has insufficient permissions to access it."
             )
     return files
+
+
+_SAMPLED_LINES = 100
+
+
+def estimated_row_count(path: str) -> int | None:
+    """The rows Flink's csv format reports for the files under ``path``
+    (``CsvFormatStatisticsReportUtil``): the files' total size over the average size of their
+    first 100 lines (a line's bytes and its line break); None when the files cannot be read."""
+    try:
+        files = list_files([path])
+        total = sum(os.path.getsize(file) for file in files)
+        sampled = sampled_size = 0
+        for file in files:
+            if sampled >= _SAMPLED_LINES:
+                break
+            with open(file, "rb") as reader:
+                for line in reader:
+                    sampled += 1
+                    sampled_size += len(line.rstrip(b"\r\n")) + 1
+                    if sampled >= _SAMPLED_LINES:
+                        break
+    except (OSError, UnsupportedSourceError):
+        return None
+    if sampled < _SAMPLED_LINES:
+        # Fewer lines than the sample: the whole size is theirs (line breaks of two bytes too).
+        sampled_size = total
+    if sampled_size == 0:
+        return None
+    return total * min(_SAMPLED_LINES, sampled) // sampled_size
 
 
 def read_lines(path: str, charset: str) -> Iterator[list[str]]:
@@ -107,7 +137,12 @@ class FileSourceReader(Source):
             FileSourceParams(paths=(path,), charset=charset, discovery_interval_ms=interval),
         )
         return ConnectorSource(
-            spec, bounded=interval is None, format=table_format, projection_push_down=True, filter_push_down=True
+            spec,
+            bounded=interval is None,
+            format=table_format,
+            projection_push_down=True,
+            filter_push_down=True,
+            row_count=estimated_row_count(path) if interval is None and table_format.identifier == "csv" else None,
         )
 
     def __init__(self, params: FileSourceParams, task: TaskInfo):

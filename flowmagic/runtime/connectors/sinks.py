@@ -167,4 +167,5 @@ class BlackholeSink(Operator):
     def create_sink(cls, table: TableContext) -> ConnectorSink:
         """Flink's ``blackhole`` table (no options)."""
         TableOptions("blackhole", table).validate()
-        return ConnectorSink(OperatorSpec(OperatorKind.BLACKHOLE))
+        # Every kind the query makes but UPDATE_BEFORE: nothing is written, the new row will do.
+        return ConnectorSink(OperatorSpec(OperatorKind.BLACKHOLE), changelog_mode=("I", "UA", "D"))

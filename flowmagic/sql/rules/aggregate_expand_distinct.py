@@ -9,14 +9,15 @@ significant, as Calcite's grouping id). A plain call becomes ``MIN`` of its lowe
 each key has exactly one row in the plain set. An input field that is a DISTINCT argument and
 also a plain call's argument is copied (``v AS v_0``) so the plain set still sees it.
 
-Strategies, from Flink's cost model on these shapes: the lower aggregation always hashes in two
-phases (Expand doubles the rows, and a hash aggregate is cheaper than sorting them); the upper one
-sorts a grouped input whose rows come from VALUES and hashes otherwise, as a plain batch aggregate.
+Each aggregation takes the plan Flink's cost model finds cheapest, as a plain batch aggregate
+does (``aggregate``: hash or sort, one or two phases); a sort for the upper one goes below the
+Calc, which only adds the filter columns.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from flowmagic.sql import physical as ph
 from flowmagic.sql.logical import AggCall, Field, LogicalAggregate
@@ -25,6 +26,19 @@ from flowmagic.sql.types import SqlType
 
 _INT = SqlType("INTEGER", nullable=False)
 _BOOL = SqlType("BOOLEAN", nullable=False)
+
+
+class Aggregate(Protocol):
+    """Builds the cheapest batch aggregate plan over a physical input."""
+
+    def __call__(
+        self,
+        child: ph.PhysicalNode,
+        grouping: tuple[int, ...],
+        calls: list[AggCall],
+        fields: list[Field],
+        sort_below: Callable[[list[tuple[int, bool, bool]]], ph.PhysicalNode] | None = None,
+    ) -> ph.PhysicalNode: ...
 
 
 def applies(node: LogicalAggregate) -> bool:
@@ -37,8 +51,7 @@ def applies(node: LogicalAggregate) -> bool:
 def rewrite(
     node: LogicalAggregate,
     child: ph.PhysicalNode,
-    exchange: Callable[[ph.PhysicalNode, tuple[int, ...]], ph.PhysicalNode],
-    upper_strategy: str,
+    aggregate: Aggregate,
 ) -> ph.PhysicalNode:
     """The Expand and the two aggregations computing ``node`` over its physical input ``child``."""
     keys = list(node.group)
@@ -69,16 +82,8 @@ def rewrite(
 
     lower_grouping = (*union, width)
     lower_calls = [AggCall(c.function, tuple(plain_arg(a) for a in c.args), False, c.type, c.name) for c in plain]
-    local_fields = [fields[g] for g in lower_grouping]
-    local_fields += [Field(ph.local_name(c, i), c.type.with_nullable(True)) for i, c in enumerate(lower_calls)]
-    local = ph.BatchAggregate(
-        [expand], local_fields, strategy="Hash", local=True, grouping=lower_grouping, calls=lower_calls
-    )
-    group_positions = tuple(range(len(lower_grouping)))
     lower_fields = [fields[g] for g in lower_grouping] + [Field(c.name, c.type) for c in lower_calls]
-    lower = ph.BatchAggregate(
-        [exchange(local, group_positions)], lower_fields, strategy="Hash", grouping=group_positions, calls=lower_calls
-    )
+    lower = aggregate(expand, lower_grouping, lower_calls, lower_fields)
 
     # The expand id maps to its grouping set's number; each set's rows pass one FILTER.
     e_index = len(union)
@@ -109,24 +114,13 @@ def rewrite(
                 AggCall("MIN", (result,), False, c.type.with_nullable(True), c.name, filter=len(kept) + 1)
             )
     upper_keys = tuple(position(union.index(k)) for k in keys)
-    sorted_keys = [(k, False, False) for k in range(len(upper_keys))]
-    upper_input: ph.PhysicalNode = calc
-    if upper_strategy == "Sort" and upper_keys:
-        # The upper sort goes below the Calc, which only adds columns (as for hash exchanges).
-        ordered = ph.Sort([lower], list(lower.fields), keys=[(union.index(k), False, False) for k in keys])
-        upper_input = ph.Calc([ordered], calc_fields, projects=selected)
-    local_upper_fields = [calc_fields[k] for k in upper_keys]
-    local_upper_fields += [Field(ph.local_name(c, i), c.type.with_nullable(True)) for i, c in enumerate(upper_calls)]
-    local_upper = ph.BatchAggregate(
-        [upper_input], local_upper_fields, strategy=upper_strategy, local=True, grouping=upper_keys, calls=upper_calls
-    )
-    merged = exchange(local_upper, tuple(range(len(upper_keys))))
-    if upper_strategy == "Sort" and upper_keys:
-        merged = ph.Sort([merged], list(merged.fields), keys=sorted_keys)
+
+    def sort_below(ordered: list[tuple[int, bool, bool]]) -> ph.PhysicalNode:
+        below = [(kept[k], desc, nulls) for k, desc, nulls in ordered]
+        return ph.Calc([ph.Sort([lower], list(lower.fields), keys=below)], calc_fields, projects=selected)
+
     out_fields = [calc_fields[k] for k in upper_keys] + [Field(c.name, c.type) for c in upper_calls]
-    upper = ph.BatchAggregate(
-        [merged], out_fields, strategy=upper_strategy, grouping=tuple(range(len(upper_keys))), calls=upper_calls
-    )
+    upper = aggregate(calc, upper_keys, upper_calls, out_fields, sort_below)
     if [f.type for f in out_fields] == [f.type for f in node.fields]:
         return upper
     # Calcite converts back to the aggregate's row type; its casts take their operand's

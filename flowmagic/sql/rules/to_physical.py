@@ -4,8 +4,9 @@ a local and a global phase around its exchange."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
+from flowmagic.sql import cost
 from flowmagic.sql import physical as ph
 from flowmagic.sql.errors import TableException
 from flowmagic.sql.logical import (
@@ -61,8 +62,9 @@ def _nullability(rex: Rex) -> Rex:
 
 
 class ToPhysical:
-    def __init__(self, streaming: bool) -> None:
+    def __init__(self, streaming: bool, configuration: Mapping[str, str]) -> None:
         self.streaming = streaming
+        self.configuration = configuration
 
     def convert(self, node: RelNode) -> ph.PhysicalNode:
         method = getattr(self, f"_{type(node).__name__}", None)
@@ -79,6 +81,7 @@ class ToPhysical:
             columns=node.columns,
             extras=node.extras,
             all_kinds=node.all_kinds,
+            row_count=node.row_count,
         )
 
     def _LogicalValues(self, node: LogicalValues) -> ph.PhysicalNode:
@@ -148,42 +151,69 @@ class ToPhysical:
         return ph.GroupAggregate([exchange], list(node.fields), grouping=grouping, calls=list(node.calls))
 
     def _batch_aggregate(self, node: LogicalAggregate) -> ph.PhysicalNode:
-        """Two phases around the exchange. Flink's cost model sorts an input whose rows it knows
-        (VALUES) and hashes one it does not (a table); flowmagic takes the same choice by that
-        rule, without costing."""
         if aggregate_expand_distinct.applies(node):
-            strategy = "Sort" if _rows_known(node.inputs[0]) and node.group else "Hash"
-            return aggregate_expand_distinct.rewrite(node, self.convert(node.inputs[0]), self._exchange, strategy)
+            return aggregate_expand_distinct.rewrite(node, self.convert(node.inputs[0]), self._aggregate)
         if any(c.distinct or c.function not in ph.LOCAL_NAMES for c in node.calls):
             raise TableException(_BATCH_LATER.format("aggregation of DISTINCT and AVG calls (Expand)"))
         child = self.convert(node.inputs[0])
-        strategy = "Sort" if _rows_known(node.inputs[0]) else "Hash"
-        grouping = tuple(node.group)
-        if strategy == "Hash" and grouping and _computed_keys(node):
-            # Keys computed from a table's columns have no distinct-value estimate, so a local
-            # phase is not expected to shrink anything: Flink aggregates in one phase.
-            exchange = self._exchange(child, grouping)
-            return ph.BatchAggregate(
-                [exchange], list(node.fields), strategy="Hash", merge=False, grouping=grouping, calls=list(node.calls)
-            )
+        return self._aggregate(child, tuple(node.group), list(node.calls), list(node.fields))
+
+    def _aggregate(
+        self,
+        child: ph.PhysicalNode,
+        grouping: tuple[int, ...],
+        calls: list[AggCall],
+        fields: list[Field],
+        sort_below: Callable[[list[tuple[int, bool, bool]]], ph.PhysicalNode] | None = None,
+    ) -> ph.PhysicalNode:
+        """The cheapest of the batch aggregate's plans Flink's rules offer, by its cost model.
+
+        ``BatchPhysicalHashAggRule`` offers a hash aggregate when every accumulator has a
+        fixed length (a hash table updates them in place: no MIN of a STRING, no SUM of a
+        DECIMAL(38)); ``BatchPhysicalSortAggRule`` always offers a sort aggregate. With
+        ``table.optimizer.agg-phase-strategy`` AUTO each comes in one phase (hash the input on
+        the keys, aggregate) and in two (aggregate locally, hash the partial results, merge
+        them). ``sort_below`` sorts ``child`` for a local sort aggregate (a Sort over it unless
+        given)."""
+        phases = self.configuration.get("table.optimizer.agg-phase-strategy", "AUTO").upper()
+        strategies = (["Hash"] if _fixed_length_accumulators(child, calls) else []) + ["Sort"]
         keys = [(g, False, False) for g in range(len(grouping))]
-        if strategy == "Sort" and grouping:
-            child = ph.Sort([child], list(child.fields), keys=list(keys))
         local_fields = [child.fields[g] for g in grouping]
-        local_fields += [Field(ph.local_name(c, i), c.type.with_nullable(True)) for i, c in enumerate(node.calls)]
-        local = ph.BatchAggregate(
-            [child], local_fields, strategy=strategy, local=True, grouping=grouping, calls=list(node.calls)
-        )
-        merged: ph.PhysicalNode = self._exchange(local, tuple(range(len(grouping))))
-        if strategy == "Sort" and grouping:
-            merged = ph.Sort([merged], list(merged.fields), keys=list(keys))
-        return ph.BatchAggregate(
-            [merged],
-            list(node.fields),
-            strategy=strategy,
-            grouping=tuple(range(len(grouping))),
-            calls=list(node.calls),
-        )
+        local_fields += [Field(ph.local_name(c, i), c.type.with_nullable(True)) for i, c in enumerate(calls)]
+        alternatives: list[ph.PhysicalNode] = []
+        for strategy in strategies:
+            sorted_ = strategy == "Sort" and bool(grouping)
+            if phases != "TWO_PHASE":
+                merged: ph.PhysicalNode = self._exchange(child, grouping)
+                if sorted_:
+                    merged = ph.Sort([merged], list(merged.fields), keys=[(g, False, False) for g in grouping])
+                alternatives.append(
+                    ph.BatchAggregate(
+                        [merged], fields, strategy=strategy, merge=False, grouping=grouping, calls=list(calls)
+                    )
+                )
+            if phases != "ONE_PHASE":
+                source = child
+                if sorted_:
+                    ordered = [(g, False, False) for g in grouping]
+                    source = sort_below(ordered) if sort_below else ph.Sort([child], list(child.fields), keys=ordered)
+                local = ph.BatchAggregate(
+                    [source], local_fields, strategy=strategy, local=True, grouping=grouping, calls=list(calls)
+                )
+                merged = self._exchange(local, tuple(range(len(grouping))))
+                if sorted_:
+                    merged = ph.Sort([merged], list(merged.fields), keys=list(keys))
+                alternatives.append(
+                    ph.BatchAggregate(
+                        [merged], fields, strategy=strategy, grouping=tuple(range(len(grouping))), calls=list(calls)
+                    )
+                )
+        if not grouping:
+            # Without keys the strategies cost the same; Flink's planner keeps the sort
+            # aggregate of rows it knows (VALUES) and the hash aggregate of a table's.
+            preferred = "Sort" if _rows_known_physical(child) else "Hash"
+            alternatives.sort(key=lambda plan: plan.strategy != preferred if isinstance(plan, ph.BatchAggregate) else 0)
+        return cost.cheapest(alternatives, child)
 
     def _LogicalTableFunctionScan(self, node: LogicalTableFunctionScan) -> ph.PhysicalNode:
         if self.streaming:
@@ -429,7 +459,7 @@ class ToPhysical:
     def _LogicalSink(self, node: LogicalSink) -> ph.PhysicalNode:
         # A sink's node prints (and passes on) the field names of what it writes.
         child = self.convert(node.inputs[0])
-        return ph.Sink([child], list(child.fields), table=node.table, connector=node.connector)
+        return ph.Sink([child], list(child.fields), table=node.table, connector=node.connector, accepts=node.accepts)
 
 
 def _hash_below_calc(child: ph.PhysicalNode, keys: tuple[int, ...]) -> ph.PhysicalNode | None:
@@ -463,14 +493,6 @@ def _is_null_first(condition: Rex) -> Rex:
     return condition
 
 
-def _computed_keys(node: LogicalAggregate) -> bool:
-    """Whether every group key is an expression a Calc computes from a table's columns."""
-    source = node.inputs[0]
-    if not isinstance(source, LogicalCalc) or not isinstance(source.inputs[0], LogicalTableScan):
-        return False
-    return all(not isinstance(source.projects[g], InputRef) for g in node.group)
-
-
 def _equi_keys(parts: list[Rex], width: int) -> tuple[list[int], list[int]]:
     """The left and right key fields of a join condition's ``left = right`` conjunctions."""
     left_keys: list[int] = []
@@ -486,6 +508,51 @@ def _equi_keys(parts: list[Rex], width: int) -> tuple[list[int], list[int]]:
                     left_keys.append(b.index)
                     right_keys.append(a.index - width)
     return left_keys, right_keys
+
+
+_IN_PLACE_TYPES = {
+    "BOOLEAN",
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "REAL",
+    "FLOAT",
+    "DOUBLE",
+    "DATE",
+    "TIME",
+    "DECIMAL",
+}
+
+
+def _updates_in_place(kind: SqlType) -> bool:
+    """Whether a binary row holds a value of ``kind`` at a fixed place, updatable there (Flink's
+    ``BinaryRowData.isMutable``): numbers, dates, times, intervals, decimals, timestamps of at
+    most millisecond precision; not strings."""
+    if kind.name in _IN_PLACE_TYPES or kind.is_interval:
+        return True
+    if kind.name in ("TIMESTAMP", "TIMESTAMP_WITH_LOCAL_TIME_ZONE"):
+        return (kind.precision if kind.precision is not None else 6) <= 3
+    return False
+
+
+def _fixed_length_accumulators(child: ph.PhysicalNode, calls: list[AggCall]) -> bool:
+    """Flink's ``AggregateUtil.isAggBufferFixedLength``: a COUNT keeps a BIGINT, a SUM its
+    result, a MIN or MAX a value of its argument's type."""
+    for call in calls:
+        if call.function == "COUNT":
+            continue
+        buffer = child.fields[call.args[0]].type if call.function in ("MIN", "MAX") else call.type
+        if not _updates_in_place(buffer):
+            return False
+    return True
+
+
+def _rows_known_physical(node: ph.PhysicalNode) -> bool:
+    """Whether every row of physical ``node`` comes from VALUES."""
+    if isinstance(node, ph.Values):
+        return True
+    return bool(node.inputs) and all(_rows_known_physical(i) for i in node.inputs)
 
 
 def _rows_known(node: RelNode) -> bool:
@@ -552,5 +619,5 @@ def _interval_bounds(
     return lower, upper, left_time, right_time, rowtime
 
 
-def convert(rel: RelNode, streaming: bool) -> ph.PhysicalNode:
-    return ToPhysical(streaming).convert(rel)
+def convert(rel: RelNode, streaming: bool, configuration: Mapping[str, str] | None = None) -> ph.PhysicalNode:
+    return ToPhysical(streaming, configuration or {}).convert(rel)
