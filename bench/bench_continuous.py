@@ -43,6 +43,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from warm_session import warm_session
+
 import flowmagic
 from flowmagic import compile as passes
 from flowmagic.runtime import start_continuous
@@ -458,28 +460,9 @@ def main() -> None:
     parser.add_argument("--only", default="", help="run only the cases whose name contains this text")
     parser.add_argument("--master", default="local[2,4]", help="Spark's master URL (spark://host:port: a cluster)")
     args = parser.parse_args()
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-
-    from flowmagic.runtime.spark.warmup import warmed
-
-    spark = (
-        SparkSession.builder.master(args.master)
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.shuffle.partitions", "2")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("OFF")
     # A warm session, as a notebook's after its first job: the JVM and flowmagic's workers started.
-    warm = flowmagic.StreamExecutionEnvironment(parallelism=2)
-    warm.from_collection(list(range(10))).key_by(lambda i: i % 2).sum(0).add_sink(lambda record: None)
-    warm.execute("warm-up")
-    ended = time.time()
-    warmed(spark)
-    print(f"the warm-up after the first bounded job ended {time.time() - ended:.1f} s after it")
+    spark, warming = warm_session(args.master, **{"spark.sql.shuffle.partitions": "2"})
+    print(f"the warm-up after the first bounded job ended {warming:.1f} s after it")
     seconds = args.seconds
     cases: dict[str, Callable[[], float | tuple[float, float]]] = {
         "start to the first printed line (s)": start_to_first_line,

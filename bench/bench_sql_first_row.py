@@ -23,7 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import flowmagic
+from warm_session import warm_session
+
 from flowmagic.table import EnvironmentSettings, TableEnvironment
 
 QUERIES = {
@@ -67,24 +68,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--master", default="local[2,4]", help="Spark's master URL (spark://host:port: a cluster)")
     args = parser.parse_args()
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-
-    from flowmagic.runtime.spark.warmup import warmed
-
-    spark = (
-        SparkSession.builder.master(args.master)
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("OFF")
-    warm = flowmagic.StreamExecutionEnvironment(parallelism=2)
-    warm.from_collection(list(range(10))).key_by(lambda i: i % 2).sum(0).add_sink(lambda record: None)
-    warm.execute("warm-up")
-    warmed(spark)
+    spark, _warming = warm_session(args.master)
     path = os.path.join(tempfile.mkdtemp(prefix="bench-first-row-"), "kv.csv")
     with open(path, "w") as file:
         file.write("".join(f"{i % 10},{i}\n" for i in range(1000)))

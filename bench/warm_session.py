@@ -1,0 +1,38 @@
+"""The benches' SparkSession: a warm one, as a notebook's after its first job (the JVM and
+flowmagic's workers started, Structured Streaming warmed up behind the first bounded job)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any
+
+import flowmagic
+
+
+def warm_session(master: str, **settings: str) -> tuple[Any, float]:
+    """A SparkSession on ``master`` with ``settings``, warmed; and how long after the first
+    bounded job ended its background warm-up took."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    from flowmagic.runtime.spark.warmup import warmed
+
+    builder = (
+        SparkSession.builder.master(master)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+    )
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("OFF")
+    warm = flowmagic.StreamExecutionEnvironment(parallelism=2)
+    warm.from_collection(list(range(10))).key_by(lambda i: i % 2).sum(0).add_sink(lambda record: None)
+    warm.execute("warm-up")
+    ended = time.time()
+    warmed(spark)
+    return spark, time.time() - ended
