@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sqlglot import exp
+
 from flowmagic.api.environment import StreamExecutionEnvironment
 from flowmagic.errors import FlowError, ProgramError
 from flowmagic.graph.job_graph import JobGraph
@@ -20,6 +22,8 @@ from flowmagic.pipeline import Pipeline, PlanText
 from flowmagic.runtime import JobResult
 from flowmagic.runtime.continuous.job import ContinuousJob
 from flowmagic.runtime.continuous.output import EpochOutput
+from flowmagic.sql.dialect import Flink, parse_statement
+from flowmagic.sql.errors import TableException
 from flowmagic.sql.exec_nodes import rendered_nodes
 from flowmagic.sql.explain import explain_text
 from flowmagic.sql.retraction import Retraction, explain_retraction
@@ -104,7 +108,7 @@ class SqlPipeline(Pipeline):
             _at_line(statement, session.execute)
         self.session = session
         self.statement = statements[-1].text
-        self.plan: StatementPlan = _at_line(statements[-1], session.translate)
+        self.plan: StatementPlan = _translated(statements[-1], session)
         planned = (self.plan.physical, self.plan.plan_root)
         self.explain_text = explain_text(session, self.plan.logical, (), planned)
         #: ``EXPLAIN CHANGELOG_MODE``: the physical plan with the kinds of rows each node emits.
@@ -278,6 +282,33 @@ def _vertex_names(job_graph: JobGraph) -> dict[int, str]:
         for node_id in vertex.chain:
             names[node_id] = vertex.name
     return names
+
+
+def _translated(statement: Statement, session: SqlSession) -> StatementPlan:
+    """The script's last statement planned; an INSERT whose sink cannot take the query's
+    updates fails in Flink's words, with why the query retracts and the rewrites that avoid it
+    as a note (Flink says only which node produced the updates)."""
+    try:
+        return _at_line(statement, session.translate)
+    except TableException as error:
+        query = _inserted_query(statement.text)
+        if query is None or "doesn't support consuming" not in str(error):
+            raise
+        try:
+            why: Retraction | None = explain_retraction(session.translate(query).exec_root, streaming=session.streaming)
+        except FlowError:
+            why = None
+        if why is not None:
+            error.add_note("\n".join(["Why does this query retract?", *why.lines(sink=False)]))
+        raise
+
+
+def _inserted_query(text: str) -> str | None:
+    """The query of an ``INSERT INTO ... SELECT`` (None for any other statement)."""
+    parsed = parse_statement(text)
+    if not isinstance(parsed, exp.Insert) or parsed.expression is None:
+        return None
+    return str(parsed.expression.sql(dialect=Flink))
 
 
 def _at_line(statement: Statement, action: Any) -> Any:

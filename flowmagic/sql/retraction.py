@@ -116,8 +116,9 @@ class Retraction:
         changes = ["update", "delete"] if "-D" in self.result_kinds else ["update"]
         return "Flink rejects this statement: " + changelog.refusal(self.sink.table, changes, self.sink_input)
 
-    def lines(self) -> list[str]:
-        """The answer, line by line (without a title)."""
+    def lines(self, sink: bool = True) -> list[str]:
+        """The answer, line by line (without a title); without what the sink takes when not
+        ``sink`` (the answer for a query planned without the sink that refused it)."""
         lines = [self.summary()]
         if self.streaming and self.retracts:
             for origin in (*self.origins, *self.later):
@@ -125,9 +126,10 @@ class Retraction:
                 lines.append(f"  {origin.reason}")
             if self.carried_by:
                 lines.append(f"Carried to the sink by: {', '.join(self.carried_by)}.")
-        lines.append(f"The sink, {self.sink.name}, {self.sink.wording} ({', '.join(self.sink.accepts)}).")
-        if self.sink_refuses:
-            lines.append(self.refusal())
+        if sink:
+            lines.append(f"The sink, {self.sink.name}, {self.sink.wording} ({', '.join(self.sink.accepts)}).")
+            if self.sink_refuses:
+                lines.append(self.refusal())
         if self.rewrites:
             lines.append("To get inserts only:")
             lines += [f"  - {rewrite}" for rewrite in self.rewrites]

@@ -123,3 +123,29 @@ def test_a_blackhole_sink_takes_updates_without_their_old_row() -> None:
     assert why.result_kinds == ("+I", "+U") and why.sink.accepts == ("+I", "+U", "-D")
     assert not why.sink_refuses
     assert "table 'out_t' (blackhole)" in str(why)
+
+
+def test_a_sql_cell_whose_sink_refuses_the_updates_says_why_the_query_retracts() -> None:
+    # Flink's error names the node only; the cell adds where the updates start and the rewrites.
+    script = (
+        "CREATE TABLE src (k INT) WITH ('connector'='datagen','number-of-rows'='10');\n"
+        "CREATE TABLE per_key (k INT, c BIGINT) WITH ('connector'='filesystem','path'='/tmp/never','format'='csv');\n"
+        "INSERT INTO per_key SELECT k, COUNT(*) FROM src GROUP BY k;"
+    )
+    with pytest.raises(TableException) as refused:
+        SqlPipeline("refused", script)
+    assert str(refused.value) == (
+        "Table sink 'default_catalog.default_database.per_key' doesn't support consuming update changes which "
+        "is produced by node GroupAggregate(groupBy=[k], select=[k, COUNT(*) AS EXPR$1])\n"
+        "(the statement at line 3 of the script)"
+    )
+    [note] = refused.value.__notes__
+    lines = note.splitlines()
+    assert lines[:2] == [
+        "Why does this query retract?",
+        "This query retracts: its result holds +I, -U, +U rows, starting at GroupAggregate[3].",
+    ]
+    assert "To get inserts only:" in lines
+    assert any(line.startswith("  - Aggregate per window instead") for line in lines)
+    # What the sink takes is Flink's error's business, not the note's (the query was planned alone).
+    assert not any(line.startswith("The sink,") for line in lines)
