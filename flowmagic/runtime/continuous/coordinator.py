@@ -785,9 +785,11 @@ class EpochCoordinator:
         """Write the epoch's manifest (which completes it), commit the file sinks' files if
         it completes a checkpoint (or a savepoint, or the job), then hand on what it made."""
         with self._lock:
-            # A drain is served by an epoch that ended the input (one that began before it
-            # was asked for did not).
-            requests = [request for request in self._requests if final or not request.drain]
+            # A savepoint is served by an epoch that began as a checkpoint (its sinks rolled
+            # their files, so the savepoint commits them); one asked for while an epoch that
+            # is none ran waits for the next. A drain is served by an epoch that ended the
+            # input (one that began before it was asked for did not).
+            requests = [request for request in self._requests if final or (checkpoint and not request.drain)]
             self._requests = [request for request in self._requests if request not in requests]
         if checkpoint or requests or final:
             # A snapshot that may be restored from keeps where its sources were.
