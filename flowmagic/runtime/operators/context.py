@@ -6,7 +6,7 @@ Mirrors PyFlink's ``RuntimeContext`` (keyed state is in :mod:`flowmagic.runtime.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from flowmagic.errors import ProgramError
@@ -91,6 +91,9 @@ def with_collector(function: Callable[..., Any], arguments: int) -> Callable[...
 
 
 #: Flink's ``StateDescriptor.Type`` of each kind of descriptor.
+#: A keyed snapshot entry's field holding the key's pending timers (beside its states).
+TIMERS_ENTRY = "@timers"
+
 _STATE_TYPES = {
     ValueStateDescriptor: "VALUE",
     ListStateDescriptor: "LIST",
@@ -228,19 +231,20 @@ class TimerService(functions.TimerService):
     def current_processing_time(self) -> int:
         return self._clock.now()
 
-    def snapshot(self) -> dict[Any, list[tuple[str, int]]]:
-        """Every key's pending timers, as ``{key: [(kind, timestamp), ...]}``, in the order
-        of the timer heaps (as Flink writes them)."""
-        entries: dict[Any, list[tuple[str, int]]] = {}
+    def snapshot_into(self, entries: dict[Any, dict[str, Any]], keys: Iterable[Any] | None = None) -> None:
+        """Add each key's pending timers (of ``keys``; None: of every key) to its entry of a
+        keyed snapshot, as ``"@timers": [(kind, timestamp), ...]`` in the order of the timer
+        heaps (as Flink writes them)."""
+        wanted = None if keys is None else set(keys)
         for kind, queue in (("event", self.event_timers), ("processing", self.processing_timers)):
             for timer in queue:
-                entries.setdefault(timer.key, []).append((kind, timer.timestamp))
-        return entries
+                if wanted is None or timer.key in wanted:
+                    entries.setdefault(timer.key, {}).setdefault(TIMERS_ENTRY, []).append((kind, timer.timestamp))
 
-    def restore(self, entries: dict[Any, list[tuple[str, int]]]) -> None:
-        """Register the timers of ``entries`` (from :meth:`snapshot`) again."""
-        for key, timers in entries.items():
-            for kind, timestamp in timers:
+    def restore_from(self, entries: dict[Any, dict[str, Any]]) -> None:
+        """Register the timers of a keyed snapshot's entries (see :meth:`snapshot_into`) again."""
+        for key, states in entries.items():
+            for kind, timestamp in states.get(TIMERS_ENTRY, ()):
                 (self.event_timers if kind == "event" else self.processing_timers).add(timestamp, key)
 
     def current_watermark(self) -> int:

@@ -108,15 +108,12 @@ class ProcessOperator(FunctionOperator):
 
     def snapshot_keyed(self, keys: Iterable[Any] | None = None) -> dict[Any, dict[str, Any]]:
         entries = super().snapshot_keyed(keys)
-        wanted = None if keys is None else set(keys)
-        for key, timers in self.timers.snapshot().items():
-            if wanted is None or key in wanted:
-                entries.setdefault(key, {})["@timers"] = timers
+        self.timers.snapshot_into(entries, keys)
         return entries
 
     def restore_keyed(self, entries: dict[Any, dict[str, Any]]) -> None:
         super().restore_keyed(entries)
-        self.timers.restore({key: states["@timers"] for key, states in entries.items() if "@timers" in states})
+        self.timers.restore_from(entries)
 
     def process_watermark(self, watermark: int) -> None:
         self.timers.current_watermark_value = watermark
