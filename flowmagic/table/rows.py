@@ -5,7 +5,7 @@ TIMESTAMP in epoch milliseconds, a DATE in days) to the Python types PyFlink's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from flowmagic.runtime.sql.values import external_value, parse_type
@@ -25,14 +25,16 @@ class RowsOfTable:
 
     names: tuple[str, ...] | None
     types: tuple[str, ...]
+    #: The columns whose values PyFlink hands out in another form (derived from ``types``).
+    converted: tuple[int, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         converted = tuple(i for i, t in enumerate(self.types) if parse_type(t).name in _CONVERTED)
-        object.__setattr__(self, "_converted", converted)
+        object.__setattr__(self, "converted", converted)
 
     def __call__(self, record: tuple[Any, ...]) -> Row:
         values = list(record[:-1])
-        for index in self._converted:  # type: ignore[attr-defined]
+        for index in self.converted:
             values[index] = external_value(values[index], self.types[index])
         row = Row(*values)
         if self.names is not None:
