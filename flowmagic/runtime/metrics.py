@@ -98,6 +98,8 @@ class JobMonitor:
     #: On Spark: the executor ids of Spark tasks, given a stage and the task ids asked about
     #: (called by :meth:`snapshot`, outside the lock, for tasks whose executor is not known yet).
     executor_lookup: Callable[[int, set[int]], dict[int, str]] | None = field(default=None, repr=False)
+    #: When the last report arrived (seconds since the epoch; 0 before the first).
+    last_report: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add_vertex(self, vertex_id: str, name: str, parallelism: int) -> None:
@@ -124,6 +126,7 @@ class JobMonitor:
                 return
             subtask = subtasks[index]
             subtask.reported = True
+            self.last_report = time.time()
             attempt = report.attempt
             if attempt < subtask.attempt:
                 return
@@ -158,13 +161,18 @@ class JobMonitor:
             if report.failure is not None:
                 self.failures.append(report.failure)
 
-    def wait_for_reports(self, timeout: float) -> None:
-        """Wait (at most ``timeout`` s) until every subtask reported an end: the last reports
-        of a finished Spark job may still be on their way."""
-        deadline = time.time() + timeout
-        while time.time() < deadline:
+    def wait_for_reports(self, quiet: float, timeout: float) -> None:
+        """After a successful job, wait until every subtask's last attempt reported FINISHED:
+        its last reports may still be on their way, behind a reporter thread that connected
+        late on a busy executor. Gives up once no report came for ``quiet`` s (an executor that
+        cannot reach the driver sends none) or after ``timeout`` s in all."""
+        started = time.time()
+        deadline = started + timeout
+        while (now := time.time()) < deadline:
             with self.lock:
-                if all(s.state in TERMINAL for ts in self.vertices.values() for s in ts):
+                if all(s.state == ExecutionState.FINISHED for ts in self.vertices.values() for s in ts):
+                    return
+                if now - max(self.last_report, started) > quiet:
                     return
             time.sleep(0.02)
 

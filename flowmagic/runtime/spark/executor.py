@@ -55,7 +55,7 @@ def run_on_spark(
             failure_of=lambda error: failure_from(error, monitor),
             on_progress=on_progress,
             cancel_event=cancel_event,
-            settle=(lambda: monitor.wait_for_reports(1.0)) if server is not None else None,
+            settle=(lambda: monitor.wait_for_reports(quiet=1.0, timeout=10.0)) if server is not None else None,
         )
     finally:
         if server is not None:
