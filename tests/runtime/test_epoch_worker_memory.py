@@ -87,6 +87,8 @@ def test_a_final_epoch_leaves_nothing_behind_and_an_earlier_one_its_live_subtask
             final=final,
         )
         epoch._PLANS[("run-" + str(final), plan.id, 0)] = plan
-        list(run_epoch(plan, 0, 0, context, iter(()), time.perf_counter()))
+        reports: list[dict] = []
+        list(run_epoch(plan, 0, 0, context, iter(()), time.perf_counter(), reports.append))
+        assert len(reports) == 1 and "progress" in reports[0]
     assert set(epoch._LIVE) == {("run-False", plan.id, 0)}
     assert set(epoch._PLANS) == {("run-False", plan.id, 0)}

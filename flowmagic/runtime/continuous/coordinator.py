@@ -39,7 +39,8 @@ from flowmagic.runtime.backpressure import SubtaskLoad, consumers_of, derive_loa
 from flowmagic.runtime.connectors.file_sink import sink_directories
 from flowmagic.runtime.continuous.admission import AdmissionControl
 from flowmagic.runtime.continuous.checkpoints import CheckpointStats, CheckpointStore, discard_savepoint
-from flowmagic.runtime.continuous.epoch import EPOCH_REPORT, EpochContext, EpochSubtaskFunction
+from flowmagic.runtime.continuous.epoch import EpochContext, EpochSubtaskFunction
+from flowmagic.runtime.continuous.epoch_reports import epoch_reports, take_reports
 from flowmagic.runtime.continuous.feeds import Feed, FeedContext, SourceReaderFailed
 from flowmagic.runtime.continuous.file_commit import FileCommits
 from flowmagic.runtime.continuous.output import EpochOutput, OutputFanOut
@@ -248,6 +249,7 @@ class EpochCoordinator:
         if shipped[0] is not None:
             raise shipped[0]
         self.monitor.executor_lookup = executor_lookup(session.sparkContext)
+        self._reports = epoch_reports(session.sparkContext)
         for plan in self.store.source_plans():
             node = plan.nodes[plan.head]
             if node.bounded:
@@ -600,11 +602,10 @@ class EpochCoordinator:
             self.plans,
             sc,
             None,
-            subtask_function=lambda plan: EpochSubtaskFunction(plan, self._payloads[plan.id], context),
+            subtask_function=lambda plan: EpochSubtaskFunction(plan, self._payloads[plan.id], context, self._reports),
             source_input=source_input,
-            every_vertex_reports=True,
         ).collect()
-        work = self._complete(epoch, now, began, items, final, checkpoint)
+        work = self._complete(epoch, now, began, items, take_reports(self._reports, epoch), final, checkpoint)
         self._admission.epoch_ran(admission, time.time() - began, saturated, work)
         if final:
             # Every source ended (or a drain ended them), and this epoch ended the job's input:
@@ -661,10 +662,18 @@ class EpochCoordinator:
         return all(feed.ended(self._read_up_to.get(node_id, 0)) for node_id, feed in self._feeds.items())
 
     def _complete(
-        self, epoch: int, now: int, began: float, items: list[tuple[Any, list[Any]]], final: bool, checkpoint: bool
+        self,
+        epoch: int,
+        now: int,
+        began: float,
+        items: list[tuple[Any, list[Any]]],
+        reports: dict[tuple[str, int], dict[str, Any]],
+        final: bool,
+        checkpoint: bool,
     ) -> float:
-        """Complete the epoch whose Spark job returned ``items``; returns how long its subtasks
-        worked, stage after stage (each vertex's busiest subtask)."""
+        """Complete the epoch whose Spark job returned the sinks' results ``items`` and whose
+        subtasks reported ``reports``; returns how long its subtasks worked, stage after
+        stage (each vertex's busiest subtask)."""
         manifest = Manifest(epoch=epoch, time=now, offsets=dict(self._read_up_to))
         # The checksums of this epoch's files, and of earlier files its changes follow.
         own = self.store.own
@@ -674,65 +683,71 @@ class EpochCoordinator:
         wakeups = []
         busy: dict[tuple[str, int], float] = {}
         consumers: dict[tuple[str, int], list[tuple[str, int]]] = {}
-        for key, payloads in items:
-            if key[0] == EPOCH_REPORT:
-                _tag, vertex_id, index = key
-                (payload,) = payloads
-                plan = self.plans[vertex_id]
-                for operator_id, declared in payload["declarations"].items():
-                    self._declarations.setdefault(operator_id, {}).update(
-                        (name, StateDeclaration(kind, type_info)) for name, (kind, type_info) in declared.items()
-                    )
-                for operator_id, (state_file, delta) in payload["state"].items():
-                    files = self.store.chain(operator_id, plan, index) if delta else []
-                    if state_file is not None:
-                        files.append(state_file)
-                    if files:
-                        state = manifest.operators.setdefault(operator_id, self.store.operator_state(operator_id, plan))
-                        state.files.extend(files)
-                for operator_id, path in payload["operator_state"].items():
-                    state = manifest.operators.setdefault(operator_id, self.store.operator_state(operator_id, plan))
-                    state.operator_state.extend([None] * (plan.parallelism - len(state.operator_state)))
-                    state.operator_state[index] = path
-                progress = manifest.progress.setdefault(vertex_id, [None] * plan.parallelism)
-                progress[index] = payload["progress"]
-                checksums.update(payload["checksums"])
-                if payload["wakeup"] is not None:
-                    wakeups.append(payload["wakeup"])
-                busy[(vertex_id, index)] = payload["busy_ms"] / 1000
-                self.state_sizes[(vertex_id, index)] = [
-                    OperatorStateReport(
-                        vertex_id,
-                        index,
-                        plan.nodes[node_id].name,
-                        self.operator_ids[node_id],
-                        keys,
-                        timers,
-                        size,
-                        payload["whole"],
-                    )
-                    for node_id, (keys, size, timers) in payload["sizes"].items()
-                ]
-                consumers[(vertex_id, index)] = consumers_of(payload["channels_added"])
-                stage, task = payload["spark_task"] if payload["spark_task"] is not None else (None, None)
-                self.monitor.update(
-                    SubtaskUpdate(
-                        vertex_id,
-                        index,
-                        state=ExecutionState.RUNNING,
-                        records_in=payload["records_in"],
-                        records_out=payload["records_out"],
-                        watermark=payload["watermark"],
-                        metrics=payload["metrics"],
-                        # Where it ran, and the records it handed on per channel.
-                        host=payload["host"],
-                        stage=stage,
-                        task=task,
-                        channels_added=payload["channels_added"],
-                        event_time=EventTimeReport.from_json(payload["event_time"]),
-                    )
+        missing = [
+            f"{plan.name} ({index + 1}/{plan.parallelism})"
+            for vertex_id, plan in self.plans.items()
+            for index in range(plan.parallelism)
+            if (vertex_id, index) not in reports
+        ]
+        if missing:
+            # Its state would be missing from the manifest: the epoch must run again.
+            raise JobError(f"Epoch {epoch}: no report came from {', '.join(missing)}.")
+        for (vertex_id, index), payload in sorted(reports.items()):
+            plan = self.plans[vertex_id]
+            for operator_id, declared in payload["declarations"].items():
+                self._declarations.setdefault(operator_id, {}).update(
+                    (name, StateDeclaration(kind, type_info)) for name, (kind, type_info) in declared.items()
                 )
-                continue
+            for operator_id, (state_file, delta) in payload["state"].items():
+                files = self.store.chain(operator_id, plan, index) if delta else []
+                if state_file is not None:
+                    files.append(state_file)
+                if files:
+                    state = manifest.operators.setdefault(operator_id, self.store.operator_state(operator_id, plan))
+                    state.files.extend(files)
+            for operator_id, path in payload["operator_state"].items():
+                state = manifest.operators.setdefault(operator_id, self.store.operator_state(operator_id, plan))
+                state.operator_state.extend([None] * (plan.parallelism - len(state.operator_state)))
+                state.operator_state[index] = path
+            progress = manifest.progress.setdefault(vertex_id, [None] * plan.parallelism)
+            progress[index] = payload["progress"]
+            checksums.update(payload["checksums"])
+            if payload["wakeup"] is not None:
+                wakeups.append(payload["wakeup"])
+            busy[(vertex_id, index)] = payload["busy_ms"] / 1000
+            self.state_sizes[(vertex_id, index)] = [
+                OperatorStateReport(
+                    vertex_id,
+                    index,
+                    plan.nodes[node_id].name,
+                    self.operator_ids[node_id],
+                    keys,
+                    timers,
+                    size,
+                    payload["whole"],
+                )
+                for node_id, (keys, size, timers) in payload["sizes"].items()
+            ]
+            consumers[(vertex_id, index)] = consumers_of(payload["channels_added"])
+            stage, task = payload["spark_task"] if payload["spark_task"] is not None else (None, None)
+            self.monitor.update(
+                SubtaskUpdate(
+                    vertex_id,
+                    index,
+                    state=ExecutionState.RUNNING,
+                    records_in=payload["records_in"],
+                    records_out=payload["records_out"],
+                    watermark=payload["watermark"],
+                    metrics=payload["metrics"],
+                    # Where it ran, and the records it handed on per channel.
+                    host=payload["host"],
+                    stage=stage,
+                    task=task,
+                    channels_added=payload["channels_added"],
+                    event_time=EventTimeReport.from_json(payload["event_time"]),
+                )
+            )
+        for key, payloads in items:
             node_id, _subtask = key
             self._deliver_epoch[node_id](output, node_id, payloads)
         for committable in output.committables:

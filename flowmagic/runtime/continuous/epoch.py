@@ -14,7 +14,7 @@ import functools
 import pickle
 import posixpath
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,10 +39,8 @@ from flowmagic.runtime.plan import VertexPlan
 from flowmagic.runtime.records import MAX_WATERMARK
 from flowmagic.runtime.spark.subtask import failure_marker
 from flowmagic.runtime.task import Subtask, SubtaskStats
-from flowmagic.runtime.wire import RESULT_SLOT
 
 __all__ = [
-    "EPOCH_REPORT",
     "MAX_RUNS",
     "RUN_IDLE_SECONDS",
     "WHOLE_SNAPSHOT_EVERY",
@@ -51,8 +49,6 @@ __all__ = [
     "run_epoch",
 ]
 
-#: The result key's first element of a subtask's epoch report (its state files and counters).
-EPOCH_REPORT = "@epoch"
 #: How often a subtask writes its whole state rather than its changes: a restore reads at
 #: most this many files of one subtask's operator.
 WHOLE_SNAPSHOT_EVERY = 10
@@ -238,10 +234,17 @@ def _source_batches(subtask: Subtask, context: EpochContext, inputs: list[Any]) 
 
 
 def run_epoch(
-    plan: VertexPlan, index: int, attempt: int, context: EpochContext, items: Iterator[Any], started: float
+    plan: VertexPlan,
+    index: int,
+    attempt: int,
+    context: EpochContext,
+    items: Iterator[Any],
+    started: float,
+    hand_report: Callable[[dict[str, Any]], None],
 ) -> Iterator[tuple[int, Any, Any]]:
     """Run subtask ``index`` of ``plan`` over its input of epoch ``context.epoch``; its Spark
-    task began working for it at ``started`` (``time.perf_counter()``)."""
+    task began working for it at ``started`` (``time.perf_counter()``). Its report (state
+    files, counters) goes to ``hand_report`` once the subtask's output is all yielded."""
     key = (context.run_id, plan.id, index)
     live = _LIVE.pop(key, None)
     stats = SubtaskStats()
@@ -290,7 +293,7 @@ def run_epoch(
         # never waits for records yet to come (see flowmagic.runtime.backpressure).
         busy_ms=(time.perf_counter() - started) * 1000,
     )
-    yield (RESULT_SLOT, (EPOCH_REPORT, plan.id, index), report)
+    hand_report(report)
     if context.final:
         _PLANS.pop(key, None)  # the job's input ended with this epoch: it has no next one
     else:
@@ -356,10 +359,12 @@ class EpochSubtaskFunction:
     epoch would cost tens of milliseconds of each epoch on the driver.
     """
 
-    def __init__(self, plan: VertexPlan, payload: bytes, context: EpochContext):
+    def __init__(self, plan: VertexPlan, payload: bytes, context: EpochContext, reports: Any):
         self.plan_id, self.name, self.parallelism = plan.id, plan.name, plan.parallelism
         self.payload = payload
         self.context = context
+        #: The job's accumulator of epoch reports (see epoch_reports).
+        self.reports = reports
 
     def __call__(self, index: int, items: Iterator[Any]) -> Iterator[Any]:
         from pyspark import TaskContext
@@ -370,7 +375,10 @@ class EpochSubtaskFunction:
         try:
             _evict(self.context.run_id, self.context.after_epoch, time.monotonic())
             plan = _plan(self.context.run_id, self.plan_id, index, self.payload)
-            yield from run_epoch(plan, index, attempt, self.context, items, started)
+            key = (self.context.epoch, self.plan_id, index)
+            yield from run_epoch(
+                plan, index, attempt, self.context, items, started, lambda report: self.reports.add({key: report})
+            )
         except (UserFunctionError, SystemExit, KeyboardInterrupt) as error:
             details = user_failure(error, self.name, index, self.parallelism, attempt)
             raise RuntimeError(failure_marker(details)) from None

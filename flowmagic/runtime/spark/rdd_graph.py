@@ -23,14 +23,12 @@ def build_rdds(
     *,
     subtask_function: Callable[[VertexPlan], Callable[[int, Iterator[Any]], Iterator[Any]]] | None = None,
     source_input: Callable[[VertexPlan], Any] | None = None,
-    every_vertex_reports: bool = False,
 ) -> Any:
     """The RDD whose ``collect()`` runs the job and returns the sinks' results, as
     ``(key, [payload, ...])`` (see :func:`~flowmagic.runtime.spark.shuffle.sink_results`).
 
     A continuous job's epoch gives its own ``subtask_function`` (what each task runs) and
-    ``source_input`` (each source vertex's RDD of input, partition ``i`` for subtask ``i``),
-    and ``every_vertex_reports``: each of its subtasks hands the driver a report.
+    ``source_input`` (each source vertex's RDD of input, partition ``i`` for subtask ``i``).
     """
     from pyspark import StorageLevel
 
@@ -57,7 +55,7 @@ def build_rdds(
             shuffled = sc.parallelize(range(parallelism), parallelism)
         output = shuffled.mapPartitionsWithIndex(subtask_function(plan))
         output.setName(vertex.name)
-        results = every_vertex_reports or plan.has_results or not plan.out_edges
+        results = plan.has_results or not plan.out_edges
         if len(plan.out_edges) + results > 1:
             output = output.persist(StorageLevel.MEMORY_AND_DISK)
         for edge in plan.out_edges:
