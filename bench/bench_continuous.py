@@ -1,6 +1,7 @@
 """Benchmark: the continuous mode on one SparkSession, against Structured Streaming by hand.
 
-Run: ``.venv/bin/python bench/bench_continuous.py [--seconds 20] [--rounds 1] [--only TEXT] [--master URL]``.
+Run: ``.venv/bin/python bench/bench_continuous.py [--seconds 20] [--rounds 1] [--only TEXT] [--master URL]
+[--burners N]`` (``--burners``: N processes keep a core busy each, for a loaded machine).
 Measures, with every case on the same session (``local[2]``, or ``--master``'s: a standalone
 cluster's ``spark://host:port``) and, with ``--rounds N``, interleaved rounds compared by their
 medians:
@@ -35,6 +36,7 @@ import argparse
 import itertools
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -459,7 +461,25 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--only", default="", help="run only the cases whose name contains this text")
     parser.add_argument("--master", default="local[2,4]", help="Spark's master URL (spark://host:port: a cluster)")
+    parser.add_argument(
+        "--burners",
+        type=int,
+        default=0,
+        help="processes that keep a core busy while the cases run (each adds about 1 to the load average)",
+    )
     args = parser.parse_args()
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"], stdout=subprocess.DEVNULL)
+        for _ in range(args.burners)
+    ]
+    try:
+        _cases(args)
+    finally:
+        for burner in burners:
+            burner.kill()
+
+
+def _cases(args: argparse.Namespace) -> None:
     # A warm session, as a notebook's after its first job: the JVM and flowmagic's workers started.
     spark, warming = warm_session(args.master, **{"spark.sql.shuffle.partitions": "2"})
     print(f"the warm-up after the first bounded job ended {warming:.1f} s after it")
