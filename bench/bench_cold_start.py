@@ -9,7 +9,8 @@ Each round starts two fresh processes, one after the other (their order alternat
   whose Python ``foreachBatch`` collects its first batch's rows.
 
 Both report times since their process began. flowmagic's phases: ``execute_async()`` (it
-ships flowmagic to the workers, checks them with a Spark job, and starts the query), then
+ships flowmagic to the workers and checks them with a Spark job, while the stream's frame is
+made, then starts the query), then
 the first epoch (the query's first batch, which starts the epoch's Python workers). Its own
 share is its time to the first line less Spark's own time from session to first batch.
 
@@ -57,6 +58,12 @@ import socket, threading
 sys.path.insert(0, sys.argv[2])
 import flowmagic
 mark("flowmagic imported")
+from flowmagic.runtime.spark import shipping
+ship = shipping.ship_flowmagic
+def timed_ship(*args, **kwargs):
+    ship(*args, **kwargs)
+    mark("shipped, workers checked")
+shipping.ship_flowmagic = timed_ship
 server = socket.create_server(("127.0.0.1", 0))
 def serve():
     client, _ = server.accept()

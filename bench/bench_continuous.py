@@ -459,7 +459,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--only", default="", help="run only the cases whose name contains this text")
+    parser.add_argument(
+        "--only", default="", help="run only the cases whose name contains this text (or one of several, split by |)"
+    )
     parser.add_argument("--master", default="local[2,4]", help="Spark's master URL (spark://host:port: a cluster)")
     parser.add_argument(
         "--burners",
@@ -508,7 +510,7 @@ def _cases(args: argparse.Namespace) -> None:
     loads: list[float] = []
     for _round in range(args.rounds):
         for name, case in cases.items():
-            if args.only not in name:
+            if not any(text in name for text in args.only.split("|")):
                 continue
             loads.append(os.getloadavg()[0])
             value = case()
