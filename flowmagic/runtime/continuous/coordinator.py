@@ -674,15 +674,6 @@ class EpochCoordinator:
         """Complete the epoch whose Spark job returned the sinks' results ``items`` and whose
         subtasks reported ``reports``; returns how long its subtasks worked, stage after
         stage (each vertex's busiest subtask)."""
-        manifest = Manifest(epoch=epoch, time=now, offsets=dict(self._read_up_to))
-        # The checksums of this epoch's files, and of earlier files its changes follow.
-        own = self.store.own
-        checksums = dict(own.checksums) if own is not None else {}
-        output = EpochOutput(epoch)
-        self._commits.begin_epoch()
-        wakeups = []
-        busy: dict[tuple[str, int], float] = {}
-        consumers: dict[tuple[str, int], list[tuple[str, int]]] = {}
         missing = [
             f"{plan.name} ({index + 1}/{plan.parallelism})"
             for vertex_id, plan in self.plans.items()
@@ -692,6 +683,15 @@ class EpochCoordinator:
         if missing:
             # Its state would be missing from the manifest: the epoch must run again.
             raise JobError(f"Epoch {epoch}: no report came from {', '.join(missing)}.")
+        manifest = Manifest(epoch=epoch, time=now, offsets=dict(self._read_up_to))
+        # The checksums of this epoch's files, and of earlier files its changes follow.
+        own = self.store.own
+        checksums = dict(own.checksums) if own is not None else {}
+        output = EpochOutput(epoch)
+        self._commits.begin_epoch()
+        wakeups = []
+        busy: dict[tuple[str, int], float] = {}
+        consumers: dict[tuple[str, int], list[tuple[str, int]]] = {}
         for (vertex_id, index), payload in sorted(reports.items()):
             plan = self.plans[vertex_id]
             for operator_id, declared in payload["declarations"].items():
