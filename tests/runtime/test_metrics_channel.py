@@ -193,3 +193,29 @@ def test_a_job_whose_executors_cannot_reach_the_driver_runs_at_full_speed_and_sa
     assert "live metrics unavailable: no report of any subtask reached the notebook" in view.summary()
     assert "Live metrics unavailable" in view.to_html()
     assert "&ndash;" in view.to_html()
+
+
+def test_a_finished_job_waits_for_a_retried_subtasks_late_reports_not_for_silence() -> None:
+    from flowmagic.runtime.metric_reports import SubtaskUpdate
+
+    monitor = _monitor()
+    monitor.update(SubtaskUpdate("v", 0, 0, state="FINISHED"))
+    monitor.update(SubtaskUpdate("v", 1, 0, state="FAILED"))
+
+    def retried_attempt_reports_late() -> None:
+        time.sleep(0.4)
+        monitor.update(SubtaskUpdate("v", 1, 1, state="RUNNING"))
+        time.sleep(0.4)
+        monitor.update(SubtaskUpdate("v", 1, 1, state="FINISHED"))
+
+    late = threading.Thread(target=retried_attempt_reports_late)
+    late.start()
+    monitor.wait_for_reports(quiet=30.0, timeout=60.0)
+    late.join()
+    subtask = monitor.vertices["v"][1]
+    assert (subtask.attempt, subtask.state) == (1, "FINISHED")
+
+    silent = _monitor()
+    started = time.monotonic()
+    silent.wait_for_reports(quiet=0.3, timeout=60.0)
+    assert time.monotonic() - started < 30
