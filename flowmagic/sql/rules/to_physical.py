@@ -246,6 +246,8 @@ class ToPhysical:
                 keys.append(target)
         if "window_start" not in properties or "window_end" not in properties:
             raise TableException("A window table function must be grouped by window_start and window_end in flowmagic")
+        if any(c.filter is not None for c in node.calls):
+            raise TableException("FILTER (WHERE ...) on a window aggregate's calls is not supported by flowmagic yet")
         calls = [AggCall(c.function, tuple(through(a) for a in c.args), c.distinct, c.type, c.name) for c in node.calls]
         if any(c.distinct or c.function not in ph.LOCAL_NAMES for c in calls):
             raise TableException("This window aggregate function is not supported by flowmagic yet")
