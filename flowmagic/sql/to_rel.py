@@ -219,7 +219,8 @@ def _span(node: exp.Expr) -> str:
     first = min(tokens, key=lambda m: m["start"])
     last = max(tokens, key=lambda m: m["end"])
     start = first["col"] - (first["end"] - first["start"])
-    return f"SQL validation failed. From line {first['line']}, column {start} to line {last['line']}, column {last['col']}: "
+    where = f"From line {first['line']}, column {start} to line {last['line']}, column {last['col']}"
+    return f"SQL validation failed. {where}: "
 
 
 def _literal(node: exp.Literal) -> Literal:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from flowmagic.sql.logical import (
-    AggCall,
     Field,
     LogicalAggregate,
     LogicalCalc,

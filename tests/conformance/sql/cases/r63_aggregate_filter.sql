@@ -11,5 +11,5 @@ CREATE TABLE events (
   'format' = 'csv'
 );
 SELECT k, COUNT(*) FILTER (WHERE v > 4) AS big_n, SUM(v) FILTER (WHERE v > 4) AS big_sum,
-  MAX(id) FILTER (WHERE MOD(id, 2) = 0) AS last_even, COUNT(*) AS n
+  MAX(id) FILTER (WHERE id < 7) AS early_top, COUNT(*) AS n
 FROM events GROUP BY k;
