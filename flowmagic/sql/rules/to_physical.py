@@ -240,14 +240,15 @@ class ToPhysical:
         if projection is not None and any(not isinstance(r, InputRef) for r in projection.projects):
             # Computed columns (a FILTER's condition, say) are computed below the window
             # aggregate, with the window's time column last when the columns leave it out.
-            if projection.condition is not None:
-                raise TableException("Window aggregates over filtered computed expressions are not supported yet")
+            # Whether Flink merges such a Calc with one below the window is not recorded yet.
+            if projection.condition is not None or isinstance(child, ph.Calc):
+                raise TableException("Window aggregates over computed expressions are not supported by flowmagic yet")
             projects: list[Rex] = []
             fields: list[Field] = []
             for i, rex in enumerate(projection.projects):
                 if property_of(i) is None:
                     if any(a >= width for a in inputs_used(rex)):
-                        raise TableException("Window aggregates over window properties are not supported yet")
+                        raise TableException("Expressions of window properties are not supported by flowmagic yet")
                     positions[i] = len(projects)
                     projects.append(rex)
                     fields.append(projection.fields[i])
