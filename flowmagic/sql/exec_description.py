@@ -20,7 +20,7 @@ def rex(node: Rex, names: Sequence[str]) -> str:
         args = [rex(o, names) for o in node.operands]
         if node.operator in BINARY and len(args) >= 2:
             return "(" + f" {node.operator} ".join(args) + ")"
-        if node.operator in ("IS NULL", "IS NOT NULL"):
+        if node.operator in ("IS NULL", "IS NOT NULL", "IS TRUE", "IS FALSE", "IS NOT TRUE", "IS NOT FALSE"):
             return f"{args[0]} {node.operator}"
         if node.operator == "CAST":
             return f"CAST({args[0]} AS {node.type.full(charset=False, not_null=False)})"

@@ -35,7 +35,10 @@ class AggCall:
         inner = ", ".join(refs)
         if self.distinct:
             inner = "DISTINCT " + inner
-        return f"{self.function}({inner})"
+        text = f"{self.function}({inner})"
+        if self.filter is None:
+            return text
+        return f"{text} FILTER {f'${self.filter}' if names is None else names[self.filter]}"
 
 
 @dataclass(eq=False)

@@ -65,6 +65,17 @@ def _call(call: AggCall, input_fields: list[Field]) -> AggCallSpec:
     return AggCallSpec(call.function, call.args, call.distinct, call.filter, runtime_type(call.type), arg_type)
 
 
+def _calls_input(node: ph.BatchAggregate) -> ph.PhysicalNode:
+    """The node a batch aggregate's calls read: a global phase's calls keep the fields of its
+    local phase's input (the accumulators arrive through an exchange, perhaps a sort)."""
+    below = node.inputs[0]
+    if node.local or not node.merge:
+        return below
+    while not isinstance(below, ph.BatchAggregate):
+        below = below.inputs[0]
+    return below.inputs[0]
+
+
 def _ttl(configuration: dict[str, str]) -> int:
     text = configuration.get("table.exec.state.ttl")
     return to_millis_text(text, "table.exec.state.ttl") if text else 0
@@ -125,8 +136,8 @@ def _spec(
     if kind in (OperatorKind.SQL_HASH_AGGREGATE, OperatorKind.SQL_SORT_AGGREGATE) and isinstance(
         physical, ph.BatchAggregate
     ):
-        input_fields = physical.inputs[0].fields
         phase = "local" if physical.local else "global" if physical.merge else "single"
+        input_fields = _calls_input(physical).fields
         return AggregateSpec(
             grouping=physical.grouping,
             calls=tuple(_call(c, input_fields) for c in physical.calls),

@@ -211,6 +211,18 @@ def _position(node: exp.Expr) -> str:
     return f"SQL validation failed. From line {line}, column {start} to line {line}, column {col}: "
 
 
+def _span(node: exp.Expr) -> str:
+    """Calcite's validator prefix for an expression: from its first token to its last."""
+    tokens = [n.meta for n in node.walk() if {"line", "col", "start", "end"} <= (getattr(n, "meta", None) or {}).keys()]
+    if not tokens:
+        return "SQL validation failed. "
+    first = min(tokens, key=lambda m: m["start"])
+    last = max(tokens, key=lambda m: m["end"])
+    start = first["col"] - (first["end"] - first["start"])
+    where = f"From line {first['line']}, column {start} to line {last['line']}, column {last['col']}"
+    return f"SQL validation failed. {where}: "
+
+
 def _literal(node: exp.Literal) -> Literal:
     if node.is_string:
         value = node.this
@@ -438,6 +450,11 @@ def _aggregates(node: exp.Expr) -> list[exp.Expr]:
     return [
         a for a in node.find_all(exp.AggFunc) if a.find_ancestor(exp.Window) is None and not isinstance(a, exp.Window)
     ]
+
+
+def _called(node: exp.Expr) -> exp.Expr:
+    """The aggregate function of a call, under its FILTER (WHERE ...) if it has one."""
+    return node.this if isinstance(node, exp.Filter) else node
 
 
 def _agg_type(function: str, arg: SqlType | None, grouped: bool) -> SqlType:
@@ -912,13 +929,17 @@ class SqlToRel:
             pre.append(rex)
             return len(pre) - 1
 
-        calls: list[tuple[exp.Expr, str, tuple[int, ...], bool]] = []
+        # Per call: the node standing for it (its FILTER when it has one), its name, arguments,
+        # DISTINCT and filter column.
+        calls: list[tuple[exp.Expr, str, tuple[int, ...], bool, int | None]] = []
         same_calls: dict[int, exp.Expr] = {}
         aliases = {id(node): name for node, name, _ in items}
         sources = [node for node, _, _ in items] + ([having.this] if having is not None else [])
         for source in sources:
             for agg in _aggregates(source):
-                if any(agg is c[0] for c in calls):
+                owner = agg.parent if isinstance(agg.parent, exp.Filter) and agg.parent.this is agg else None
+                node = owner or agg
+                if any(node is c[0] for c in calls):
                     continue
                 function = _AGGREGATES.get(type(agg))
                 if function is None:
@@ -933,12 +954,24 @@ class SqlToRel:
                     # Calcite counts the rows for COUNT of an argument that cannot be null.
                     if not (function == "COUNT" and not distinct and not rex.type.nullable):
                         args = (pre_index(rex),)
-                same = next((c for c in calls if (type(c[0]), c[2], c[3]) == (type(agg), args, distinct)), None)
+                # As Calcite's AggConverter: the condition is a column of the input projection
+                # after the call's arguments, shared by equal conditions, IS TRUE when nullable.
+                filter_arg = None
+                if owner is not None:
+                    condition_node = owner.expression.this
+                    condition = self.rex(condition_node, scope)
+                    if condition.type.name != "BOOLEAN":
+                        raise ValidationException(f"{_span(condition_node)}FILTER clause must be a condition")
+                    if condition.type.nullable:
+                        condition = Call(BOOLEAN.with_nullable(False), "IS TRUE", (condition,))
+                    filter_arg = pre_index(condition)
+                key = (type(agg), args, distinct, filter_arg)
+                same = next((c for c in calls if (type(_called(c[0])), c[2], c[3], c[4]) == key), None)
                 if same is not None:
                     # An equal call (in HAVING, or written twice) is the same aggregate output.
-                    same_calls[id(agg)] = same[0]
+                    same_calls[id(node)] = same[0]
                     continue
-                calls.append((agg, aliases.get(id(agg), ""), args, distinct))
+                calls.append((node, aliases.get(id(node), ""), args, distinct, filter_arg))
         input_fields = rel.fields
         # A computed group key takes the name of the select item computing it (Calcite's
         # AggConverter name map; the last such item wins).
@@ -958,19 +991,20 @@ class SqlToRel:
             rel = LogicalProject([rel], [Field(n, r.type) for n, r in zip(pre_names, pre, strict=True)], pre)
         grouped = bool(group_rex)
         agg_calls = []
-        for position, (agg, name, args, distinct) in enumerate(calls):
-            function = _AGGREGATES[type(agg)]
+        for position, (node, name, args, distinct, filter_arg) in enumerate(calls):
+            function = _AGGREGATES[type(_called(node))]
             arg_type = rel.fields[args[0]].type if args else None
             agg_name = name or f"EXPR${position + len(group_rex)}"
-            agg_calls.append(AggCall(function, args, distinct, _agg_type(function, arg_type, grouped), agg_name))
+            agg_type = _agg_type(function, arg_type, grouped)
+            agg_calls.append(AggCall(function, args, distinct, agg_type, agg_name, filter=filter_arg))
         fields = [Field(rel.fields[i].name, rel.fields[i].type) for i in range(len(group_rex))]
         fields += [Field(c.name, c.type) for c in agg_calls]
         aggregate = LogicalAggregate([rel], fields, group=list(range(len(group_rex))), calls=agg_calls)
 
         def hook(node: exp.Expr) -> Rex | None:
             target = same_calls.get(id(node), node)
-            for i, (agg, _, _, _) in enumerate(calls):
-                if target is agg:
+            for i, (call, _, _, _, _) in enumerate(calls):
+                if target is call:
                     return InputRef(agg_calls[i].type, len(group_rex) + i)
             if isinstance(node, exp.AggFunc):
                 return None
@@ -1261,6 +1295,8 @@ class SqlToRel:
                     )
                 )
             return f"{inner} OVER ({' '.join(window)})"
+        if isinstance(node, exp.Filter):
+            return f"{self.sql(node.this, scope)} FILTER (WHERE {self.sql(node.expression.this, scope)})"
         if isinstance(node, exp.RowNumber | exp.Rank | exp.DenseRank):
             return {exp.RowNumber: "ROW_NUMBER()", exp.Rank: "RANK()", exp.DenseRank: "DENSE_RANK()"}[type(node)]
         if isinstance(node, exp.AggFunc) and type(node) in _AGGREGATES:

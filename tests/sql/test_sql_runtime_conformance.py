@@ -31,7 +31,8 @@ _SET = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.I | re.S)
 #: Representative cases also run on Spark: a retracting aggregate, a batch two-phase one, a
 #: print sink, a filesystem sink, scans of files; a two-phase window aggregate, session windows
 #: dropping late rows, a left join retracting its NULL-padded rows, a Top-N over an updating
-#: input, an event-time deduplication, a MultipleInput hash join.
+#: input, an event-time deduplication, a MultipleInput hash join; aggregates' own FILTER
+#: (WHERE ...) in a group aggregate (both modes), the batch DISTINCT rewrite and a window aggregate.
 ON_SPARK = {
     ("s04_multi_aggregates", "streaming"),
     ("s04_multi_aggregates", "batch"),
@@ -44,6 +45,10 @@ ON_SPARK = {
     ("r29_topn_updating_input", "streaming"),
     ("r11_dedup_first_rowtime", "streaming"),
     ("s10_interval_join", "batch"),
+    ("r63_aggregate_filter", "streaming"),
+    ("r63_aggregate_filter", "batch"),
+    ("r64_aggregate_filter_count_distinct", "batch"),
+    ("r66_tumble_aggregate_filter", "streaming"),
 }
 
 

@@ -45,7 +45,15 @@ def applies(node: LogicalAggregate) -> bool:
     """Whether ``node`` has DISTINCT calls over one argument set beside plain calls."""
     distinct = {c.args for c in node.calls if c.distinct}
     plain = [c for c in node.calls if not c.distinct]
-    return len(distinct) == 1 and bool(plain) and all(c.function in ph.LOCAL_NAMES for c in node.calls)
+    # A plain call's filter column must pass the Expand unchanged: no grouping set may null it.
+    grouped = set(node.group) | {a for c in node.calls if c.distinct for a in (*c.args, c.filter) if a is not None}
+    plain_filters = {c.filter for c in plain if c.filter is not None}
+    return (
+        len(distinct) == 1
+        and bool(plain)
+        and all(c.function in ph.LOCAL_NAMES for c in node.calls)
+        and not plain_filters & (grouped - set(node.group))
+    )
 
 
 def rewrite(
@@ -55,21 +63,31 @@ def rewrite(
 ) -> ph.PhysicalNode:
     """The Expand and the two aggregations computing ``node`` over its physical input ``child``."""
     keys = list(node.group)
-    distinct_args = next(c.args for c in node.calls if c.distinct)
-    union = sorted(set(keys) | set(distinct_args))
-    nulled = [a for a in union if a not in keys]
+    distinct_calls = [c for c in node.calls if c.distinct]
     plain = [c for c in node.calls if not c.distinct]
+
+    def grouping_set(c: AggCall) -> frozenset[int]:
+        return frozenset(keys) | set(c.args) | ({c.filter} if c.filter is not None else set())
+
+    union = sorted(set().union(*(grouping_set(c) for c in distinct_calls)))
+    nulled = [a for a in union if a not in keys]
     copied = [a for a in dict.fromkeys(a for c in plain for a in c.args) if a in nulled]
+
+    def set_id(fields_in: frozenset[int]) -> int:
+        # Calcite's grouping id: a bit per field of the union the set leaves out, first field highest.
+        return sum(1 << (len(union) - 1 - j) for j, a in enumerate(union) if a not in fields_in)
+
+    sets = sorted({grouping_set(c) for c in distinct_calls} | {frozenset(keys)}, key=set_id)
+    ids = [set_id(g) for g in sets]
 
     width = len(child.fields)
     fields = [*child.fields, Field("$e", _INT)]
     fields += [Field(f"{child.fields[a].name}_0", child.fields[a].type) for a in copied]
-    ids = [0, (1 << len(nulled)) - 1]
     rows: list[list[Rex]] = []
-    for row, expand_id in enumerate(ids):
+    for members, expand_id in zip(sets, ids, strict=True):
         projects: list[Rex] = []
         for i, f in enumerate(child.fields):
-            hidden = row == 1 and i in nulled
+            hidden = i in nulled and i not in members
             projects.append(Literal(f.type.with_nullable(True), None) if hidden else InputRef(f.type, i))
         projects.append(Literal(_INT, expand_id))
         projects += [InputRef(child.fields[a].type, a) for a in copied]
@@ -81,21 +99,37 @@ def rewrite(
         return width + 1 + copied.index(a) if a in copied else a
 
     lower_grouping = (*union, width)
-    lower_calls = [AggCall(c.function, tuple(plain_arg(a) for a in c.args), False, c.type, c.name) for c in plain]
+    lower_calls = [
+        AggCall(c.function, tuple(plain_arg(a) for a in c.args), False, c.type, c.name, c.filter) for c in plain
+    ]
     lower_fields = [fields[g] for g in lower_grouping] + [Field(c.name, c.type) for c in lower_calls]
     lower = aggregate(expand, lower_grouping, lower_calls, lower_fields)
 
-    # The expand id maps to its grouping set's number; each set's rows pass one FILTER.
+    # The expand id maps to its grouping set's number; each set's rows pass one FILTER, and a
+    # DISTINCT call's own filter column (read there only) is ANDed into its set's.
     e_index = len(union)
-    kept = [i for i in range(len(lower_fields)) if i != e_index]
-    group_of = Call(
-        _INT,
-        "CASE",
-        (Call(_BOOL, "=", (InputRef(_INT, e_index), Literal(_INT, 0))), Literal(_INT, 0), Literal(_INT, 1)),
-    )
+    distinct_args = {a for c in distinct_calls for a in c.args}
+    filter_only = {union.index(a) for a in nulled if a not in distinct_args}
+    kept = [i for i in range(len(lower_fields)) if i != e_index and i not in filter_only]
+    branches: list[Rex] = []
+    for expand_id in ids[:-1]:
+        branches += [Call(_BOOL, "=", (InputRef(_INT, e_index), Literal(_INT, expand_id))), Literal(_INT, expand_id)]
+    group_of = Call(_INT, "CASE", (*branches, Literal(_INT, ids[-1])))
     selected: list[Rex] = [InputRef(lower_fields[i].type, i) for i in kept]
-    selected += [Call(_BOOL, "=", (group_of, Literal(_INT, g))) for g in range(2)]
-    calc_fields = [lower_fields[i] for i in kept] + [Field(f"$g_{g}", _BOOL) for g in range(2)]
+    calc_fields = [lower_fields[i] for i in kept]
+    set_filters: dict[tuple[int, int | None], int] = {}
+    for members, expand_id in zip(sets, ids, strict=True):
+        wanted = [c.filter for c in distinct_calls if grouping_set(c) == members]
+        if members == frozenset(keys):
+            wanted.append(None)
+        for own in dict.fromkeys(wanted):
+            test: Rex = Call(_BOOL, "=", (group_of, Literal(_INT, expand_id)))
+            if own is not None:
+                field = InputRef(fields[own].type, union.index(own))
+                test = Call(_BOOL, "AND", (test, Call(_BOOL, "IS TRUE", (field,))))
+            set_filters[(expand_id, own)] = len(selected)
+            selected.append(test)
+            calc_fields.append(Field(f"$g_{expand_id}", _BOOL))
     calc = ph.Calc([lower], calc_fields, projects=selected)
 
     def position(lower_index: int) -> int:
@@ -106,13 +140,13 @@ def rewrite(
     for c in node.calls:
         if c.distinct:
             args = tuple(position(union.index(a)) for a in c.args)
-            upper_calls.append(AggCall(c.function, args, False, c.type, c.name, filter=len(kept)))
+            target = set_filters[(set_id(grouping_set(c)), c.filter)]
+            upper_calls.append(AggCall(c.function, args, False, c.type, c.name, filter=target))
         else:
             result = position(len(lower_grouping) + plain_seen)
             plain_seen += 1
-            upper_calls.append(
-                AggCall("MIN", (result,), False, c.type.with_nullable(True), c.name, filter=len(kept) + 1)
-            )
+            target = set_filters[(set_id(frozenset(keys)), None)]
+            upper_calls.append(AggCall("MIN", (result,), False, c.type.with_nullable(True), c.name, filter=target))
     upper_keys = tuple(position(union.index(k)) for k in keys)
 
     def sort_below(ordered: list[tuple[int, bool, bool]]) -> ph.PhysicalNode:

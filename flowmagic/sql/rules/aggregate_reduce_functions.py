@@ -21,28 +21,29 @@ def _reduce(node: RelNode) -> RelNode:
 
     def add(call: AggCall) -> Rex:
         for i, existing in enumerate(calls):
-            if (existing.function, existing.args, existing.distinct) == (call.function, call.args, call.distinct):
+            same = (existing.function, existing.args, existing.distinct, existing.filter)
+            if same == (call.function, call.args, call.distinct, call.filter):
                 return InputRef(existing.type, groups + i)
         name = call.name or f"$f{groups + len(calls)}"
-        calls.append(AggCall(call.function, call.args, call.distinct, call.type, name))
+        calls.append(AggCall(call.function, call.args, call.distinct, call.type, name, call.filter))
         return InputRef(call.type, groups + len(calls) - 1)
 
     def count_of(call: AggCall, name: str) -> AggCall:
         args = call.args
         if args and not source.fields[args[0]].type.nullable and not call.distinct:
             args = ()
-        return AggCall("COUNT", args, call.distinct, BIGINT.with_nullable(False), name)
+        return AggCall("COUNT", args, call.distinct, BIGINT.with_nullable(False), name, call.filter)
 
     def sum_of(call: AggCall, name: str) -> AggCall:
         arg_type = source.fields[call.args[0]].type
         if grouped and not arg_type.nullable:
-            return AggCall("$SUM0", call.args, call.distinct, call.type.with_nullable(False), name)
-        return AggCall("SUM", call.args, call.distinct, call.type, name)
+            return AggCall("$SUM0", call.args, call.distinct, call.type.with_nullable(False), name, call.filter)
+        return AggCall("SUM", call.args, call.distinct, call.type, name, call.filter)
 
     results: list[Rex] = []
     for call in node.calls:
         if call.function == "AVG":
-            total = add(sum_of(AggCall("SUM", call.args, call.distinct, call.type, ""), ""))
+            total = add(sum_of(AggCall("SUM", call.args, call.distinct, call.type, "", call.filter), ""))
             count = add(count_of(call, ""))
             divided = Call(arithmetic("/", total.type, count.type), "/", (total, count))
             results.append(Call(call.type, "CAST", (divided,)))

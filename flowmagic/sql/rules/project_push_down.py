@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from flowmagic.sql.logical import (
-    AggCall,
     Field,
     LogicalAggregate,
     LogicalCalc,
@@ -120,10 +119,14 @@ def prune(node: RelNode, needed: set[int]) -> tuple[RelNode, Mapping]:
         return LogicalTableFunctionScan([child], fields, window=window), positions
     if isinstance(node, LogicalAggregate):
         used = set(node.group) | {a for c in node.calls for a in c.args}
+        used |= {c.filter for c in node.calls if c.filter is not None}
         child, mapping = prune(node.inputs[0], used)
         if not used and not isinstance(child, LogicalCalc):
             child = _constant(child)
-        calls = [AggCall(c.function, tuple(mapping[a] for a in c.args), c.distinct, c.type, c.name) for c in node.calls]
+        calls = [
+            replace(c, args=tuple(mapping[a] for a in c.args), filter=None if c.filter is None else mapping[c.filter])
+            for c in node.calls
+        ]
         aggregate = LogicalAggregate([child], node.fields, group=[mapping[g] for g in node.group], calls=calls)
         if [mapping[g] for g in node.group] != list(range(len(node.group))):
             raise AssertionError("group keys must lead the aggregate's input")

@@ -5,6 +5,7 @@ a local and a global phase around its exchange."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from flowmagic.sql import cost
 from flowmagic.sql import physical as ph
@@ -25,9 +26,10 @@ from flowmagic.sql.logical import (
     LogicalWatermarkAssigner,
     LogicalWindow,
     RelNode,
+    WindowSpec,
     join_fields,
 )
-from flowmagic.sql.rex import Call, InputRef, Literal, Rex, conjunctions, shift
+from flowmagic.sql.rex import Call, InputRef, Literal, Rex, conjunctions, inputs_used, shift
 from flowmagic.sql.rules import aggregate_expand_distinct, collation
 from flowmagic.sql.types import SqlType
 
@@ -227,8 +229,39 @@ class ToPhysical:
     ) -> ph.PhysicalNode:
         assert scan.window is not None
         width = len(scan.inputs[0].fields)
+        window = scan.window
+        child = self.convert(scan.inputs[0])
+
+        def property_of(index: int) -> str | None:
+            rex = projection.projects[index] if projection is not None else InputRef(scan.fields[index].type, index)
+            return scan.fields[rex.index].name if isinstance(rex, InputRef) and rex.index >= width else None
+
+        positions: dict[int, int] = {}
+        if projection is not None and any(not isinstance(r, InputRef) for r in projection.projects):
+            # Computed columns (a FILTER's condition, say) are computed below the window
+            # aggregate, with the window's time column last when the columns leave it out.
+            # Whether Flink merges such a Calc with one below the window is not recorded yet.
+            if projection.condition is not None or isinstance(child, ph.Calc):
+                raise TableException("Window aggregates over computed expressions are not supported by flowmagic yet")
+            projects: list[Rex] = []
+            fields: list[Field] = []
+            for i, rex in enumerate(projection.projects):
+                if property_of(i) is None:
+                    if any(a >= width for a in inputs_used(rex)):
+                        raise TableException("Expressions of window properties are not supported by flowmagic yet")
+                    positions[i] = len(projects)
+                    projects.append(rex)
+                    fields.append(projection.fields[i])
+            time = InputRef(child.fields[window.time_column].type, window.time_column)
+            if time not in projects:
+                projects.append(time)
+                fields.append(child.fields[window.time_column])
+            child = ph.Calc([child], fields, projects=projects)
+            window = replace(window, time_column=projects.index(time))
 
         def through(index: int) -> int:
+            if positions:
+                return positions[index] if property_of(index) is None else index
             if projection is None:
                 return index
             rex = projection.projects[index]
@@ -239,24 +272,37 @@ class ToPhysical:
         keys: list[int] = []
         properties: list[str] = []
         for g in node.group:
-            target = through(g)
-            if target >= width:
-                properties.append(scan.fields[target].name)
+            name = property_of(g)
+            if name is not None:
+                properties.append(name)
             else:
-                keys.append(target)
+                keys.append(through(g))
         if "window_start" not in properties or "window_end" not in properties:
             raise TableException("A window table function must be grouped by window_start and window_end in flowmagic")
-        calls = [AggCall(c.function, tuple(through(a) for a in c.args), c.distinct, c.type, c.name) for c in node.calls]
+        calls = [
+            AggCall(
+                c.function,
+                tuple(through(a) for a in c.args),
+                c.distinct,
+                c.type,
+                c.name,
+                None if c.filter is None else through(c.filter),
+            )
+            for c in node.calls
+        ]
         if any(c.distinct or c.function not in ph.LOCAL_NAMES for c in calls):
             raise TableException("This window aggregate function is not supported by flowmagic yet")
-        child = self.convert(scan.inputs[0])
+
+        def resolve(index: int) -> str | int:
+            return property_of(index) or through(index)
+
         if scan.window.kind == "SESSION":
-            return self._session_aggregate(node, child, keys, calls, properties, scan, through)
+            return self._session_aggregate(node, child, keys, calls, properties, scan, window, resolve)
         local_fields = [child.fields[k] for k in keys]
         # Partial accumulators are nullable; the slice end is epoch milliseconds.
         local_fields += [Field(ph.local_name(c, i), c.type.with_nullable(True)) for i, c in enumerate(calls)]
         local_fields.append(Field("$slice_end", SqlType("BIGINT")))
-        local = ph.LocalWindowAggregate([child], local_fields, grouping=tuple(keys), calls=calls, window=scan.window)
+        local = ph.LocalWindowAggregate([child], local_fields, grouping=tuple(keys), calls=calls, window=window)
         exchange = self._exchange(local, tuple(range(len(keys))))
         global_fields = [child.fields[k] for k in keys] + [Field(c.name, c.type) for c in calls]
         global_fields += [
@@ -267,10 +313,10 @@ class ToPhysical:
             global_fields,
             grouping=tuple(range(len(keys))),
             calls=calls,
-            window=scan.window,
+            window=window,
             properties=tuple(properties),
         )
-        return self._window_output(node, aggregate, keys, calls, properties, scan, through)
+        return self._window_output(node, aggregate, keys, calls, properties, resolve)
 
     def _window_output(
         self,
@@ -279,18 +325,14 @@ class ToPhysical:
         keys: list[int],
         calls: list[AggCall],
         properties: list[str],
-        scan: LogicalTableFunctionScan,
-        through: Callable[[int], int],
+        resolve: Callable[[int], str | int],
     ) -> ph.PhysicalNode:
-        """The aggregate's columns in the query's order (keys, calls, then window properties)."""
-        width = len(scan.inputs[0].fields)
+        """The aggregate's columns in the query's order (keys, calls, then window properties);
+        ``resolve`` names a group column's window property or gives its key's input field."""
         projects: list[Rex] = []
         for g in node.group:
-            target = through(g)
-            if target >= width:
-                index = len(keys) + len(calls) + properties.index(scan.fields[target].name)
-            else:
-                index = keys.index(target)
+            target = resolve(g)
+            index = len(keys) + len(calls) + properties.index(target) if isinstance(target, str) else keys.index(target)
             projects.append(InputRef(aggregate.fields[index].type, index))
         projects += [InputRef(c.type, len(keys) + i) for i, c in enumerate(calls)]
         identity = all(isinstance(p, InputRef) and p.index == i for i, p in enumerate(projects))
@@ -306,17 +348,17 @@ class ToPhysical:
         calls: list[AggCall],
         properties: list[str],
         scan: LogicalTableFunctionScan,
-        through: Callable[[int], int],
+        window: WindowSpec,
+        resolve: Callable[[int], str | int],
     ) -> ph.PhysicalNode:
-        assert scan.window is not None
         width = len(scan.inputs[0].fields)
         exchange = self._exchange(child, tuple(keys))
         fields = [child.fields[k] for k in keys] + [Field(c.name, c.type) for c in calls]
         fields += [scan.fields[width + ["window_start", "window_end", "window_time"].index(p)] for p in properties]
         aggregate = ph.WindowAggregate(
-            [exchange], fields, grouping=tuple(keys), calls=calls, window=scan.window, properties=tuple(properties)
+            [exchange], fields, grouping=tuple(keys), calls=calls, window=window, properties=tuple(properties)
         )
-        return self._window_output(node, aggregate, keys, calls, properties, scan, through)
+        return self._window_output(node, aggregate, keys, calls, properties, resolve)
 
     def _batch_join(self, node: LogicalJoin) -> ph.PhysicalNode:
         """Joins of inputs whose rows the planner knows (VALUES) loop over the smaller side,
