@@ -36,18 +36,11 @@ began = float(sys.argv[1])
 times = {}
 def mark(name):
     times[name] = time.time() - began
-os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-from pyspark.sql import SparkSession
+import pyspark.sql
 mark("pyspark imported")
-spark = (
-    SparkSession.builder.master("local[2,4]")
-    .config("spark.ui.enabled", "false")
-    .config("spark.ui.showConsoleProgress", "false")
-    .config("spark.driver.host", "127.0.0.1")
-    .config("spark.driver.bindAddress", "127.0.0.1")
-    .getOrCreate()
-)
-spark.sparkContext.setLogLevel("OFF")
+sys.path.insert(0, os.path.join(sys.argv[2], "bench"))
+from warm_session import spark_session
+spark = spark_session("local[2,4]")
 mark("session started")
 """
 

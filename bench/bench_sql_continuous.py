@@ -32,6 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from warm_session import spark_session
+
 from flowmagic.table import StreamTableEnvironment
 
 KEYS = 11
@@ -147,19 +149,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-
-    spark = (
-        SparkSession.builder.master("local[2,4]")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.shuffle.partitions", "2")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("OFF")
+    spark = spark_session("local[2,4]", **{"spark.sql.shuffle.partitions": "2"})
     seconds = args.seconds
     cases: dict[str, Callable[[], float | tuple[float, float, float]]] = {
         "flowmagic SQL GROUP BY, updates to blackhole": lambda: flowmagic_sql(seconds, False),
