@@ -207,8 +207,7 @@ def _position(node: exp.Expr) -> str:
     line, col = meta.get("line"), meta.get("col")
     if line is None or col is None:
         return "SQL validation failed. "
-    start = col - len(identifier.name) + 1
-    return f"SQL validation failed. From line {line}, column {start} to line {line}, column {col}: "
+    return _validation_prefix(line, col - len(identifier.name) + 1, line, col)
 
 
 def _span(node: exp.Expr) -> str:
@@ -218,9 +217,13 @@ def _span(node: exp.Expr) -> str:
         return "SQL validation failed. "
     first = min(tokens, key=lambda m: m["start"])
     last = max(tokens, key=lambda m: m["end"])
-    start = first["col"] - (first["end"] - first["start"])
-    where = f"From line {first['line']}, column {start} to line {last['line']}, column {last['col']}"
-    return f"SQL validation failed. {where}: "
+    return _validation_prefix(first["line"], first["col"] - (first["end"] - first["start"]), last["line"], last["col"])
+
+
+def _validation_prefix(line: int, column: int, end_line: int, end_column: int) -> str:
+    """Calcite's validator prefix for the text from ``line``, ``column`` to ``end_line``,
+    ``end_column``."""
+    return f"SQL validation failed. From line {line}, column {column} to line {end_line}, column {end_column}: "
 
 
 def _literal(node: exp.Literal) -> Literal:
