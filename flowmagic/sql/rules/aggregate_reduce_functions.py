@@ -5,6 +5,8 @@ only when it has fewer aggregate calls (the SUM and COUNT already exist), so thi
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from flowmagic.sql.logical import AggCall, Field, LogicalAggregate, LogicalCalc, RelNode
 from flowmagic.sql.rex import Call, InputRef, Rex
 from flowmagic.sql.rules import bottom_up
@@ -24,26 +26,25 @@ def _reduce(node: RelNode) -> RelNode:
             same = (existing.function, existing.args, existing.distinct, existing.filter)
             if same == (call.function, call.args, call.distinct, call.filter):
                 return InputRef(existing.type, groups + i)
-        name = call.name or f"$f{groups + len(calls)}"
-        calls.append(AggCall(call.function, call.args, call.distinct, call.type, name, call.filter))
+        calls.append(replace(call, name=call.name or f"$f{groups + len(calls)}"))
         return InputRef(call.type, groups + len(calls) - 1)
 
     def count_of(call: AggCall, name: str) -> AggCall:
         args = call.args
         if args and not source.fields[args[0]].type.nullable and not call.distinct:
             args = ()
-        return AggCall("COUNT", args, call.distinct, BIGINT.with_nullable(False), name, call.filter)
+        return replace(call, function="COUNT", args=args, type=BIGINT.with_nullable(False), name=name)
 
     def sum_of(call: AggCall, name: str) -> AggCall:
         arg_type = source.fields[call.args[0]].type
         if grouped and not arg_type.nullable:
-            return AggCall("$SUM0", call.args, call.distinct, call.type.with_nullable(False), name, call.filter)
-        return AggCall("SUM", call.args, call.distinct, call.type, name, call.filter)
+            return replace(call, function="$SUM0", type=call.type.with_nullable(False), name=name)
+        return replace(call, function="SUM", name=name)
 
     results: list[Rex] = []
     for call in node.calls:
         if call.function == "AVG":
-            total = add(sum_of(AggCall("SUM", call.args, call.distinct, call.type, "", call.filter), ""))
+            total = add(sum_of(call, ""))
             count = add(count_of(call, ""))
             divided = Call(arithmetic("/", total.type, count.type), "/", (total, count))
             results.append(Call(call.type, "CAST", (divided,)))
